@@ -1,0 +1,76 @@
+// beast devices: every OpenCL device and CUDA GPU with its limits. Without a
+// CUDA driver it says so in one line and still lists the OpenCL devices.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "beast/json.hpp"
+#include "harness/cuda_driver.hpp"
+#include "harness/opencl_devices.hpp"
+#include "verbs.hpp"
+
+namespace beast::cli {
+namespace {
+
+const char kHelp[] =
+    "usage: beast devices [--json]\n"
+    "Lists every OpenCL device (opencl:N) and every CUDA GPU (cuda:N) with its limits.\n"
+    "The CUDA driver is opened at run time; without one, CUDA is reported absent.\n";
+
+std::string DeviceJson(const DeviceInfo& d) {
+  const DeviceLimits& l = d.limits;
+  return "{\"id\": " + JsonString(d.Id()) + ", \"backend\": " + JsonString(BackendName(d.backend)) +
+         ", \"name\": " + JsonString(d.name) + ", \"vendor\": " + JsonString(d.vendor) +
+         ", \"driver\": " + JsonString(d.driver_version) + ", \"arch\": " + JsonString(d.arch) +
+         ", \"max_work_group_size\": " + std::to_string(l.max_work_group_size) +
+         ", \"max_work_item_sizes\": [" + std::to_string(l.max_work_item_sizes[0]) + ", " +
+         std::to_string(l.max_work_item_sizes[1]) + ", " + std::to_string(l.max_work_item_sizes[2]) +
+         "], \"local_mem_bytes\": " + std::to_string(l.local_mem_bytes) +
+         ", \"global_mem_bytes\": " + std::to_string(l.global_mem_bytes) +
+         ", \"compute_units\": " + std::to_string(l.compute_units) +
+         ", \"clock_mhz\": " + std::to_string(l.clock_mhz) +
+         ", \"warp_size\": " + std::to_string(l.warp_size) +
+         ", \"max_registers_per_thread\": " + std::to_string(l.max_registers_per_thread) + "}";
+}
+
+void PrintDevice(const DeviceInfo& d) {
+  const DeviceLimits& l = d.limits;
+  std::printf("%-9s %s (%s; %s; driver %s)\n", d.Id().c_str(), d.name.c_str(), d.vendor.c_str(),
+              d.arch.c_str(), d.driver_version.c_str());
+  std::printf("          work-group <= %lld (%lld x %lld x %lld), local memory %lld KiB, "
+              "global memory %.1f GiB,\n          %lld compute units at %lld MHz, warp/multiple %lld\n",
+              (long long)l.max_work_group_size, (long long)l.max_work_item_sizes[0],
+              (long long)l.max_work_item_sizes[1], (long long)l.max_work_item_sizes[2],
+              (long long)(l.local_mem_bytes / 1024), l.global_mem_bytes / 1073741824.0,
+              (long long)l.compute_units, (long long)l.clock_mhz, (long long)l.warp_size);
+}
+
+}  // namespace
+
+int Devices(const Argv& argv) {
+  if (PrintHelpIfAsked(argv, kHelp)) return 0;
+  Args args(argv, {}, {"json"}, "devices");
+  std::vector<DeviceInfo> opencl = harness::ListOpenCLDevices();
+  harness::CudaProbe cuda = harness::ProbeCuda();
+  if (args.Has("json")) {
+    std::string out = "{\"opencl\": [";
+    for (size_t i = 0; i < opencl.size(); ++i) out += (i ? ", " : "") + DeviceJson(opencl[i]);
+    out += "], \"cuda\": {\"driver_loaded\": " + std::string(cuda.driver_loaded ? "true" : "false") +
+           ", \"message\": " + JsonString(cuda.message) + ", \"devices\": [";
+    for (size_t i = 0; i < cuda.devices.size(); ++i) out += (i ? ", " : "") + DeviceJson(cuda.devices[i]);
+    std::printf("%s]}}\n", out.c_str());
+    return 0;
+  }
+  if (opencl.empty()) std::printf("no OpenCL device found (is an OpenCL ICD such as PoCL installed?)\n");
+  for (const auto& d : opencl) PrintDevice(d);
+  if (!cuda.driver_loaded) {
+    std::printf("%s\n", cuda.message.c_str());
+  } else {
+    if (cuda.devices.empty()) std::printf("CUDA driver loaded, no CUDA GPU present\n");
+    for (const auto& d : cuda.devices) PrintDevice(d);
+  }
+  return 0;
+}
+
+}  // namespace beast::cli

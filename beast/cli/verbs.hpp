@@ -1,0 +1,21 @@
+// The verbs of the beast CLI: each takes its arguments (after the verb) and
+// returns the process exit code. Errors propagate as beast::Error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace beast::cli {
+
+using Argv = std::vector<std::string>;
+
+int Devices(const Argv& args);
+int Space(const Argv& args);
+int Tune(const Argv& args);
+int Query(const Argv& args);
+int Export(const Argv& args);
+
+// True (after printing text) when args ask for --help.
+bool PrintHelpIfAsked(const Argv& args, const char* text);
+
+}  // namespace beast::cli

@@ -1,0 +1,62 @@
+// Device: what beast knows of a compute device — backend, name, architecture
+// and the limits that hard constraints read. Filled from a live query
+// (harness) or from a spec table for a device that is not present.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace beast {
+
+enum class Backend { kOpenCL, kCuda };
+
+struct DeviceLimits {
+  int64_t max_work_group_size = 0;      // threads per work-group / block
+  int64_t max_work_item_sizes[3] = {0, 0, 0};
+  int64_t local_mem_bytes = 0;          // shared / local memory per group
+  int64_t global_mem_bytes = 0;
+  int64_t compute_units = 0;
+  int64_t clock_mhz = 0;
+  int64_t warp_size = 1;                // warp / wavefront / preferred multiple
+  int64_t max_registers_per_thread = 0; // 0 when unknown (OpenCL)
+  double peak_gflops = 0;               // 0 when unknown
+  double bandwidth_gbs = 0;             // 0 when unknown
+};
+
+struct DeviceInfo {
+  Backend backend = Backend::kOpenCL;
+  int index = 0;              // position in `beast devices` for its backend
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  std::string arch;           // "sm_90", or the OpenCL device version string
+  DeviceLimits limits;
+
+  std::string Id() const;     // "opencl:0", "cuda:1"
+  // Names a space expression may read, all prefixed "device_":
+  // device_max_work_group_size, device_max_work_item_size_0..2,
+  // device_local_mem_bytes, device_compute_units, device_warp_size,
+  // device_max_registers_per_thread.
+  std::map<std::string, int64_t> Variables() const;
+};
+
+// A parsed --device argument: "opencl:N", "cuda:N" or "cuda:sm_XX".
+struct DeviceSelector {
+  Backend backend = Backend::kOpenCL;
+  int index = 0;
+  std::string arch;  // set for compile-only "cuda:sm_XX"
+  static DeviceSelector Parse(const std::string& text);  // throws kBadArgument
+};
+
+const char* BackendName(Backend backend);
+
+}  // namespace beast
+
+namespace beast {
+// The limits as a JSON object (stored with each device in the database) and
+// back; keys are the DeviceLimits field names. Throws Error(kBadInput) for
+// text that is not such an object.
+std::string DeviceLimitsToJson(const DeviceLimits& limits);
+DeviceLimits DeviceLimitsFromJson(const std::string& json);
+}  // namespace beast

@@ -1,0 +1,56 @@
+// Exporter: turns the winners of a results database into a self-contained
+// CMake project — a C library (include/beast_tuned.h) that runs the winning
+// kernel for each tuned problem on the device it was tuned on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace beast {
+
+struct ExportOptions {
+  std::string db_path;        // an existing beast database
+  std::string out_dir;        // the project folder to write (or replace)
+  std::string templates_dir;  // kernel_templates/ the winners are rendered from
+  std::string python;         // Python with Jinja2
+  std::string render_script;  // harness/render.py
+  std::string skeleton_dir;   // the static parts (ROOT/beast/export_skeleton)
+
+  // Every path from Paths::Default(); db_path and out_dir left empty.
+  static ExportOptions Defaults();
+};
+
+// One tuned kernel of the library: the fastest ok config, over every template,
+// of one problem on one device.
+struct ExportEntry {
+  std::string problem_key;
+  std::string template_name;
+  std::string template_hash;
+  std::string config_key;
+  std::string kernel_name;
+  std::string device_name;
+  std::string device_vendor;
+  std::string device_driver;
+  std::string device_arch;
+  double median_ms = 0;
+  size_t global[3] = {1, 1, 1};
+  size_t local[3] = {1, 1, 1};
+};
+
+struct ExportSummary {
+  std::string out_dir;
+  std::vector<ExportEntry> entries;  // ordered by device, problem
+  std::vector<std::string> files;    // written, relative to out_dir, sorted
+};
+
+// Writes the project into a temporary folder beside out_dir and renames it
+// into place, replacing a previous export (recognized by its stamp file).
+// Throws Error: kDatabase for a database without an ok measurement ("no ok
+// measurement to export"), kBadInput for a template whose hash changed since
+// it was tuned, kBadArgument for an out_dir that holds something else.
+ExportSummary ExportLibrary(const ExportOptions& options);
+
+// The name of the stamp file that marks a folder as a beast export.
+inline constexpr const char kExportStampFile[] = ".beast-export";
+
+}  // namespace beast

@@ -1,0 +1,64 @@
+// Problem: one operation to tune (conv2d forward or GEMM), its dtype, layout
+// and shape. Parsed from the CLI form, validated on construction, with a
+// canonical key that identifies it in the database.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace beast {
+
+enum class OpKind { kConv2d, kGemm };
+enum class DType { kF32 };
+enum class Layout { kNCHW, kNHWC };
+
+struct Conv2dShape {
+  int64_t n = 1, c = 1, h = 1, w = 1, k = 1, r = 1, s = 1;
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int64_t dilation_h = 1, dilation_w = 1, groups = 1;
+  Layout layout = Layout::kNCHW;
+  int64_t OutH() const;  // P
+  int64_t OutW() const;  // Q
+};
+
+struct GemmShape {
+  int64_t m = 1, n = 1, k = 1;
+  bool trans_a = false, trans_b = false;
+};
+
+class Problem {
+ public:
+  // Parses "conv2d:N=1,C=64,...,layout=NCHW,dtype=f32" or
+  // "gemm:M=512,N=512,K=512,dtype=f32". Throws Error(kBadArgument) naming the
+  // offending key, or the impossible dimension.
+  static Problem Parse(const std::string& text);
+  static Problem Conv2d(const Conv2dShape& shape, DType dtype = DType::kF32);
+  static Problem Gemm(const GemmShape& shape, DType dtype = DType::kF32);
+
+  OpKind op() const { return op_; }
+  DType dtype() const { return dtype_; }
+  const Conv2dShape& conv() const { return conv_; }
+  const GemmShape& gemm() const { return gemm_; }
+
+  // Canonical text: every key, fixed order, so equal problems have equal keys.
+  std::string Key() const;
+  // Floating-point operations of one run (2 per multiply-add).
+  double Flops() const;
+  // Names a space expression may read: conv2d: N C H W K R S P Q stride_h
+  // stride_w pad_h pad_w dilation_h dilation_w groups; gemm: M N K trans_a
+  // trans_b. (Layout is a template property, not a number.)
+  std::map<std::string, int64_t> Variables() const;
+  std::string OpName() const;  // "conv2d" or "gemm"
+
+ private:
+  void Validate() const;
+  OpKind op_ = OpKind::kGemm;
+  DType dtype_ = DType::kF32;
+  Conv2dShape conv_;
+  GemmShape gemm_;
+};
+
+const char* LayoutName(Layout layout);
+
+}  // namespace beast

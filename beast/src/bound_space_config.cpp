@@ -1,0 +1,131 @@
+// Single configs of a bound space: membership check with the reason, the
+// template's default config, instantiation for rendering and launch, and the
+// one-line explanation of an empty space.
+#include "beast/bound_space.hpp"
+#include "beast/error.hpp"
+#include "bound_space_impl.hpp"
+
+namespace beast {
+
+bool BoundSpace::Check(const Config& config, std::string* why) const {
+  const Impl& m = *impl_;
+  auto fail = [&](const std::string& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  if (config.size() != m.levels.size()) {
+    return fail("the config has " + std::to_string(config.size()) + " parameters, the space " +
+                std::to_string(m.levels.size()));
+  }
+  std::vector<Value> slots = m.base_slots;
+  std::vector<char> active = m.AllActive();
+  auto check = [&](int c) -> bool {
+    if (!active[c]) return true;
+    Value r;
+    EvalStatus s = m.compiled[c].Eval(slots.data(), &r);
+    if (s == EvalStatus::kOk && r.Truthy()) return true;
+    return fail("violates " + std::string(ConstraintKindName(m.constraints[c].kind)) + " constraint \"" +
+                m.constraints[c].expr.text() + "\" (" + m.constraints[c].where.ToString() + ")" +
+                (s == EvalStatus::kOk ? "" : ": division by zero or domain error"));
+  };
+  for (int c : m.fixed_checks) {
+    if (!check(c)) return false;
+  }
+  for (const auto& d : m.derived) {
+    if (d.level == -1) d.expr.Eval(slots.data(), &slots[d.slot]);
+  }
+  std::vector<Value> values;
+  for (size_t l = 0; l < m.levels.size(); ++l) {
+    const auto& level = m.levels[l];
+    if (config.names()[l] != level.param->name) {
+      return fail("parameter " + std::to_string(l + 1) + " is " + config.names()[l] + ", expected " +
+                  level.param->name);
+    }
+    const Value& v = config.values()[l];
+    if (level.is_static) values = level.values;
+    else m.ValueSet(level, slots.data(), &values);
+    bool member = false;
+    for (const auto& x : values) member = member || x.Equals(v);
+    if (!member) return fail(level.param->name + "=" + v.ToString() + " is not in its value set");
+    slots[level.slot] = v;
+    for (int d : level.derived) {
+      if (m.derived[d].expr.Eval(slots.data(), &slots[m.derived[d].slot]) != EvalStatus::kOk) {
+        return fail("derived value " + m.slot_names[m.derived[d].slot] + " cannot be computed (division by zero)");
+      }
+    }
+    for (int c : level.prefilters) {
+      if (!check(c)) return false;
+    }
+    for (int c : level.checks) {
+      if (!check(c)) return false;
+    }
+  }
+  return true;
+}
+
+Config BoundSpace::DefaultConfig() const {
+  const Impl& m = *impl_;
+  std::vector<std::string> names;
+  std::vector<Value> values;
+  std::vector<Value> slots = m.base_slots;
+  for (const auto& level : m.levels) {
+    const ParamSpec& p = *level.param;
+    if (!p.has_default) {
+      throw Error(ErrorCode::kBadInput, p.where.ToString() + ": parameter " + p.name + " has no default");
+    }
+    Value v;
+    if (p.default_value.Compile([&](const std::string& n) { return m.SlotOf(n); }).Eval(slots.data(), &v) !=
+        EvalStatus::kOk) {
+      throw Error(ErrorCode::kBadInput, p.where.ToString() + ": the default of " + p.name + " cannot be computed");
+    }
+    names.push_back(p.name);
+    values.push_back(v);
+  }
+  return Config(std::move(names), std::move(values));
+}
+
+Instance BoundSpace::Instantiate(const Config& config) const {
+  const Impl& m = *impl_;
+  std::string why;
+  if (!Check(config, &why)) {
+    throw Error(ErrorCode::kBadArgument, "config " + config.Key() + " is not in the space of " + m.spec.name + ": " + why);
+  }
+  std::vector<Value> slots = m.base_slots;
+  for (size_t l = 0; l < m.levels.size(); ++l) slots[m.levels[l].slot] = config.values()[l];
+  for (const auto& d : m.derived) d.expr.Eval(slots.data(), &slots[d.slot]);
+  Instance inst;
+  inst.config = config;
+  for (const auto& [name, value] : m.problem.Variables()) inst.vars.emplace_back(name, Value::Int(value));
+  for (size_t s = m.first_param_slot; s < m.slot_names.size(); ++s) {
+    inst.vars.emplace_back(m.slot_names[s], slots[s]);
+  }
+  for (int k = 0; k < 2; ++k) {
+    for (int d = 0; d < 3; ++d) {
+      Value v;
+      int64_t size = 0;
+      const Expr& e = k == 0 ? m.spec.launch_global[d] : m.spec.launch_local[d];
+      if (m.launch[k][d][0].Eval(slots.data(), &v) != EvalStatus::kOk || !Impl::AsInt(v, &size) || size <= 0) {
+        throw Error(ErrorCode::kBadInput, m.spec.space_path + ": launch size \"" + e.text() +
+                                              "\" is not a positive integer for " + config.Key());
+      }
+      (k == 0 ? inst.global : inst.local)[d] = static_cast<size_t>(size);
+    }
+  }
+  return inst;
+}
+
+}  // namespace beast
+
+namespace beast {
+
+std::string WhyEmpty(const SpaceReport& report) {
+  if (report.raw == 0) return "a parameter's value set is empty for this problem and device";
+  if (report.emptied_by >= 0) {
+    const ConstraintSpec& c = *report.constraints[report.emptied_by].spec;
+    return std::string(ConstraintKindName(c.kind)) + " constraint \"" + c.expr.text() + "\" (" +
+           c.where.ToString() + ") removed the last configs";
+  }
+  return "every config has a derived value that cannot be computed (division by zero)";
+}
+
+}  // namespace beast

@@ -1,0 +1,43 @@
+// Resolution of --device selectors against the devices present (device_resolver.hpp).
+#include "beast/device_resolver.hpp"
+
+#include "beast/error.hpp"
+#include "harness/cuda_driver.hpp"
+#include "harness/opencl_devices.hpp"
+
+namespace beast {
+
+DeviceInfo ResolveDevice(const DeviceSelector& selector) {
+  if (selector.backend == Backend::kCuda) {
+    if (!selector.arch.empty()) {
+      throw Error(ErrorCode::kNotFound, "cuda:" + selector.arch +
+                                            ": compile-only CUDA devices are not available in this build "
+                                            "(no spec table in constraints/devices)");
+    }
+    harness::CudaProbe probe = harness::ProbeCuda();
+    if (!probe.driver_loaded) throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(selector.index) + ": " + probe.message);
+    if (selector.index >= static_cast<int>(probe.devices.size())) {
+      throw Error(ErrorCode::kNotFound, "no device cuda:" + std::to_string(selector.index) + " (" +
+                                            std::to_string(probe.devices.size()) + " CUDA GPUs present)");
+    }
+    throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(selector.index) +
+                                             ": the CUDA backend cannot compile and run kernels in this build yet; "
+                                             "use an opencl device");
+  }
+  std::vector<DeviceInfo> devices = harness::ListOpenCLDevices();
+  if (selector.index >= static_cast<int>(devices.size())) {
+    std::string present;
+    for (const auto& d : devices) present += (present.empty() ? ": " : ", ") + d.Id() + " " + d.name;
+    throw Error(ErrorCode::kNotFound, "no device opencl:" + std::to_string(selector.index) + " (" +
+                                          std::to_string(devices.size()) + " OpenCL devices present" + present + ")");
+  }
+  return devices[selector.index];
+}
+
+DeviceSelector BestDevice() {
+  DeviceSelector sel;
+  if (!harness::ListOpenCLDevices().empty()) return sel;
+  throw Error(ErrorCode::kNotFound, "no OpenCL device found (install an OpenCL driver such as PoCL: ./run does)");
+}
+
+}  // namespace beast

@@ -1,0 +1,30 @@
+// What an export contains: the winning config of each (device, problem) read
+// from the database, checked against the current templates, bound into an
+// instance and rendered to OpenCL source. Private to the exporter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "beast/exporter.hpp"
+#include "beast/problem.hpp"
+
+namespace beast {
+
+struct PlannedKernel {
+  ExportEntry entry;
+  Problem problem;
+  std::string source;  // rendered, stamped with its generator and template
+};
+
+struct ExportPlan {
+  std::vector<PlannedKernel> kernels;  // ordered by device, problem
+  std::vector<std::string> skipped;    // winners left out, one line each (why)
+};
+
+// Reads options.db_path and renders every winner. Throws Error: kDatabase
+// when nothing can be exported, kBadInput when a template changed since it
+// was tuned, kNotFound for a template that is gone.
+ExportPlan PlanExport(const ExportOptions& options);
+
+}  // namespace beast

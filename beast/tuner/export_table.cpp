@@ -1,0 +1,109 @@
+// beast_kernels.c of an exported library (export_table.hpp).
+#include "export_table.hpp"
+
+#include <cstdio>
+#include <map>
+
+namespace beast {
+namespace {
+
+// The shape fields in beast_table.h's order.
+std::vector<long long> ShapeFields(const Problem& problem) {
+  std::vector<long long> f(15, 0);
+  if (problem.op() == OpKind::kGemm) {
+    const GemmShape& g = problem.gemm();
+    f[0] = g.m;
+    f[1] = g.n;
+    f[2] = g.k;
+    f[3] = g.trans_a ? 1 : 0;
+    f[4] = g.trans_b ? 1 : 0;
+    return f;
+  }
+  const Conv2dShape& c = problem.conv();
+  f = {c.n,        c.c,        c.h,          c.w,          c.k,          c.r,    c.s,
+       c.stride_h, c.stride_w, c.pad_h,      c.pad_w,      c.dilation_h, c.dilation_w,
+       c.groups,   c.layout == Layout::kNCHW ? 0 : 1};
+  return f;
+}
+
+std::string Sizes(const size_t sizes[3]) {
+  return "{" + std::to_string(sizes[0]) + ", " + std::to_string(sizes[1]) + ", " +
+         std::to_string(sizes[2]) + "}";
+}
+
+}  // namespace
+
+std::string CStringLiteral(const std::string& text, const std::string& indent) {
+  if (text.empty()) return indent + "\"\"";
+  std::string out;
+  bool open = false;
+  for (unsigned char ch : text) {
+    if (!open) {
+      out += (out.empty() ? "" : "\n") + indent + "\"";
+      open = true;
+    }
+    switch (ch) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '?': out += "\\?"; break;  // no trigraph can form
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\n':
+        out += "\\n\"";
+        open = false;
+        break;
+      default:
+        if (ch < 0x20 || ch >= 0x7f) {
+          char octal[8];
+          std::snprintf(octal, sizeof octal, "\\%03o", ch);  // three digits: never absorbs the next
+          out += octal;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  if (open) out += "\"";
+  return out;
+}
+
+std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const std::string& stamp) {
+  std::string out = stamp +
+                    "/* The tuned programs and the table beast_select() searches. */\n"
+                    "#include \"beast_table.h\"\n\n";
+  std::map<std::string, int> program_of;
+  std::vector<int> program_index;
+  std::string programs;
+  for (const auto& k : kernels) {
+    auto [it, fresh] = program_of.emplace(k.source, static_cast<int>(program_of.size()));
+    program_index.push_back(it->second);
+    if (!fresh) continue;
+    programs += "/* " + k.entry.template_name + " (hash " + k.entry.template_hash + "), " +
+                k.entry.config_key + ", " + k.entry.problem_key + " */\n";
+    programs += "static const char kProgram" + std::to_string(it->second) + "[] =\n" +
+                CStringLiteral(k.source, "    ") + ";\n\n";
+  }
+  out += programs + "const char* const beast_program_sources[] = {";
+  for (size_t i = 0; i < program_of.size(); ++i) {
+    out += std::string(i ? ", " : "") + "kProgram" + std::to_string(i);
+  }
+  out += "};\nconst int beast_program_count = " + std::to_string(program_of.size()) + ";\n\n";
+  out += "const beast_entry beast_entries[] = {\n";
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const ExportEntry& e = kernels[i].entry;
+    std::string shape;
+    for (long long v : ShapeFields(kernels[i].problem)) shape += (shape.empty() ? "" : ", ") + std::to_string(v);
+    char median[40];
+    std::snprintf(median, sizeof median, "%.17g", e.median_ms);
+    auto q = [](const std::string& s) { return CStringLiteral(s, ""); };
+    out += "    {" + std::string(kernels[i].problem.op() == OpKind::kGemm ? "BEAST_OP_GEMM" : "BEAST_OP_CONV2D") +
+           ",\n     {" + shape + "},\n     " + q(e.problem_key) + ",\n     " + q(e.template_name) + ", " +
+           q(e.template_hash) + ",\n     " + q(e.config_key) + ",\n     " + q(e.kernel_name) + ", " +
+           std::to_string(program_index[i]) + ", " + Sizes(e.global) + ", " + Sizes(e.local) + ",\n     " +
+           q(e.device_name) + ", " + q(e.device_vendor) + ", " + q(e.device_driver) + ", " +
+           q(e.device_arch) + ",\n     " + median + "},\n";
+  }
+  out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n";
+  return out;
+}
+
+}  // namespace beast

@@ -1,0 +1,97 @@
+// Build, validate and time one instance (instance_measure.hpp).
+#include "instance_measure.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "harness/kernel_runner.hpp"
+#include "harness/validation.hpp"
+
+namespace beast {
+
+DeviceProblem UploadProblem(harness::OpenCLContext& context, const ProblemData& data) {
+  DeviceProblem p;
+  p.data = &data;
+  p.input0 = context.Allocate(data.input0.size() * sizeof(float));
+  p.input1 = context.Allocate(data.input1.size() * sizeof(float));
+  p.output = context.Allocate(data.output_count * sizeof(float));
+  context.Write(p.input0, data.input0.data(), data.input0.size() * sizeof(float));
+  context.Write(p.input1, data.input1.data(), data.input1.size() * sizeof(float));
+  return p;
+}
+
+Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& problem,
+                        const std::string& source, const std::string& kernel_name,
+                        const Instance& instance, const harness::BenchmarkPlan& plan) {
+  Outcome out;
+  harness::BuildResult build = context.Build(source, "");
+  out.compile_ms = build.compile_ms;
+  if (!build.ok) {
+    out.status = "compile_error";
+    out.build_log = build.log;
+    out.error_text = "the OpenCL build failed (build log kept)";
+    return out;
+  }
+  harness::KernelRunner runner(context, build.program, kernel_name,
+                               {problem.input0, problem.input1, problem.output});
+  if (!runner.ok()) {
+    out.status = "runtime_error";
+    out.error_text = runner.message();
+    return out;
+  }
+  harness::LaunchGeometry geometry;
+  geometry.dims = 3;
+  for (int d = 0; d < 3; ++d) {
+    geometry.global[d] = instance.global[d];
+    geometry.local[d] = instance.local[d];
+  }
+  // Poison the output (0xFF bytes are NaN) so an element the kernel never
+  // writes fails validation instead of passing on a stale value.
+  context.Fill(problem.output, 0xFF);
+  harness::LaunchResult first = runner.Launch(geometry);
+  if (!first.ok()) {
+    out.status = "runtime_error";
+    out.error_text = first.message;
+    return out;
+  }
+  const ProblemData& data = *problem.data;
+  std::vector<float> y(data.output_count);
+  context.Read(problem.output, y.data(), y.size() * sizeof(float));
+  harness::ValidationResult v = harness::Validate(y.data(), data.reference.data(), data.abs_reference.data(),
+                                                  y.size(), data.reduction_length);
+  out.max_error = v.max_error;
+  if (!v.ok) {
+    out.status = "wrong_result";
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
+                  (long long)v.fail_count, y.size(), (long long)v.nan_count, (long long)v.worst_index,
+                  v.worst_index >= 0 ? y[v.worst_index] : 0.0,
+                  v.worst_index >= 0 ? data.reference[v.worst_index] : 0.0);
+    out.error_text = buf;
+    return out;
+  }
+  std::string failure;
+  auto start = std::chrono::steady_clock::now();
+  out.samples_ms = harness::Benchmark(
+      [&]() -> std::optional<double> {
+        harness::LaunchResult r = runner.Launch(geometry);
+        if (!r.ok()) {
+          failure = r.message;
+          return std::nullopt;
+        }
+        return r.kernel_ms;
+      },
+      plan, nullptr);
+  out.benchmark_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!failure.empty()) {
+    out.status = "runtime_error";
+    out.error_text = failure;
+    return out;
+  }
+  harness::SampleStats stats = harness::Summarize(out.samples_ms);
+  out.median_ms = stats.median;
+  out.spread = stats.spread;
+  return out;
+}
+
+}  // namespace beast

@@ -1,0 +1,34 @@
+// Inputs and reference outputs of a problem (problem_data.hpp).
+#include "problem_data.hpp"
+
+#include "harness/reference.hpp"
+
+namespace beast {
+
+ProblemData MakeProblemData(const Problem& problem) {
+  ProblemData d;
+  if (problem.op() == OpKind::kConv2d) {
+    const Conv2dShape& s = problem.conv();
+    d.input0 = harness::RandomInputs(harness::Conv2dInputCount(s), 1);
+    d.input1 = harness::RandomInputs(harness::Conv2dFilterCount(s), 2);
+    d.output_count = harness::Conv2dOutputCount(s);
+    d.reduction_length = (s.c / s.groups) * s.r * s.s;
+    d.reference.resize(d.output_count);
+    d.abs_reference.resize(d.output_count);
+    harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), nullptr, d.reference.data(),
+                             d.abs_reference.data());
+  } else {
+    const GemmShape& g = problem.gemm();
+    d.input0 = harness::RandomInputs(static_cast<size_t>(g.m * g.k), 1);
+    d.input1 = harness::RandomInputs(static_cast<size_t>(g.k * g.n), 2);
+    d.output_count = static_cast<size_t>(g.m * g.n);
+    d.reduction_length = g.k;
+    d.reference.resize(d.output_count);
+    d.abs_reference.resize(d.output_count);
+    harness::ReferenceGemm(g, d.input0.data(), d.input1.data(), d.reference.data(),
+                           d.abs_reference.data());
+  }
+  return d;
+}
+
+}  // namespace beast

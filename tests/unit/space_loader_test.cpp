@@ -1,0 +1,80 @@
+// Space descriptions: every malformed file is one line naming file and line.
+#include <gtest/gtest.h>
+
+#include "beast/space_spec.hpp"
+#include "beast/user_constraints.hpp"
+#include "space_test_util.hpp"
+
+namespace beast {
+namespace {
+
+using testing::TempTemplates;
+
+std::string LoadError(TempTemplates& t, const std::string& yaml, ErrorCode expected = ErrorCode::kBadInput) {
+  std::string name = t.Add("bad", yaml);
+  try {
+    SpaceSpec::Load(t.dir(), name);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), expected) << e.what();
+    std::string what = e.what();
+    std::string prefix = t.dir() + "/t/bad.space.yaml";
+    if (what.rfind(prefix, 0) == 0) what = "FILE" + what.substr(prefix.size());
+    return what;
+  }
+  return "(loaded)";
+}
+
+const char kHead[] = "op: gemm\nsource: bad.cl.j2\nkernel: k\n";
+const char kLaunch[] = "launch: {global: [1], local: [1]}\n";
+
+TEST(SpaceLoader, ReportsFileAndLine) {
+  TempTemplates t;
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]}\n  - {name: B, values: []}\n" + kLaunch),
+            "FILE:6: parameter B has an empty value list");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2], colour: red}\n" + kLaunch),
+            "FILE:5: unknown key \"colour\" in a parameter (allowed: default, description, name, pow2, range, values)");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]}\nconstraints:\n  - \"A < Z\"\n" + kLaunch),
+            "FILE:7: constraint \"A < Z\" names unknown parameter \"Z\"");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, range: [1, B]}\n  - {name: B, values: [1, 2]}\n" + kLaunch),
+            "FILE:5: value set of A uses B before it is bound (declare it earlier)");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\nderived:\n  - {name: X, expr: Y + A}\n  - {name: Y, expr: X * 2}\n" + kLaunch),
+            "FILE:7: derived values form a cycle: X -> Y -> X");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2 +]}\n" + kLaunch).substr(0, 44),
+            "FILE:5: parameter A: expression \"2 +\": posit");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]\n" + kLaunch).substr(0, 7), "FILE:6:");
+  EXPECT_EQ(LoadError(t, "op: gemm\nsource: missing.cl.j2\nkernel: k\nparameters:\n  - {name: A, values: [1]}\n" + std::string(kLaunch)),
+            "FILE:2: template source " + t.dir() + "/t/missing.cl.j2 does not exist");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: M, values: [1]}\n" + kLaunch),
+            "FILE:5: parameter M shadows a problem or device name");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\nconstraints:\n  - {expr: A > 0, kind: firm}\n" + kLaunch),
+            "FILE:7: constraint kind must be hard or soft, not \"firm\"");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\nconstraints:\n  - \"registers <= 64\"\n" + kLaunch),
+            "FILE:7: constraint \"registers <= 64\" names unknown parameter \"registers\" (compiled resources need "
+            "stage: after_compile)");
+}
+
+TEST(SpaceLoader, UnknownTemplateListsTheKnownOnes) {
+  TempTemplates t;
+  t.Add("one", std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" + kLaunch);
+  try {
+    SpaceSpec::Load(t.dir(), "t/two");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+    EXPECT_EQ(std::string(e.what()), "unknown template \"t/two\" (known: t/one)");
+  }
+}
+
+TEST(UserConstraints, CommandLineAndFiles) {
+  ConstraintSpec soft = ParseUserConstraint("MWG >= 32");
+  EXPECT_EQ(soft.kind, ConstraintKind::kSoft);
+  EXPECT_EQ(soft.cls, ConstraintClass::kUser);
+  EXPECT_EQ(soft.expr.text(), "MWG >= 32");
+  ConstraintSpec hard = ParseUserConstraint("hard: MWG <= M");
+  EXPECT_EQ(hard.kind, ConstraintKind::kHard);
+  EXPECT_EQ(hard.expr.text(), "MWG <= M");
+  EXPECT_THROW(ParseUserConstraint("MWG >="), Error);
+}
+
+}  // namespace
+}  // namespace beast
