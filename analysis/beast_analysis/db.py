@@ -1,0 +1,63 @@
+"""Opening a beast result database read-only, after checking that it is one.
+
+The checks and messages match the C++ store (results_db/src/store_open.cpp):
+application_id 0x42454153 ('BEAS') marks a beast database, user_version is its
+schema version.
+"""
+
+import os
+import sqlite3
+import urllib.parse
+from pathlib import Path
+
+APPLICATION_ID = 0x42454153
+SCHEMA_VERSION = 1
+
+
+class BeastDatabaseError(Exception):
+    """The file is missing, not a beast database, or of another schema version."""
+
+
+def _read_only_uri(path):
+    # Percent-encode so a '?' or '#' in a file name is not read as URI syntax.
+    return "file:" + urllib.parse.quote(str(Path(path).resolve())) + "?mode=ro"
+
+
+def _is_not_a_database(error):
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF == sqlite3.SQLITE_NOTADB
+    return "not a database" in str(error)
+
+
+def connect(db_path):
+    """Opens db_path read-only and returns a sqlite3.Connection with Row rows.
+
+    Raises BeastDatabaseError with one line naming the file when it does not
+    exist, is not a beast database, or has a schema version this package does
+    not read.
+    """
+    name = os.fspath(db_path)
+    if not Path(name).is_file():
+        raise BeastDatabaseError(f"{name}: no such database file")
+    connection = sqlite3.connect(_read_only_uri(name), uri=True)
+    try:
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        if _is_not_a_database(error):
+            raise BeastDatabaseError(f"{name} is not a beast database") from None
+        raise BeastDatabaseError(f"{name}: {error}") from None
+    if application_id != APPLICATION_ID:
+        connection.close()
+        raise BeastDatabaseError(f"{name} is not a beast database")
+    if version != SCHEMA_VERSION:
+        connection.close()
+        relation = "newer" if version > SCHEMA_VERSION else "older"
+        raise BeastDatabaseError(
+            f"{name} has schema version {version}, {relation} than this beast "
+            f"({SCHEMA_VERSION})"
+        )
+    connection.row_factory = sqlite3.Row
+    return connection

@@ -1,0 +1,77 @@
+// What the result store answers: a filter for measurements, the rows it
+// returns, and the winners the exporter turns into a tuned library.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace results_db {
+
+// Every field set narrows the query; unset fields match everything.
+struct QueryFilter {
+  std::optional<std::string> problem_key;    // exact canonical key
+  std::optional<std::string> op;             // "conv2d" or "gemm"
+  std::optional<std::string> template_name;  // "gemm/tiled"
+  std::optional<int64_t> device_id;
+  std::optional<std::string> status;  // one of kMeasurementStatuses
+  // Only the best "ok" measurement (lowest median, first recorded on a tie) per
+  // (device, problem, template), taken from the newest version of the template
+  // that has an ok measurement there.
+  bool best_only = false;
+  int64_t limit = 0;  // 0: no limit
+};
+
+// One measurement with the names of what it measured. Rows come ordered by
+// device, problem, template, then median (failures last).
+struct ResultRow {
+  int64_t measurement_id = 0;
+  int64_t run_id = 0;
+  int64_t device_id = 0;
+  std::string backend;
+  std::string device_name;
+  int64_t problem_id = 0;
+  std::string problem_key;
+  int64_t template_id = 0;
+  std::string template_name;
+  std::string template_hash;
+  int64_t config_id = 0;
+  std::string config_key;
+  std::string params_json;
+  std::string status;
+  bool is_default = false;
+  std::optional<double> median_ms;
+  std::optional<double> spread;
+  std::optional<double> gflops;
+  std::optional<double> max_error;
+  std::optional<double> compile_ms;
+  // Median of the default config of the same template version on the same
+  // device and problem, divided by this median; unset unless both are ok.
+  std::optional<double> speedup_vs_default;
+  std::string error_text;
+};
+
+// The best ok config per (device, problem, template), as the exporter needs it.
+struct WinnerRow {
+  int64_t device_id = 0;
+  std::string backend;
+  std::string device_name;
+  std::string vendor;
+  std::string driver_version;
+  std::string arch;
+  int64_t problem_id = 0;
+  std::string problem_key;
+  std::string op;
+  int64_t template_id = 0;
+  std::string template_name;
+  std::string template_hash;
+  std::string source_path;
+  int64_t config_id = 0;
+  std::string config_key;
+  std::string params_json;
+  double median_ms = 0;
+  std::optional<double> gflops;
+  std::optional<double> speedup_vs_default;
+};
+
+}  // namespace results_db

@@ -1,0 +1,78 @@
+// Store: the SQLite result database of beast. Creates or opens a database,
+// records devices, problems, template versions, configs, runs and
+// measurements, and answers what is measured and which config won.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "results_db/query.hpp"
+#include "results_db/records.hpp"
+
+namespace results_db {
+
+// The header fields that identify a beast database ('BEAS') and its schema.
+inline constexpr int32_t kApplicationId = 0x42454153;
+inline constexpr int kSchemaVersion = 1;
+
+// One open database connection. Errors throw beast::Error(kDatabase) naming the
+// file. Not thread-safe: use one Store per thread (SQLite's WAL mode and busy
+// timeout let several Stores, in one or many processes, share a file).
+class Store {
+ public:
+  // Creates `path` with the schema (all or nothing) if it does not exist or is
+  // empty, else opens it after checking it is a beast database whose schema
+  // version this beast reads.
+  static Store Open(const std::string& path);
+  // Like Open, but a missing file is an error (for readers: query, export).
+  static Store OpenExisting(const std::string& path);
+
+  Store(Store&& other) noexcept;
+  Store& operator=(Store&& other) noexcept;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  const std::string& path() const;
+
+  // Insert-or-find by identity; an existing row is returned unchanged.
+  int64_t UpsertDevice(const DeviceRecord& device);
+  int64_t UpsertProblem(const std::string& key, const std::string& op, double flops);
+  int64_t UpsertTemplate(const std::string& name, const std::string& hash,
+                         const std::string& source_path);
+  int64_t UpsertConfig(int64_t template_id, const std::string& config_key,
+                       const std::string& config_hash, const std::string& params_json);
+
+  // A run starts "running"; FinishRun sets "finished" or "interrupted" and the
+  // finish time.
+  int64_t BeginRun(const std::string& command, const std::string& beast_version);
+  void FinishRun(int64_t run_id, const std::string& status);
+
+  // Records one measurement in its own transaction, so a killed process loses
+  // nothing already recorded. If (device, problem, config) is already measured
+  // the existing row is kept (only is_default is raised when this record is the
+  // default config) and false is returned; true when a new row was written.
+  bool RecordMeasurement(const MeasurementRecord& measurement);
+
+  // What a resumed run skips.
+  bool HasMeasurement(int64_t device_id, int64_t problem_id, int64_t config_id);
+  std::set<std::string> MeasuredConfigKeys(int64_t device_id, int64_t problem_id,
+                                           int64_t template_id);
+
+  std::vector<ResultRow> Query(const QueryFilter& filter);
+  // Best ok config per (device, problem, template) as QueryFilter::best_only
+  // picks it, for one device or (nullopt) all; ordered by device, problem,
+  // template name.
+  std::vector<WinnerRow> Winners(std::optional<int64_t> device_id = std::nullopt);
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace results_db

@@ -1,0 +1,33 @@
+// Private state of results_db::Store, shared by the files that implement it:
+// the connection and its prepared statements, each prepared once and reused.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "results_db/store.hpp"
+#include "sqlite_handle.hpp"
+
+namespace results_db {
+
+struct Store::Impl {
+  Impl(const std::string& path, int flags) : connection(path, flags) {}
+
+  // The statement for `sql`, prepared on first use; `what` names the operation
+  // in error messages.
+  internal::Statement& Prepared(const std::string& sql, const char* what) {
+    auto it = statements.find(sql);
+    if (it == statements.end()) {
+      it = statements.emplace(sql, std::make_unique<internal::Statement>(connection, sql, what))
+               .first;
+    }
+    return *it->second;
+  }
+
+  // Declared first so it is destroyed last, after every statement is finalized.
+  internal::Connection connection;
+  std::unordered_map<std::string, std::unique_ptr<internal::Statement>> statements;
+};
+
+}  // namespace results_db

@@ -1,0 +1,130 @@
+// Opening a result database: create it with the embedded schema (all or
+// nothing), or check that an existing file is a beast database of a schema
+// version this beast reads; then WAL mode, busy timeout and foreign keys.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "beast/error.hpp"
+#include "results_db/store.hpp"
+#include "sqlite_handle.hpp"
+#include "store_impl.hpp"
+
+namespace results_db {
+namespace {
+
+using beast::Error;
+using beast::ErrorCode;
+
+const char kSchemaSql[] =
+#include "schema_sql.inc"
+    ;
+
+// Long enough for another process's measurement or schema creation, short
+// enough that a wedged writer is reported rather than waited on forever.
+constexpr int kBusyTimeoutMs = 10000;
+
+std::string NotABeastDatabase(const std::string& path) { return path + " is not a beast database"; }
+
+// The file's identity as its header and catalogue tell it.
+struct Header {
+  int64_t application_id = 0;
+  int64_t user_version = 0;
+  int64_t schema_objects = 0;
+  // A new or empty file (or an empty SQLite file): beast may create its schema.
+  bool IsBlank() const { return application_id == 0 && user_version == 0 && schema_objects == 0; }
+};
+
+// Reads one integer; a file that is not SQLite at all fails here with
+// SQLITE_NOTADB, which becomes the one-line "not a beast database".
+int64_t ReadInt(const internal::Connection& connection, const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(connection.get(), sql, -1, &stmt, nullptr);
+  int64_t value = 0;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+      value = sqlite3_column_int64(stmt, 0);
+      rc = SQLITE_OK;
+    }
+  }
+  sqlite3_finalize(stmt);
+  if (rc == SQLITE_OK) return value;
+  if ((sqlite3_extended_errcode(connection.get()) & 0xff) == SQLITE_NOTADB) {
+    throw Error(ErrorCode::kDatabase, NotABeastDatabase(connection.path()));
+  }
+  internal::ThrowSqlite(connection.get(), connection.path(), "reading the database header");
+}
+
+Header ReadHeader(const internal::Connection& connection) {
+  Header header;
+  header.application_id = ReadInt(connection, "PRAGMA application_id");
+  header.user_version = ReadInt(connection, "PRAGMA user_version");
+  header.schema_objects = ReadInt(connection, "SELECT count(*) FROM sqlite_master");
+  return header;
+}
+
+void CheckHeader(const Header& header, const std::string& path) {
+  if (header.application_id != kApplicationId) {
+    throw Error(ErrorCode::kDatabase, NotABeastDatabase(path));
+  }
+  std::string versions = std::to_string(header.user_version) + ", ";
+  std::string ours = " than this beast (" + std::to_string(kSchemaVersion) + ")";
+  if (header.user_version > kSchemaVersion) {
+    throw Error(ErrorCode::kDatabase, path + " has schema version " + versions + "newer" + ours);
+  }
+  if (header.user_version < kSchemaVersion) {
+    // Version 1 is the first schema: no migration exists to apply yet.
+    throw Error(ErrorCode::kDatabase, path + " has schema version " + versions + "older" + ours +
+                                          ", and no migration upgrades it");
+  }
+}
+
+}  // namespace
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::Store(Store&& other) noexcept = default;
+Store& Store::operator=(Store&& other) noexcept = default;
+Store::~Store() = default;
+
+const std::string& Store::path() const { return impl_->connection.path(); }
+
+Store Store::Open(const std::string& path) {
+  auto impl = std::make_unique<Impl>(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  internal::Connection& connection = impl->connection;
+  sqlite3_busy_timeout(connection.get(), kBusyTimeoutMs);
+  connection.Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
+
+  Header header = ReadHeader(connection);
+  if (header.IsBlank()) {
+    internal::Transaction transaction(connection);
+    // Another process may have created the schema while this one waited for
+    // the write lock; the check inside the transaction decides.
+    if (ReadHeader(connection).IsBlank()) connection.Exec(kSchemaSql, "creating the schema");
+    transaction.Commit();
+    header = ReadHeader(connection);
+  }
+  CheckHeader(header, path);
+
+  // WAL lets readers (query, analysis) run beside a tuning run, and a commit
+  // survives a killed process. The mode is stored in the file, so this is a
+  // no-op after the first open.
+  connection.Exec("PRAGMA journal_mode = WAL", "enabling WAL mode");
+  // In WAL mode NORMAL still survives a killed process (a commit is in the WAL
+  // file before it returns); only an OS crash or power loss can drop the last
+  // few commits, which a resumed run measures again. FULL would fsync on every
+  // measurement.
+  connection.Exec("PRAGMA synchronous = NORMAL", "setting the sync mode");
+  return Store(std::move(impl));
+}
+
+Store Store::OpenExisting(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    throw Error(ErrorCode::kNotFound, path + ": no such database file");
+  }
+  return Open(path);
+}
+
+}  // namespace results_db

@@ -1,0 +1,157 @@
+// Reading the result store: measurements with what they measured and their
+// speedup over the template's default config, the best per (device, problem,
+// template), and the winners the exporter builds a tuned library from.
+#include <cmath>
+#include <string>
+
+#include "results_db/store.hpp"
+#include "sqlite_handle.hpp"
+#include "store_impl.hpp"
+
+namespace results_db {
+namespace {
+
+// Every measurement joined with its names, filtered by bound parameters
+// (?1 problem key, ?2 op, ?3 template name, ?4 device id, ?5 status; NULL
+// matches all), with the median of the default config of the same template
+// version on the same device and problem (the first one recorded, if ok).
+const std::string kRowsCte = R"SQL(
+WITH result_rows AS (
+  SELECT m.id AS measurement_id, m.run_id, m.device_id, d.backend, d.name AS device_name,
+         d.vendor, d.driver_version, d.arch, m.problem_id, p.key AS problem_key, p.op,
+         c.template_id, t.name AS template_name, t.hash AS template_hash, t.source_path,
+         m.config_id, c.config_key, c.params_json, m.status, m.is_default, m.median_ms,
+         m.spread, m.gflops, m.max_error, m.compile_ms, m.error_text,
+         (SELECT dm.median_ms FROM measurements dm JOIN configs dc ON dc.id = dm.config_id
+           WHERE dm.device_id = m.device_id AND dm.problem_id = m.problem_id
+             AND dc.template_id = c.template_id AND dm.is_default = 1
+             AND dm.status = 'ok' AND dm.median_ms > 0
+           ORDER BY dm.id LIMIT 1) AS default_ms
+  FROM measurements m
+  JOIN devices d ON d.id = m.device_id
+  JOIN problems p ON p.id = m.problem_id
+  JOIN configs c ON c.id = m.config_id
+  JOIN templates t ON t.id = c.template_id
+  WHERE (?1 IS NULL OR p.key = ?1) AND (?2 IS NULL OR p.op = ?2)
+    AND (?3 IS NULL OR t.name = ?3) AND (?4 IS NULL OR m.device_id = ?4)
+    AND (?5 IS NULL OR m.status = ?5)
+))SQL";
+
+// The best ok row per (device, problem, template version) — lowest median,
+// first recorded on a tie — kept only for the newest version of each template
+// name that has an ok row there: an edited template's winners replace the old.
+const std::string kBestCte = R"SQL(,
+best_rows AS (
+  SELECT * FROM (
+    SELECT result_rows.*,
+           ROW_NUMBER() OVER (PARTITION BY device_id, problem_id, template_id
+                              ORDER BY median_ms, measurement_id) AS rank_in_version,
+           MAX(template_id) OVER (PARTITION BY device_id, problem_id, template_name)
+             AS newest_template_id
+    FROM result_rows WHERE status = 'ok' AND median_ms IS NOT NULL)
+  WHERE rank_in_version = 1 AND template_id = newest_template_id
+))SQL";
+
+const std::string kResultColumns = R"SQL(
+SELECT measurement_id, run_id, device_id, backend, device_name, problem_id, problem_key,
+       template_id, template_name, template_hash, config_id, config_key, params_json, status,
+       is_default, median_ms, spread, gflops, max_error, compile_ms, default_ms, error_text
+)SQL";
+
+const std::string kOrder = R"SQL(
+ORDER BY device_name, device_id, problem_key, template_name, template_id,
+         median_ms IS NULL, median_ms, measurement_id
+LIMIT ?6)SQL";
+
+const std::string kQueryAllSql = kRowsCte + kResultColumns + "FROM result_rows" + kOrder;
+const std::string kQueryBestSql = kRowsCte + kBestCte + kResultColumns + "FROM best_rows" + kOrder;
+
+const std::string kWinnersSql = kRowsCte + kBestCte + R"SQL(
+SELECT device_id, backend, device_name, vendor, driver_version, arch, problem_id, problem_key,
+       op, template_id, template_name, template_hash, source_path, config_id, config_key,
+       params_json, median_ms, gflops, default_ms
+FROM best_rows)SQL" + kOrder;
+
+std::optional<double> Speedup(std::optional<double> default_ms, std::optional<double> median_ms) {
+  if (!default_ms || !median_ms || !(*median_ms > 0)) return std::nullopt;
+  return *default_ms / *median_ms;
+}
+
+}  // namespace
+
+std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
+  auto& query =
+      impl_->Prepared(filter.best_only ? kQueryBestSql : kQueryAllSql, "querying measurements");
+  internal::StatementScope scope(query);
+  query.BindOptionalText(1, filter.problem_key);
+  query.BindOptionalText(2, filter.op);
+  query.BindOptionalText(3, filter.template_name);
+  query.BindOptionalInt(4, filter.device_id);
+  query.BindOptionalText(5, filter.status);
+  query.BindInt(6, filter.limit > 0 ? filter.limit : -1);  // SQLite: negative is no limit
+
+  std::vector<ResultRow> rows;
+  while (query.Step()) {
+    ResultRow row;
+    row.measurement_id = query.ColumnInt(0);
+    row.run_id = query.ColumnInt(1);
+    row.device_id = query.ColumnInt(2);
+    row.backend = query.ColumnText(3);
+    row.device_name = query.ColumnText(4);
+    row.problem_id = query.ColumnInt(5);
+    row.problem_key = query.ColumnText(6);
+    row.template_id = query.ColumnInt(7);
+    row.template_name = query.ColumnText(8);
+    row.template_hash = query.ColumnText(9);
+    row.config_id = query.ColumnInt(10);
+    row.config_key = query.ColumnText(11);
+    row.params_json = query.ColumnText(12);
+    row.status = query.ColumnText(13);
+    row.is_default = query.ColumnInt(14) != 0;
+    row.median_ms = query.ColumnOptionalDouble(15);
+    row.spread = query.ColumnOptionalDouble(16);
+    row.gflops = query.ColumnOptionalDouble(17);
+    row.max_error = query.ColumnOptionalDouble(18);
+    row.compile_ms = query.ColumnOptionalDouble(19);
+    row.speedup_vs_default =
+        row.status == "ok" ? Speedup(query.ColumnOptionalDouble(20), row.median_ms) : std::nullopt;
+    row.error_text = query.ColumnText(21);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<WinnerRow> Store::Winners(std::optional<int64_t> device_id) {
+  auto& query = impl_->Prepared(kWinnersSql, "finding the winners");
+  internal::StatementScope scope(query);
+  query.BindOptionalInt(4, device_id);
+  query.BindInt(6, -1);
+
+  std::vector<WinnerRow> rows;
+  while (query.Step()) {
+    WinnerRow row;
+    row.device_id = query.ColumnInt(0);
+    row.backend = query.ColumnText(1);
+    row.device_name = query.ColumnText(2);
+    row.vendor = query.ColumnText(3);
+    row.driver_version = query.ColumnText(4);
+    row.arch = query.ColumnText(5);
+    row.problem_id = query.ColumnInt(6);
+    row.problem_key = query.ColumnText(7);
+    row.op = query.ColumnText(8);
+    row.template_id = query.ColumnInt(9);
+    row.template_name = query.ColumnText(10);
+    row.template_hash = query.ColumnText(11);
+    row.source_path = query.ColumnText(12);
+    row.config_id = query.ColumnInt(13);
+    row.config_key = query.ColumnText(14);
+    row.params_json = query.ColumnText(15);
+    row.median_ms = query.ColumnDouble(16);
+    row.gflops = query.ColumnOptionalDouble(17);
+    row.speedup_vs_default = Speedup(query.ColumnOptionalDouble(18), row.median_ms);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace results_db

@@ -1,0 +1,203 @@
+// Writing to the result store: insert-or-find of devices, problems, template
+// versions and configs; runs; measurements (first result kept); and the
+// lookups a resumed run uses to skip what is already measured.
+#include <sqlite3.h>
+
+#include "beast/error.hpp"
+#include "results_db/store.hpp"
+#include "samples_json.hpp"
+#include "sqlite_handle.hpp"
+#include "store_impl.hpp"
+
+namespace results_db {
+namespace {
+
+using beast::Error;
+using beast::ErrorCode;
+
+// Inserts unless the identity exists (ON CONFLICT on the UNIQUE key only, so a
+// NOT NULL or foreign-key violation still fails), then finds the row's id.
+int64_t InsertOrFind(const internal::Connection& connection, internal::Statement& insert,
+                     internal::Statement& find) {
+  insert.Run();
+  if (sqlite3_changes(connection.get()) > 0) return sqlite3_last_insert_rowid(connection.get());
+  if (!find.Step()) {
+    throw Error(ErrorCode::kDatabase,
+                connection.path() + ": a row that conflicted on insert is gone");
+  }
+  return find.ColumnInt(0);
+}
+
+}  // namespace
+
+int64_t Store::UpsertDevice(const DeviceRecord& device) {
+  auto& insert = impl_->Prepared(
+      "INSERT INTO devices (backend, name, vendor, driver_version, arch, limits_json) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+      "ON CONFLICT (backend, name, driver_version) DO NOTHING",
+      "recording a device");
+  auto& find = impl_->Prepared(
+      "SELECT id FROM devices WHERE backend = ?1 AND name = ?2 AND driver_version = ?3",
+      "finding a device");
+  internal::StatementScope insert_scope(insert), find_scope(find);
+  insert.BindText(1, device.backend);
+  insert.BindText(2, device.name);
+  insert.BindText(3, device.vendor);
+  insert.BindText(4, device.driver_version);
+  insert.BindText(5, device.arch);
+  insert.BindText(6, device.limits_json);
+  find.BindText(1, device.backend);
+  find.BindText(2, device.name);
+  find.BindText(3, device.driver_version);
+  return InsertOrFind(impl_->connection, insert, find);
+}
+
+int64_t Store::UpsertProblem(const std::string& key, const std::string& op, double flops) {
+  auto& insert = impl_->Prepared(
+      "INSERT INTO problems (key, op, flops) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO NOTHING",
+      "recording a problem");
+  auto& find = impl_->Prepared("SELECT id FROM problems WHERE key = ?1", "finding a problem");
+  internal::StatementScope insert_scope(insert), find_scope(find);
+  insert.BindText(1, key);
+  insert.BindText(2, op);
+  insert.BindDouble(3, flops);
+  find.BindText(1, key);
+  return InsertOrFind(impl_->connection, insert, find);
+}
+
+int64_t Store::UpsertTemplate(const std::string& name, const std::string& hash,
+                              const std::string& source_path) {
+  auto& insert = impl_->Prepared(
+      "INSERT INTO templates (name, hash, source_path) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (name, hash) DO NOTHING",
+      "recording a template");
+  auto& find = impl_->Prepared("SELECT id FROM templates WHERE name = ?1 AND hash = ?2",
+                               "finding a template");
+  internal::StatementScope insert_scope(insert), find_scope(find);
+  insert.BindText(1, name);
+  insert.BindText(2, hash);
+  insert.BindText(3, source_path);
+  find.BindText(1, name);
+  find.BindText(2, hash);
+  return InsertOrFind(impl_->connection, insert, find);
+}
+
+int64_t Store::UpsertConfig(int64_t template_id, const std::string& config_key,
+                            const std::string& config_hash, const std::string& params_json) {
+  auto& insert = impl_->Prepared(
+      "INSERT INTO configs (template_id, config_key, config_hash, params_json) "
+      "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (template_id, config_key) DO NOTHING",
+      "recording a config");
+  auto& find = impl_->Prepared("SELECT id FROM configs WHERE template_id = ?1 AND config_key = ?2",
+                               "finding a config");
+  internal::StatementScope insert_scope(insert), find_scope(find);
+  insert.BindInt(1, template_id);
+  insert.BindText(2, config_key);
+  insert.BindText(3, config_hash);
+  insert.BindText(4, params_json);
+  find.BindInt(1, template_id);
+  find.BindText(2, config_key);
+  return InsertOrFind(impl_->connection, insert, find);
+}
+
+int64_t Store::BeginRun(const std::string& command, const std::string& beast_version) {
+  auto& insert = impl_->Prepared(
+      "INSERT INTO runs (command, beast_version, status) VALUES (?1, ?2, 'running')",
+      "starting a run");
+  internal::StatementScope scope(insert);
+  insert.BindText(1, command);
+  insert.BindText(2, beast_version);
+  insert.Run();
+  return sqlite3_last_insert_rowid(impl_->connection.get());
+}
+
+void Store::FinishRun(int64_t run_id, const std::string& status) {
+  if (status != "finished" && status != "interrupted") {
+    throw Error(ErrorCode::kBadArgument,
+                "a run finishes 'finished' or 'interrupted', not '" + status + "'");
+  }
+  auto& update = impl_->Prepared(
+      "UPDATE runs SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
+      "WHERE id = ?1",
+      "finishing a run");
+  internal::StatementScope scope(update);
+  update.BindInt(1, run_id);
+  update.BindText(2, status);
+  update.Run();
+  if (sqlite3_changes(impl_->connection.get()) == 0) {
+    throw Error(ErrorCode::kDatabase, path() + ": no run with id " + std::to_string(run_id));
+  }
+}
+
+bool Store::RecordMeasurement(const MeasurementRecord& m) {
+  if (!IsMeasurementStatus(m.status)) {
+    throw Error(ErrorCode::kBadArgument, "unknown measurement status '" + m.status + "'");
+  }
+  // One statement in autocommit mode is one transaction: once this returns the
+  // row is in the WAL and survives the process being killed.
+  auto& insert = impl_->Prepared(
+      "INSERT INTO measurements (run_id, device_id, problem_id, config_id, is_default, status, "
+      "samples_json, median_ms, spread, gflops, max_error, compile_ms, error_text, build_log) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+      "ON CONFLICT (device_id, problem_id, config_id) DO NOTHING",
+      "recording a measurement");
+  internal::StatementScope scope(insert);
+  insert.BindInt(1, m.run_id);
+  insert.BindInt(2, m.device_id);
+  insert.BindInt(3, m.problem_id);
+  insert.BindInt(4, m.config_id);
+  insert.BindInt(5, m.is_default ? 1 : 0);
+  insert.BindText(6, m.status);
+  insert.BindText(7, internal::SamplesToJson(m.samples_ms));
+  insert.BindOptionalDouble(8, m.median_ms);
+  insert.BindOptionalDouble(9, m.spread);
+  insert.BindOptionalDouble(10, m.gflops);
+  insert.BindOptionalDouble(11, m.max_error);
+  insert.BindOptionalDouble(12, m.compile_ms);
+  insert.BindText(13, m.error_text);
+  insert.BindText(14, m.build_log);
+  insert.Run();
+  if (sqlite3_changes(impl_->connection.get()) > 0) return true;
+  if (m.is_default) {
+    // The default config was already measured as a search point: the kept row
+    // is the default's measurement too, and the speedup baseline needs to know.
+    auto& mark = impl_->Prepared(
+        "UPDATE measurements SET is_default = 1 "
+        "WHERE device_id = ?1 AND problem_id = ?2 AND config_id = ?3",
+        "marking the default measurement");
+    internal::StatementScope mark_scope(mark);
+    mark.BindInt(1, m.device_id);
+    mark.BindInt(2, m.problem_id);
+    mark.BindInt(3, m.config_id);
+    mark.Run();
+  }
+  return false;
+}
+
+bool Store::HasMeasurement(int64_t device_id, int64_t problem_id, int64_t config_id) {
+  auto& find = impl_->Prepared(
+      "SELECT 1 FROM measurements WHERE device_id = ?1 AND problem_id = ?2 AND config_id = ?3",
+      "looking up a measurement");
+  internal::StatementScope scope(find);
+  find.BindInt(1, device_id);
+  find.BindInt(2, problem_id);
+  find.BindInt(3, config_id);
+  return find.Step();
+}
+
+std::set<std::string> Store::MeasuredConfigKeys(int64_t device_id, int64_t problem_id,
+                                                int64_t template_id) {
+  auto& find = impl_->Prepared(
+      "SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
+      "WHERE m.device_id = ?1 AND m.problem_id = ?2 AND c.template_id = ?3",
+      "listing measured configs");
+  internal::StatementScope scope(find);
+  find.BindInt(1, device_id);
+  find.BindInt(2, problem_id);
+  find.BindInt(3, template_id);
+  std::set<std::string> keys;
+  while (find.Step()) keys.insert(find.ColumnText(0));
+  return keys;
+}
+
+}  // namespace results_db
