@@ -13,7 +13,8 @@
 
 namespace beast {
 
-void BoundSpace::Impl::Bind(const DeviceInfo& device, const BindOptions& options) {
+void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& fixed,
+                            const BindOptions& options) {
   for (const auto& c : spec.constraints) {
     if (!(options.ignore_soft && c.kind == ConstraintKind::kSoft)) constraints.push_back(c);
   }
@@ -21,11 +22,7 @@ void BoundSpace::Impl::Bind(const DeviceInfo& device, const BindOptions& options
     if (!(options.ignore_soft && c.kind == ConstraintKind::kSoft)) constraints.push_back(c);
   }
   // Slots: problem and device names, then parameters, then derived values.
-  for (const auto& [name, value] : problem.Variables()) {
-    slot_names.push_back(name);
-    base_slots.push_back(Value::Int(value));
-  }
-  for (const auto& [name, value] : device.Variables()) {
+  for (const auto& [name, value] : fixed) {
     slot_names.push_back(name);
     base_slots.push_back(Value::Int(value));
   }
@@ -130,7 +127,6 @@ BoundSpace::BoundSpace(const SpaceSpec& spec, const Problem& problem, const Devi
                        BindOptions options)
     : impl_(std::make_unique<Impl>()) {
   impl_->spec = spec;
-  impl_->problem = problem;
   if (spec.op != problem.op()) {
     throw Error(ErrorCode::kBadArgument, "template " + spec.name + " is a " +
                                              (spec.op == OpKind::kGemm ? "gemm" : "conv2d") +
@@ -141,7 +137,17 @@ BoundSpace::BoundSpace(const SpaceSpec& spec, const Problem& problem, const Devi
     throw Error(ErrorCode::kBadArgument, "template " + spec.name + " does not support layout " +
                                              LayoutName(problem.conv().layout));
   }
-  impl_->Bind(device, options);
+  for (const auto& [name, value] : problem.Variables()) impl_->problem_vars.emplace_back(name, value);
+  std::vector<std::pair<std::string, int64_t>> fixed = impl_->problem_vars;
+  for (const auto& [name, value] : device.Variables()) fixed.emplace_back(name, value);
+  impl_->Bind(fixed, options);
+}
+
+BoundSpace::BoundSpace(const SpaceSpec& spec, const std::vector<std::pair<std::string, int64_t>>& fixed,
+                       BindOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->spec = spec;
+  impl_->Bind(fixed, options);
 }
 
 BoundSpace::~BoundSpace() = default;

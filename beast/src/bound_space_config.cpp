@@ -95,7 +95,7 @@ Instance BoundSpace::Instantiate(const Config& config) const {
   for (const auto& d : m.derived) d.expr.Eval(slots.data(), &slots[d.slot]);
   Instance inst;
   inst.config = config;
-  for (const auto& [name, value] : m.problem.Variables()) inst.vars.emplace_back(name, Value::Int(value));
+  for (const auto& [name, value] : m.problem_vars) inst.vars.emplace_back(name, Value::Int(value));
   for (size_t s = m.first_param_slot; s < m.slot_names.size(); ++s) {
     inst.vars.emplace_back(m.slot_names[s], slots[s]);
   }
@@ -119,7 +119,7 @@ Instance BoundSpace::Instantiate(const Config& config) const {
 namespace beast {
 
 std::string WhyEmpty(const SpaceReport& report) {
-  if (report.raw == 0) return "a parameter's value set is empty for this problem and device";
+  if (report.raw == 0) return "a parameter's value set is empty";
   if (report.emptied_by >= 0) {
     const ConstraintSpec& c = *report.constraints[report.emptied_by].spec;
     return std::string(ConstraintKindName(c.kind)) + " constraint \"" + c.expr.text() + "\" (" +

@@ -37,7 +37,7 @@ struct BoundSpace::Impl {
   };
 
   SpaceSpec spec;
-  Problem problem;
+  std::vector<std::pair<std::string, int64_t>> problem_vars;  // handed to templates
   std::vector<ConstraintSpec> constraints;
   std::vector<CompiledExpr> compiled;   // per constraint (unset for after-compile)
   std::vector<int> constraint_level;    // -1 problem/device only, -2 after compile
@@ -248,7 +248,7 @@ struct BoundSpace::Impl {
     return Config(std::move(names), std::move(values));
   }
 
-  void Bind(const DeviceInfo& device, const BindOptions& options);
+  void Bind(const std::vector<std::pair<std::string, int64_t>>& fixed, const BindOptions& options);
 };
 
 }  // namespace beast

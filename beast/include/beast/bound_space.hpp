@@ -53,6 +53,10 @@ class BoundSpace {
  public:
   BoundSpace(const SpaceSpec& spec, const Problem& problem, const DeviceInfo& device,
              BindOptions options = {});
+  // A space over given fixed names only (e.g. a T1 tuning problem that has
+  // no beast problem or device).
+  BoundSpace(const SpaceSpec& spec, const std::vector<std::pair<std::string, int64_t>>& fixed,
+             BindOptions options = {});
   ~BoundSpace();
   BoundSpace(BoundSpace&&) noexcept;
   BoundSpace& operator=(BoundSpace&&) noexcept;
