@@ -1,0 +1,43 @@
+// Validation of a kernel's float output against the double-accumulated CPU
+// reference, with a tolerance derived from the rounding error of float sums.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace beast::harness {
+
+// Unit roundoff of float (round to nearest): u = 2^-24.
+constexpr double kUnitRoundoff32 = 0x1p-24;
+// Each output is a sum of L products. In float, any summation order, with or
+// without FMA, obeys |fl(sum) - sum| <= L u sum|x_i y_i| (barring underflow;
+// Jeannerod & Rump, SIAM J. Matrix Anal. Appl. 34(2), 2013, sharpening the
+// classic gamma_L bound of Higham 3.1). The reference, accurate to double
+// precision, is rounded to float once: at most u |ref| <= u sum|x_i y_i| more. So the
+// float result lies within (L + 1) u abs_ref of the reference, and c = 2 with
+// L >= 1 covers it.
+constexpr double kValidationFactor = 2.0;
+// Absolute slack for outputs whose |sum| is 0 or subnormal, where GPUs may
+// flush to zero; far below any value a real problem produces.
+constexpr double kValidationTiny = 1e-30;
+
+struct ValidationResult {
+  bool ok = false;
+  // max over i of |y_i - ref_i| / (L u abs_ref_i + tiny): the error in units
+  // of the bound's own scale, so ok means max_error <= kValidationFactor.
+  // Infinity when y holds NaN or infinity.
+  double max_error = 0;
+  int64_t worst_index = -1;  // the element of max_error (first non-finite y if any); -1 if none
+  int64_t nan_count = 0;     // elements of y that are NaN or infinite
+  int64_t fail_count = 0;    // elements outside the bound (non-finite ones included)
+};
+
+// Checks y against ref element by element: element i passes when y_i is
+// finite and |y_i - ref_i| <= c L u abs_ref_i + tiny, with abs_ref the
+// reference over absolute values and L = reduction_length, the number of
+// terms per output (conv: C/groups*R*S, plus 1 with a bias; GEMM: K). Throws
+// Error(kBadArgument) for reduction_length < 1 or null arrays with count > 0.
+ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
+                          int64_t reduction_length);
+
+}  // namespace beast::harness

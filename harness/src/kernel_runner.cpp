@@ -1,0 +1,186 @@
+// KernelRunner: clCreateKernel + clSetKernelArg once, then timed launches on
+// the context's profiling queue.
+#include "harness/kernel_runner.hpp"
+
+#include <string>
+
+#include "beast/error.hpp"
+#include "opencl_errors.hpp"
+#include "opencl_handles.hpp"
+
+namespace beast::harness {
+
+struct KernelRunner::Impl {
+  OpenCLContext::Impl* context = nullptr;
+  ProgramHandle program;        // keeps the cl_program alive as long as the kernel
+  std::vector<KernelArg> args;  // keeps the bound buffers alive
+  cl_kernel kernel = nullptr;
+  std::string name;
+  ~Impl() {
+    if (kernel) clReleaseKernel(kernel);
+  }
+};
+
+KernelArg KernelArg::Int32(int32_t value) {
+  KernelArg arg{DeviceBuffer()};
+  arg.kind = Kind::kInt32;
+  arg.int_value = value;
+  return arg;
+}
+
+KernelArg KernelArg::Float(float value) {
+  KernelArg arg{DeviceBuffer()};
+  arg.kind = Kind::kFloat;
+  arg.float_value = value;
+  return arg;
+}
+
+namespace {
+
+template <typename T>
+int64_t KernelValue(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info what) {
+  T value{};
+  if (clGetKernelWorkGroupInfo(kernel, device, what, sizeof(T), &value, nullptr) != CL_SUCCESS) {
+    return 0;
+  }
+  return static_cast<int64_t>(value);
+}
+
+cl_int SetArg(cl_kernel kernel, cl_uint index, const KernelArg& arg) {
+  switch (arg.kind) {
+    case KernelArg::Kind::kBuffer:
+      return clSetKernelArg(kernel, index, sizeof(cl_mem), &arg.buffer.impl()->mem);
+    case KernelArg::Kind::kInt32:
+      return clSetKernelArg(kernel, index, sizeof(int32_t), &arg.int_value);
+    case KernelArg::Kind::kFloat:
+      return clSetKernelArg(kernel, index, sizeof(float), &arg.float_value);
+  }
+  return CL_INVALID_ARG_VALUE;
+}
+
+std::string GeometryText(const LaunchGeometry& g) {
+  auto triple = [&g](const size_t* v) {
+    std::string text;
+    for (int i = 0; i < g.dims && i < 3; ++i) text += (i ? "x" : "") + std::to_string(v[i]);
+    return text;
+  };
+  return "global " + triple(g.global) + ", local " + triple(g.local);
+}
+
+}  // namespace
+
+KernelRunner::KernelRunner(OpenCLContext& context, const ProgramHandle& program,
+                           const std::string& kernel_name, const std::vector<KernelArg>& args)
+    : impl_(std::make_unique<Impl>()) {
+  if (!program) {
+    throw Error(ErrorCode::kBadArgument,
+                "cannot run kernel '" + kernel_name + "': its program was not built");
+  }
+  if (program->context != context.impl().context) {
+    throw Error(ErrorCode::kBadArgument,
+                "cannot run kernel '" + kernel_name + "': program built in another context");
+  }
+  for (const KernelArg& arg : args) {
+    if (arg.kind != KernelArg::Kind::kBuffer) continue;
+    if (!arg.buffer.valid()) {
+      throw Error(ErrorCode::kBadArgument,
+                  "cannot run kernel '" + kernel_name + "': an argument buffer is unallocated");
+    }
+    if (arg.buffer.impl()->context != context.impl().context) {
+      throw Error(ErrorCode::kBadArgument,
+                  "cannot run kernel '" + kernel_name + "': a buffer of another context");
+    }
+  }
+  impl_->context = &context.impl();
+  impl_->program = program;
+  impl_->args = args;
+  impl_->name = kernel_name;
+
+  cl_int status = CL_SUCCESS;
+  impl_->kernel = clCreateKernel(program->program, kernel_name.c_str(), &status);
+  if (status != CL_SUCCESS) {
+    impl_->kernel = nullptr;
+    message_ = "clCreateKernel('" + kernel_name + "') failed: " + OpenCLErrorText(status);
+    return;
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    status = SetArg(impl_->kernel, static_cast<cl_uint>(i), args[i]);
+    if (status != CL_SUCCESS) {
+      message_ = "clSetKernelArg(" + std::to_string(i) + ") of '" + kernel_name +
+                 "' failed: " + OpenCLErrorText(status);
+      return;
+    }
+  }
+  cl_device_id device = impl_->context->device;
+  resources_.max_work_group_size =
+      KernelValue<size_t>(impl_->kernel, device, CL_KERNEL_WORK_GROUP_SIZE);
+  resources_.local_mem_bytes =
+      KernelValue<cl_ulong>(impl_->kernel, device, CL_KERNEL_LOCAL_MEM_SIZE);
+  resources_.private_mem_bytes =
+      KernelValue<cl_ulong>(impl_->kernel, device, CL_KERNEL_PRIVATE_MEM_SIZE);
+  resources_.preferred_multiple =
+      KernelValue<size_t>(impl_->kernel, device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
+}
+
+KernelRunner::~KernelRunner() = default;
+
+LaunchResult KernelRunner::Launch(const LaunchGeometry& geometry) {
+  LaunchResult result;
+  if (!ok()) {
+    result.message = message_;
+    return result;
+  }
+  if (geometry.dims < 1 || geometry.dims > 3) {
+    result.message = "launch of '" + impl_->name + "' has " + std::to_string(geometry.dims) +
+                     " dimensions (1 to 3 allowed)";
+    return result;
+  }
+  bool runtime_chooses = true;
+  for (int i = 0; i < geometry.dims; ++i) runtime_chooses &= geometry.local[i] == 0;
+  cl_event event = nullptr;
+  cl_int status = clEnqueueNDRangeKernel(
+      impl_->context->queue, impl_->kernel, static_cast<cl_uint>(geometry.dims), nullptr,
+      geometry.global, runtime_chooses ? nullptr : geometry.local, 0, nullptr, &event);
+  if (status != CL_SUCCESS) {
+    result.message = "clEnqueueNDRangeKernel('" + impl_->name + "', " + GeometryText(geometry) +
+                     ") failed: " + OpenCLErrorText(status);
+    return result;
+  }
+  status = clWaitForEvents(1, &event);
+  cl_int execution = CL_COMPLETE;
+  if (status == CL_SUCCESS) {
+    status = clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(execution), &execution,
+                            nullptr);
+  }
+  // A kernel that faults ends with a negative execution status instead of
+  // CL_COMPLETE; some drivers report it only through clWaitForEvents.
+  if (status != CL_SUCCESS || execution < 0) {
+    int code = status != CL_SUCCESS ? status : execution;
+    result.message = "kernel '" + impl_->name + "' failed while running: " + OpenCLErrorText(code);
+    clReleaseEvent(event);
+    return result;
+  }
+  cl_ulong start = 0, end = 0;
+  status =
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+  if (status == CL_SUCCESS) {
+    status = clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+  }
+  clReleaseEvent(event);
+  if (status != CL_SUCCESS) {
+    result.message = "no profiling time for '" + impl_->name + "': " + OpenCLErrorText(status);
+    return result;
+  }
+  result.status = LaunchStatus::kOk;
+  result.kernel_ms = end > start ? static_cast<double>(end - start) * 1e-6 : 0.0;
+  return result;
+}
+
+LaunchResult Launch(OpenCLContext& context, const ProgramHandle& program,
+                    const std::string& kernel_name, const std::vector<KernelArg>& args,
+                    const LaunchGeometry& geometry) {
+  KernelRunner runner(context, program, kernel_name, args);
+  return runner.Launch(geometry);
+}
+
+}  // namespace beast::harness

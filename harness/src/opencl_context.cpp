@@ -1,0 +1,169 @@
+// OpenCLContext: opens one device, builds programs (failure is data) and
+// moves bytes between host and device.
+#include "harness/opencl_context.hpp"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "beast/error.hpp"
+#include "opencl_errors.hpp"
+#include "opencl_handles.hpp"
+
+namespace beast::harness {
+namespace {
+
+std::string BuildLog(cl_program program, cl_device_id device) {
+  size_t size = 0;
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) !=
+          CL_SUCCESS ||
+      size == 0) {
+    return "";
+  }
+  std::string log(size, '\0');
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) !=
+      CL_SUCCESS) {
+    return "";
+  }
+  while (!log.empty() && log.back() == '\0') log.pop_back();
+  return log;
+}
+
+void CheckTransfer(cl_context context, const DeviceBuffer& buffer, const void* host, size_t bytes,
+                   const char* what) {
+  if (!buffer.valid()) {
+    throw Error(ErrorCode::kBadArgument, std::string(what) + ": buffer was never allocated");
+  }
+  if (buffer.impl()->context != context) {
+    throw Error(ErrorCode::kBadArgument,
+                std::string(what) + ": buffer belongs to another OpenCL context");
+  }
+  if (host == nullptr && bytes > 0) {
+    throw Error(ErrorCode::kBadArgument, std::string(what) + ": null host pointer");
+  }
+  if (bytes > buffer.bytes()) {
+    throw Error(ErrorCode::kBadArgument, std::string(what) + ": " + std::to_string(bytes) +
+                                             " bytes do not fit in a " +
+                                             std::to_string(buffer.bytes()) + "-byte buffer");
+  }
+}
+
+}  // namespace
+
+DeviceBuffer::DeviceBuffer(std::shared_ptr<BufferImpl> impl) : impl_(std::move(impl)) {}
+
+size_t DeviceBuffer::bytes() const { return impl_ ? impl_->bytes : 0; }
+
+OpenCLContext::OpenCLContext(int device_index) : impl_(std::make_unique<Impl>()) {
+  std::vector<cl_device_id> devices = EnumerateOpenCLDevices();
+  if (device_index < 0 || static_cast<size_t>(device_index) >= devices.size()) {
+    throw Error(ErrorCode::kNotFound, "no OpenCL device opencl:" + std::to_string(device_index) +
+                                          " (" + std::to_string(devices.size()) +
+                                          " devices present)");
+  }
+  impl_->device = devices[device_index];
+  cl_int status = CL_SUCCESS;
+  impl_->context = clCreateContext(nullptr, 1, &impl_->device, nullptr, nullptr, &status);
+  if (status != CL_SUCCESS) {
+    impl_->context = nullptr;
+    throw Error(ErrorCode::kEnvironment,
+                "cannot create an OpenCL context on opencl:" + std::to_string(device_index) + ": " +
+                    OpenCLErrorText(status));
+  }
+  // In order, so a launch's profiling interval covers that kernel alone.
+  impl_->queue =
+      clCreateCommandQueue(impl_->context, impl_->device, CL_QUEUE_PROFILING_ENABLE, &status);
+  if (status != CL_SUCCESS) {
+    impl_->queue = nullptr;
+    throw Error(ErrorCode::kEnvironment,
+                "cannot create a profiling queue on opencl:" + std::to_string(device_index) + ": " +
+                    OpenCLErrorText(status));
+  }
+  impl_->info = QueryOpenCLDevice(impl_->device, device_index, impl_->context);
+}
+
+OpenCLContext::~OpenCLContext() = default;
+
+const beast::DeviceInfo& OpenCLContext::device() const { return impl_->info; }
+
+BuildResult OpenCLContext::Build(const std::string& source, const std::string& options) {
+  BuildResult result;
+  auto start = std::chrono::steady_clock::now();
+  const char* text = source.c_str();
+  size_t length = source.size();
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(impl_->context, 1, &text, &length, &status);
+  if (status != CL_SUCCESS) {
+    result.log = "clCreateProgramWithSource failed: " + OpenCLErrorText(status);
+    return result;
+  }
+  auto owner = std::make_shared<ProgramImpl>();
+  owner->program = program;
+  owner->context = impl_->context;
+  status = clBuildProgram(program, 1, &impl_->device, options.c_str(), nullptr, nullptr);
+  result.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.log = BuildLog(program, impl_->device);
+  if (status != CL_SUCCESS) {
+    // Keep the compiler's words; name the status too, since bad options leave
+    // no log at all.
+    if (!result.log.empty() && result.log.back() != '\n') result.log += '\n';
+    result.log += "clBuildProgram failed: " + OpenCLErrorText(status);
+    return result;
+  }
+  result.ok = true;
+  result.program = std::move(owner);
+  return result;
+}
+
+DeviceBuffer OpenCLContext::Allocate(size_t bytes) {
+  if (bytes == 0) throw Error(ErrorCode::kBadArgument, "cannot allocate a 0-byte device buffer");
+  cl_int status = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(impl_->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  if (status != CL_SUCCESS) {
+    throw Error(ErrorCode::kEnvironment, "cannot allocate " + std::to_string(bytes) + " bytes on " +
+                                             impl_->info.Id() + ": " + OpenCLErrorText(status));
+  }
+  auto impl = std::make_shared<BufferImpl>();
+  impl->mem = mem;
+  impl->bytes = bytes;
+  impl->context = impl_->context;
+  return DeviceBuffer(std::move(impl));
+}
+
+void OpenCLContext::Write(const DeviceBuffer& buffer, const void* host, size_t bytes) {
+  CheckTransfer(impl_->context, buffer, host, bytes, "Write");
+  if (bytes == 0) return;
+  cl_int status = clEnqueueWriteBuffer(impl_->queue, buffer.impl()->mem, CL_TRUE, 0, bytes, host, 0,
+                                       nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    throw Error(ErrorCode::kEnvironment, "writing " + std::to_string(bytes) + " bytes to " +
+                                             impl_->info.Id() +
+                                             " failed: " + OpenCLErrorText(status));
+  }
+}
+
+void OpenCLContext::Read(const DeviceBuffer& buffer, void* host, size_t bytes) {
+  CheckTransfer(impl_->context, buffer, host, bytes, "Read");
+  if (bytes == 0) return;
+  cl_int status = clEnqueueReadBuffer(impl_->queue, buffer.impl()->mem, CL_TRUE, 0, bytes, host, 0,
+                                      nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    throw Error(ErrorCode::kEnvironment, "reading " + std::to_string(bytes) + " bytes from " +
+                                             impl_->info.Id() +
+                                             " failed: " + OpenCLErrorText(status));
+  }
+}
+
+void OpenCLContext::Fill(const DeviceBuffer& buffer, unsigned char value) {
+  CheckTransfer(impl_->context, buffer, &value, 0, "Fill");
+  cl_int status = clEnqueueFillBuffer(impl_->queue, buffer.impl()->mem, &value, 1, 0,
+                                      buffer.bytes(), 0, nullptr, nullptr);
+  if (status == CL_SUCCESS) status = clFinish(impl_->queue);
+  if (status != CL_SUCCESS) {
+    throw Error(ErrorCode::kEnvironment,
+                "filling a buffer on " + impl_->info.Id() + " failed: " + OpenCLErrorText(status));
+  }
+}
+
+}  // namespace beast::harness
