@@ -7,7 +7,7 @@
 
 namespace beast {
 
-bool BoundSpace::Check(const Config& config, std::string* why) const {
+bool BoundSpace::Check(const Config& config, std::string* why, bool hard_only) const {
   const Impl& m = *impl_;
   auto fail = [&](const std::string& reason) {
     if (why) *why = reason;
@@ -19,6 +19,9 @@ bool BoundSpace::Check(const Config& config, std::string* why) const {
   }
   std::vector<Value> slots = m.base_slots;
   std::vector<char> active = m.AllActive();
+  for (size_t c = 0; c < active.size(); ++c) {
+    if (hard_only && m.constraints[c].kind == ConstraintKind::kSoft) active[c] = 0;
+  }
   auto check = [&](int c) -> bool {
     if (!active[c]) return true;
     Value r;
@@ -87,8 +90,9 @@ Config BoundSpace::DefaultConfig() const {
 Instance BoundSpace::Instantiate(const Config& config) const {
   const Impl& m = *impl_;
   std::string why;
-  if (!Check(config, &why)) {
-    throw Error(ErrorCode::kBadArgument, "config " + config.Key() + " is not in the space of " + m.spec.name + ": " + why);
+  if (!Check(config, &why, /*hard_only=*/true)) {
+    throw Error(ErrorCode::kBadArgument,
+                "config " + config.Key() + " is not in the space of " + m.spec.name + ": " + why);
   }
   std::vector<Value> slots = m.base_slots;
   for (size_t l = 0; l < m.levels.size(); ++l) slots[m.levels[l].slot] = config.values()[l];

@@ -40,12 +40,19 @@ std::string Join(const std::vector<std::string>& items) {
 
 }  // namespace
 
-int64_t Conv2dShape::OutH() const {
-  return (h + 2 * pad_h - dilation_h * (r - 1) - 1) / stride_h + 1;
+namespace {
+// Output extent with floor division, so a filter larger than the padded input
+// gives a size <= 0 instead of C++'s truncation toward zero rounding it up.
+int64_t OutExtent(int64_t in, int64_t pad, int64_t dilation, int64_t filter, int64_t stride) {
+  int64_t span = in + 2 * pad - dilation * (filter - 1) - 1;
+  int64_t q = span / stride;
+  if (span % stride != 0 && span < 0) --q;
+  return q + 1;
 }
-int64_t Conv2dShape::OutW() const {
-  return (w + 2 * pad_w - dilation_w * (s - 1) - 1) / stride_w + 1;
-}
+}  // namespace
+
+int64_t Conv2dShape::OutH() const { return OutExtent(h, pad_h, dilation_h, r, stride_h); }
+int64_t Conv2dShape::OutW() const { return OutExtent(w, pad_w, dilation_w, s, stride_w); }
 
 const char* LayoutName(Layout layout) { return layout == Layout::kNCHW ? "NCHW" : "NHWC"; }
 

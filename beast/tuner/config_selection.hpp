@@ -11,8 +11,9 @@
 
 namespace beast {
 
-// max_configs 0 means no limit. The default config counts toward the budget.
-std::vector<Config> SelectConfigs(const BoundSpace& space, const Config& default_config,
+// max_configs 0 means no limit. The default config (if any) comes first and
+// counts toward the budget.
+std::vector<Config> SelectConfigs(const BoundSpace& space, const Config* default_config,
                                   uint64_t max_configs, uint64_t seed);
 
 }  // namespace beast

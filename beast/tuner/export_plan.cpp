@@ -69,8 +69,10 @@ std::string DeviceDependentName(const SpaceSpec& spec) {
   }
   if (!first.empty()) return first;
   for (int d = 0; d < 3; ++d) {
-    if (reads_device(spec.launch_global[d])) return "launch global size " + spec.launch_global[d].text();
-    if (reads_device(spec.launch_local[d])) return "launch local size " + spec.launch_local[d].text();
+    if (reads_device(spec.launch_global[d]))
+      return "launch global size " + spec.launch_global[d].text();
+    if (reads_device(spec.launch_local[d]))
+      return "launch local size " + spec.launch_local[d].text();
   }
   return "";
 }
@@ -84,9 +86,9 @@ class Planner {
   PlannedKernel Plan(const results_db::WinnerRow& row) {
     const SpaceSpec& spec = Spec(row.template_name);
     if (spec.hash != row.template_hash) {
-      throw Error(ErrorCode::kBadInput, "template " + row.template_name +
-                                            " changed since it was tuned (hash " + row.template_hash +
-                                            " in the database, " + spec.hash + " now): re-tune");
+      throw Error(ErrorCode::kBadInput,
+                  "template " + row.template_name + " changed since it was tuned (hash " +
+                      row.template_hash + " in the database, " + spec.hash + " now): re-tune");
     }
     Problem problem = Problem::Parse(row.problem_key);
     DeviceInfo device = BindingDevice(row, spec);
@@ -122,7 +124,8 @@ class Planner {
  private:
   const SpaceSpec& Spec(const std::string& name) {
     auto it = specs_.find(name);
-    if (it == specs_.end()) it = specs_.emplace(name, SpaceSpec::Load(options_.templates_dir, name)).first;
+    if (it == specs_.end())
+      it = specs_.emplace(name, SpaceSpec::Load(options_.templates_dir, name)).first;
     return it->second;
   }
 

@@ -20,9 +20,9 @@ std::vector<long long> ShapeFields(const Problem& problem) {
     return f;
   }
   const Conv2dShape& c = problem.conv();
-  f = {c.n,        c.c,        c.h,          c.w,          c.k,          c.r,    c.s,
-       c.stride_h, c.stride_w, c.pad_h,      c.pad_w,      c.dilation_h, c.dilation_w,
-       c.groups,   c.layout == Layout::kNCHW ? 0 : 1};
+  f = {c.n,     c.c,          c.h,          c.w,        c.k,
+       c.r,     c.s,          c.stride_h,   c.stride_w, c.pad_h,
+       c.pad_w, c.dilation_h, c.dilation_w, c.groups,   c.layout == Layout::kNCHW ? 0 : 1};
   return f;
 }
 
@@ -43,11 +43,21 @@ std::string CStringLiteral(const std::string& text, const std::string& indent) {
       open = true;
     }
     switch (ch) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '?': out += "\\?"; break;  // no trigraph can form
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '?':
+        out += "\\?";
+        break;  // no trigraph can form
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       case '\n':
         out += "\\n\"";
         open = false;
@@ -91,16 +101,19 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const s
   for (size_t i = 0; i < kernels.size(); ++i) {
     const ExportEntry& e = kernels[i].entry;
     std::string shape;
-    for (long long v : ShapeFields(kernels[i].problem)) shape += (shape.empty() ? "" : ", ") + std::to_string(v);
+    for (long long v : ShapeFields(kernels[i].problem))
+      shape += (shape.empty() ? "" : ", ") + std::to_string(v);
     char median[40];
     std::snprintf(median, sizeof median, "%.17g", e.median_ms);
     auto q = [](const std::string& s) { return CStringLiteral(s, ""); };
-    out += "    {" + std::string(kernels[i].problem.op() == OpKind::kGemm ? "BEAST_OP_GEMM" : "BEAST_OP_CONV2D") +
-           ",\n     {" + shape + "},\n     " + q(e.problem_key) + ",\n     " + q(e.template_name) + ", " +
-           q(e.template_hash) + ",\n     " + q(e.config_key) + ",\n     " + q(e.kernel_name) + ", " +
-           std::to_string(program_index[i]) + ", " + Sizes(e.global) + ", " + Sizes(e.local) + ",\n     " +
-           q(e.device_name) + ", " + q(e.device_vendor) + ", " + q(e.device_driver) + ", " +
-           q(e.device_arch) + ",\n     " + median + "},\n";
+    out += "    {" +
+           std::string(kernels[i].problem.op() == OpKind::kGemm ? "BEAST_OP_GEMM"
+                                                                : "BEAST_OP_CONV2D") +
+           ",\n     {" + shape + "},\n     " + q(e.problem_key) + ",\n     " + q(e.template_name) +
+           ", " + q(e.template_hash) + ",\n     " + q(e.config_key) + ",\n     " +
+           q(e.kernel_name) + ", " + std::to_string(program_index[i]) + ", " + Sizes(e.global) +
+           ", " + Sizes(e.local) + ",\n     " + q(e.device_name) + ", " + q(e.device_vendor) +
+           ", " + q(e.device_driver) + ", " + q(e.device_arch) + ",\n     " + median + "},\n";
   }
   out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n";
   return out;

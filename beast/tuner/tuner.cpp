@@ -46,6 +46,8 @@ struct Pair {
   const Problem* problem;
   std::unique_ptr<BoundSpace> space;
   Config default_config;
+  bool has_default = false;  // the default config is correct for this problem
+  std::string no_default_why;
   uint64_t count = 0;
 };
 
@@ -68,18 +70,16 @@ std::vector<Pair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptio
         if (!supported) continue;
       }
       any = true;
-      Pair p{&spec, &problem, std::make_unique<BoundSpace>(spec, problem, device, o.bind), {}, 0};
+      Pair p{&spec, &problem, std::make_unique<BoundSpace>(spec, problem, device, o.bind), {}, false, "", 0};
       p.count = p.space->Count();
       if (p.count == 0) {
         throw Error(ErrorCode::kEmptySpace, "the space of " + spec.name + " is empty for " + problem.Key() +
                                                 ": " + WhyEmpty(p.space->Explain()));
       }
+      // The default is the baseline of the speed-ups: it needs to be correct
+      // (hard constraints), not one the soft constraints would propose.
       p.default_config = p.space->DefaultConfig();
-      std::string why;
-      if (!p.space->Check(p.default_config, &why)) {
-        throw Error(ErrorCode::kBadInput, spec.space_path + ": the default config of " + spec.name + " is not valid for " +
-                                              problem.Key() + ": " + why);
-      }
+      p.has_default = p.space->Check(p.default_config, &p.no_default_why, /*hard_only=*/true);
       pairs.push_back(std::move(p));
     }
     if (!any) {
@@ -132,13 +132,18 @@ TuneSummary Tune(const TuneOptions& o) {
     ps.space_size = pair.count;
     int64_t problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
     int64_t template_id = store.UpsertTemplate(spec.name, spec.hash, spec.source_rel);
-    std::vector<Config> configs = SelectConfigs(*pair.space, pair.default_config, o.max_configs, o.seed);
+    std::vector<Config> configs =
+        SelectConfigs(*pair.space, pair.has_default ? &pair.default_config : nullptr, o.max_configs, o.seed);
+    if (!pair.has_default && o.progress) {
+      std::fprintf(stderr, "%s: the default config does not fit %s (%s); no baseline for speed-ups\n",
+                   spec.name.c_str(), problem.Key().c_str(), pair.no_default_why.c_str());
+    }
     ps.selected = configs.size();
     std::set<std::string> measured = store.MeasuredConfigKeys(device_id, problem_id, template_id);
     auto& data = data_by_problem[problem.Key()];
     if (!data) data = std::make_unique<ProblemData>(MakeProblemData(problem));
     DeviceProblem on_device = UploadProblem(context, *data);
-    const std::string default_key = pair.default_config.Key();
+    const std::string default_key = pair.has_default ? pair.default_config.Key() : "";
     Progress progress(o.progress, spec.name + " " + problem.Key(), configs.size());
     double best_ms = -1, best_gflops = 0;
     for (const Config& config : configs) {

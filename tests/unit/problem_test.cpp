@@ -65,6 +65,9 @@ TEST(Problem, BadInputIsOneClearLine) {
             "input (output would be -2x-2)");
   EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,groups=2"),
             "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,groups=2\": groups=2 must divide C=3 and K=4");
+  EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=2,W=2,K=4,R=3,S=3,stride=2"),
+            "problem \"conv2d:N=1,C=3,H=2,W=2,K=4,R=3,S=3,stride=2\": the dilated filter is larger than the "
+            "padded input (output would be 0x0)");
   EXPECT_EQ(ErrorOf("gemm"), "problem \"gemm\": expected OP:KEY=VALUE,... with OP conv2d or gemm");
   EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,layout=CHWN"),
             "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,layout=CHWN\": layout \"CHWN\" is not NCHW or NHWC");

@@ -73,12 +73,15 @@ class BoundSpace {
   std::vector<Config> Enumerate(size_t limit = SIZE_MAX) const;
   SpaceReport Explain() const;
 
-  // Whether config is a point of the space; when not, why (one line).
-  bool Check(const Config& config, std::string* why) const;
+  // Whether config is a point of the space; when not, why (one line). With
+  // hard_only, soft constraints are not checked: the config is correct and
+  // runnable, if not one the space would propose (a template's default on a
+  // small problem, say).
+  bool Check(const Config& config, std::string* why, bool hard_only = false) const;
   // The template's default config (every parameter's default). Throws
   // Error(kBadInput) when a parameter has none.
   Config DefaultConfig() const;
-  // Binds config (which must pass Check) into an Instance.
+  // Binds config (which must pass Check with hard_only) into an Instance.
   Instance Instantiate(const Config& config) const;
 
   struct Impl;

@@ -41,6 +41,7 @@ struct ExportSummary {
   std::string out_dir;
   std::vector<ExportEntry> entries;  // ordered by device, problem
   std::vector<std::string> files;    // written, relative to out_dir, sorted
+  std::vector<std::string> skipped;  // winners left out (another backend), one line each
 };
 
 // Writes the project into a temporary folder beside out_dir and renames it

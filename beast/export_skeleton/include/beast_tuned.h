@@ -1,0 +1,80 @@
+/* beast_tuned.h: the C API of a kernel library exported by `beast export`.
+ * It runs the kernel beast tuned for each problem on the device it was tuned
+ * on. C99; needs no OpenCL header. Functions return a beast_status; on failure
+ * beast_last_error() says why in one line. */
+#ifndef BEAST_TUNED_H_
+#define BEAST_TUNED_H_
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum beast_status {
+  BEAST_OK = 0,
+  BEAST_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, an impossible shape, an unknown enum */
+  BEAST_ERROR_NOT_TUNED = 2,        /* no tuned kernel for this problem */
+  BEAST_ERROR_DEVICE = 3,           /* no such device, or it refused a context / memory */
+  BEAST_ERROR_BUILD = 4,            /* the device failed to compile the tuned kernel */
+  BEAST_ERROR_LAUNCH = 5            /* the device refused or failed the kernel launch */
+} beast_status;
+
+typedef enum beast_backend { BEAST_BACKEND_OPENCL = 0 } beast_backend;
+
+typedef enum beast_layout { BEAST_LAYOUT_NCHW = 0, BEAST_LAYOUT_NHWC = 1 } beast_layout;
+
+typedef enum beast_dtype { BEAST_DTYPE_F32 = 0 } beast_dtype;
+
+/* Forward 2D convolution (cross-correlation), as beast tunes it:
+ *   NCHW: x[n][c][h][w], w[k][c/groups][r][s], y[n][k][p][q]
+ *   NHWC: x[n][h][w][c], w[k][r][s][c/groups], y[n][p][q][k]
+ * with p = (h + 2*pad_h - dilation_h*(r-1) - 1) / stride_h + 1 (q alike). */
+typedef struct beast_conv2d_problem {
+  int n, c, h, w, k, r, s, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups;
+  beast_layout layout;
+  beast_dtype dtype;
+} beast_conv2d_problem;
+
+/* Row-major c[m][n] = sum_k A(m,k) B(k,n); a is stored m x k (k x m when
+ * trans_a), b is stored k x n (n x k when trans_b). */
+typedef struct beast_gemm_problem {
+  int m, n, k, trans_a, trans_b;
+  beast_dtype dtype;
+} beast_gemm_problem;
+
+/* One device opened for work. Kernels are compiled on first use and kept for
+ * the context's life. A context may be used from several threads at once. */
+typedef struct beast_context beast_context;
+
+/* Opens device `device_index` of `backend`: for OpenCL, the devices of every
+ * platform, platforms in order, each platform's devices in order (as
+ * `beast devices` lists them). */
+beast_status beast_context_create(beast_backend backend, int device_index, beast_context** ctx);
+void beast_context_destroy(beast_context* ctx);
+
+/* Host-memory entry points: copy the inputs to the device, run the tuned
+ * kernel, copy the output back. Blocking. */
+beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
+                                       const float* x, const float* w, float* y);
+beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const float* a,
+                             const float* b, float* c);
+
+/* Writes into buf (always NUL-terminated when len > 0) which kernel, config
+ * and tuning device a call with this problem on this context would use. */
+beast_status beast_explain_conv2d(beast_context* ctx, const beast_conv2d_problem* problem,
+                                  char* buf, size_t len);
+beast_status beast_explain_gemm(beast_context* ctx, const beast_gemm_problem* problem, char* buf,
+                                size_t len);
+
+/* The message of the last failed call on this thread ("" when none). */
+const char* beast_last_error(void);
+
+/* The number of tuned (problem, device) entries in this library. */
+int beast_tuned_entry_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BEAST_TUNED_H_ */

@@ -1,0 +1,156 @@
+/* beast_context.c: opening an OpenCL device as beast numbers it, and the
+ * per-context cache of built programs (each tuned program is compiled once per
+ * context, on first use, under the context's mutex). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "beast_runtime.h"
+
+/* Finds device `index` counting every platform's devices in platform order. */
+static beast_status FindDevice(int index, cl_device_id* found) {
+  cl_uint platform_count = 0;
+  if (clGetPlatformIDs(0, NULL, &platform_count) != CL_SUCCESS || platform_count == 0) {
+    return beast_fail(BEAST_ERROR_DEVICE, "no OpenCL platform is installed");
+  }
+  cl_platform_id* platforms = (cl_platform_id*)calloc(platform_count, sizeof(cl_platform_id));
+  if (!platforms) return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
+  if (clGetPlatformIDs(platform_count, platforms, NULL) != CL_SUCCESS) platform_count = 0;
+  int seen = 0;
+  beast_status status = BEAST_ERROR_DEVICE;
+  for (cl_uint p = 0; p < platform_count && status != BEAST_OK; ++p) {
+    cl_uint count = 0;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &count) != CL_SUCCESS) continue;
+    if (index < seen + (int)count) {
+      cl_device_id* ids = (cl_device_id*)calloc(count, sizeof(cl_device_id));
+      if (ids && clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, count, ids, NULL) == CL_SUCCESS) {
+        *found = ids[index - seen];
+        status = BEAST_OK;
+      }
+      free(ids);
+      if (status != BEAST_OK) break;
+    }
+    seen += (int)count;
+  }
+  free(platforms);
+  if (status != BEAST_OK) {
+    return beast_fail(BEAST_ERROR_DEVICE, "no OpenCL device %d (this machine has %d)", index, seen);
+  }
+  return BEAST_OK;
+}
+
+static void QueryText(cl_device_id device, cl_device_info what, char* text, size_t len) {
+  if (clGetDeviceInfo(device, what, len, text, NULL) != CL_SUCCESS) text[0] = '\0';
+  text[len - 1] = '\0';
+}
+
+beast_status beast_context_create(beast_backend backend, int device_index, beast_context** ctx) {
+  beast_clear_error();
+  if (!ctx) return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_create: ctx is NULL");
+  *ctx = NULL;
+  if (backend != BEAST_BACKEND_OPENCL) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "backend %d is not supported (OpenCL only)",
+                      (int)backend);
+  }
+  if (device_index < 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "device index %d is negative", device_index);
+  }
+  cl_device_id device = NULL;
+  beast_status status = FindDevice(device_index, &device);
+  if (status != BEAST_OK) return status;
+
+  beast_context* c = (beast_context*)calloc(1, sizeof(beast_context));
+  if (!c) return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
+  pthread_mutex_init(&c->mutex, NULL);
+  c->programs = (cl_program*)calloc((size_t)beast_program_count, sizeof(cl_program));
+  c->build_failed = (unsigned char*)calloc((size_t)beast_program_count, 1);
+  if (!c->programs || !c->build_failed) {
+    beast_context_destroy(c);
+    return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
+  }
+  c->device = device;
+  QueryText(device, CL_DEVICE_NAME, c->device_name, sizeof c->device_name);
+  QueryText(device, CL_DRIVER_VERSION, c->device_driver, sizeof c->device_driver);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &c->max_work_group_size,
+                  NULL);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof c->max_work_item_sizes,
+                  c->max_work_item_sizes, NULL);
+  cl_int err = CL_SUCCESS;
+  c->context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  if (err == CL_SUCCESS) c->queue = clCreateCommandQueue(c->context, device, 0, &err);
+  if (err != CL_SUCCESS) {
+    beast_context_destroy(c);
+    return beast_fail(BEAST_ERROR_DEVICE, "cannot open OpenCL device %d (error %d)", device_index,
+                      (int)err);
+  }
+  *ctx = c;
+  return BEAST_OK;
+}
+
+void beast_context_destroy(beast_context* ctx) {
+  if (!ctx) return;
+  for (int i = 0; ctx->programs && i < beast_program_count; ++i) {
+    if (ctx->programs[i]) clReleaseProgram(ctx->programs[i]);
+  }
+  if (ctx->queue) {
+    clFinish(ctx->queue);
+    clReleaseCommandQueue(ctx->queue);
+  }
+  if (ctx->context) clReleaseContext(ctx->context);
+  free(ctx->programs);
+  free(ctx->build_failed);
+  pthread_mutex_destroy(&ctx->mutex);
+  free(ctx);
+}
+
+/* The build log's first line, for a one-line error. */
+static void FirstLogLine(cl_program program, cl_device_id device, char* line, size_t len) {
+  line[0] = '\0';
+  size_t size = 0;
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS ||
+      size == 0) {
+    return;
+  }
+  char* log = (char*)malloc(size + 1);
+  if (!log) return;
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
+    log[size] = '\0';
+    const char* start = log;
+    while (*start == '\n' || *start == ' ') ++start;
+    size_t n = strcspn(start, "\n");
+    if (n >= len) n = len - 1;
+    memcpy(line, start, n);
+    line[n] = '\0';
+  }
+  free(log);
+}
+
+beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_program* program) {
+  beast_status status = BEAST_OK;
+  pthread_mutex_lock(&ctx->mutex);
+  cl_program* slot = &ctx->programs[entry->program];
+  if (ctx->build_failed[entry->program]) {
+    status = beast_fail(BEAST_ERROR_BUILD, "%s (%s) failed to build on %s earlier in this context",
+                        entry->template_name, entry->config_key, ctx->device_name);
+  } else if (!*slot) {
+    const char* source = beast_program_sources[entry->program];
+    cl_int err = CL_SUCCESS;
+    cl_program built = clCreateProgramWithSource(ctx->context, 1, &source, NULL, &err);
+    /* The options beast tuned with (none), so the binary is the one measured. */
+    if (err == CL_SUCCESS) err = clBuildProgram(built, 1, &ctx->device, "", NULL, NULL);
+    if (err == CL_SUCCESS) {
+      *slot = built;
+    } else {
+      char line[512];
+      line[0] = '\0';
+      if (built) FirstLogLine(built, ctx->device, line, sizeof line);
+      if (built) clReleaseProgram(built);
+      ctx->build_failed[entry->program] = 1;
+      status =
+          beast_fail(BEAST_ERROR_BUILD, "%s (%s) does not build on %s (error %d): %s",
+                     entry->template_name, entry->config_key, ctx->device_name, (int)err, line);
+    }
+  }
+  *program = *slot;
+  pthread_mutex_unlock(&ctx->mutex);
+  return status;
+}

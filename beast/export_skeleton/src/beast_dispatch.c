@@ -1,0 +1,168 @@
+/* beast_dispatch.c: checks a call's problem, turns it into the shape fields
+ * and canonical key beast uses, picks the tuned entry for it on a context's
+ * device, and explains that choice. */
+#include <stdio.h>
+#include <string.h>
+
+#include "beast_runtime.h"
+
+static long long OutSize(long long in, long long pad, long long dilation, long long taps,
+                         long long stride) {
+  long long span = in + 2 * pad - dilation * (taps - 1) - 1;
+  return span < 0 ? 0 : span / stride + 1;
+}
+
+beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[BEAST_SHAPE_FIELDS],
+                                char* key, size_t key_len) {
+  const int positive[] = {p->n, p->c,        p->h,        p->w,          p->k,          p->r,
+                          p->s, p->stride_h, p->stride_w, p->dilation_h, p->dilation_w, p->groups};
+  const char* names[] = {"n", "c",        "h",        "w",          "k",          "r",
+                         "s", "stride_h", "stride_w", "dilation_h", "dilation_w", "groups"};
+  for (size_t i = 0; i < sizeof positive / sizeof positive[0]; ++i) {
+    if (positive[i] <= 0) {
+      return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: %s must be positive, not %d",
+                        names[i], positive[i]);
+    }
+  }
+  if (p->pad_h < 0 || p->pad_w < 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: padding must not be negative");
+  }
+  if (p->c % p->groups != 0 || p->k % p->groups != 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: groups=%d must divide c=%d and k=%d",
+                      p->groups, p->c, p->k);
+  }
+  if (p->layout != BEAST_LAYOUT_NCHW && p->layout != BEAST_LAYOUT_NHWC) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: unknown layout %d", (int)p->layout);
+  }
+  if (p->dtype != BEAST_DTYPE_F32) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: unknown dtype %d", (int)p->dtype);
+  }
+  if (OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h) <= 0 ||
+      OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w) <= 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "conv2d: the filter is larger than the padded input");
+  }
+  const long long fields[BEAST_SHAPE_FIELDS] = {p->n,          p->c,      p->h,     p->w,
+                                                p->k,          p->r,      p->s,     p->stride_h,
+                                                p->stride_w,   p->pad_h,  p->pad_w, p->dilation_h,
+                                                p->dilation_w, p->groups, p->layout};
+  memcpy(shape, fields, sizeof fields);
+  snprintf(key, key_len,
+           "conv2d:N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,S=%d,stride_h=%d,stride_w=%d,pad_h=%d,pad_w=%d,"
+           "dilation_h=%d,dilation_w=%d,groups=%d,layout=%s,dtype=f32",
+           p->n, p->c, p->h, p->w, p->k, p->r, p->s, p->stride_h, p->stride_w, p->pad_h, p->pad_w,
+           p->dilation_h, p->dilation_w, p->groups,
+           p->layout == BEAST_LAYOUT_NCHW ? "NCHW" : "NHWC");
+  return BEAST_OK;
+}
+
+beast_status beast_gemm_shape(const beast_gemm_problem* p, long long shape[BEAST_SHAPE_FIELDS],
+                              char* key, size_t key_len) {
+  if (p->m <= 0 || p->n <= 0 || p->k <= 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "gemm: m, n and k must be positive, not %d, %d, %d", p->m, p->n, p->k);
+  }
+  if ((p->trans_a != 0 && p->trans_a != 1) || (p->trans_b != 0 && p->trans_b != 1)) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "gemm: trans_a and trans_b must be 0 or 1");
+  }
+  if (p->dtype != BEAST_DTYPE_F32) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "gemm: unknown dtype %d", (int)p->dtype);
+  }
+  memset(shape, 0, sizeof(long long) * BEAST_SHAPE_FIELDS);
+  shape[0] = p->m;
+  shape[1] = p->n;
+  shape[2] = p->k;
+  shape[3] = p->trans_a;
+  shape[4] = p->trans_b;
+  snprintf(key, key_len, "gemm:M=%d,N=%d,K=%d,transA=%d,transB=%d,dtype=f32", p->m, p->n, p->k,
+           p->trans_a, p->trans_b);
+  return BEAST_OK;
+}
+
+static int Fits(const beast_context* ctx, const beast_entry* e) {
+  size_t group = e->local[0] * e->local[1] * e->local[2];
+  if (group > ctx->max_work_group_size) return 0;
+  for (int d = 0; d < 3; ++d) {
+    if (e->local[d] > ctx->max_work_item_sizes[d]) return 0;
+  }
+  return 1;
+}
+
+const beast_entry* beast_select(const beast_context* ctx, beast_op op,
+                                const long long shape[BEAST_SHAPE_FIELDS], const char* key) {
+  const beast_entry* here = NULL;
+  const beast_entry* elsewhere = NULL;
+  int tuned = 0;
+  for (int i = 0; i < beast_entry_count; ++i) {
+    const beast_entry* e = &beast_entries[i];
+    if (e->op != op || memcmp(e->shape, shape, sizeof e->shape) != 0) continue;
+    ++tuned;
+    if (strcmp(e->device_name, ctx->device_name) == 0) {
+      /* The same device with the same driver beats one with another driver. */
+      int same_driver = strcmp(e->device_driver, ctx->device_driver) == 0;
+      int here_same_driver = here && strcmp(here->device_driver, ctx->device_driver) == 0;
+      if (!here || (same_driver && !here_same_driver) ||
+          (same_driver == here_same_driver && e->median_ms < here->median_ms)) {
+        here = e;
+      }
+    } else if (Fits(ctx, e) && (!elsewhere || e->median_ms < elsewhere->median_ms)) {
+      elsewhere = e;
+    }
+  }
+  if (here) return here;
+  if (elsewhere) return elsewhere;
+  if (tuned) {
+    beast_fail(BEAST_ERROR_NOT_TUNED,
+               "%s was tuned only on devices whose work-group size %s cannot launch", key,
+               ctx->device_name);
+  } else {
+    beast_fail(BEAST_ERROR_NOT_TUNED,
+               "no tuned kernel for %s (tune it with beast tune and export again)", key);
+  }
+  return NULL;
+}
+
+static beast_status Explain(beast_context* ctx, beast_op op,
+                            const long long shape[BEAST_SHAPE_FIELDS], const char* key, char* buf,
+                            size_t len) {
+  const beast_entry* e = beast_select(ctx, op, shape, key);
+  if (!e) return BEAST_ERROR_NOT_TUNED;
+  int same = strcmp(e->device_name, ctx->device_name) == 0;
+  snprintf(buf, len,
+           "%s -> %s (kernel %s) config %s, global %zux%zux%zu local %zux%zux%zu; tuned on %s "
+           "(%s, driver %s) at %.6g ms; running on %s%s",
+           key, e->template_name, e->kernel_name, e->config_key, e->global[0], e->global[1],
+           e->global[2], e->local[0], e->local[1], e->local[2], e->device_name, e->device_vendor,
+           e->device_driver, e->median_ms, ctx->device_name,
+           same ? "" : " (not the tuning device: a kernel tuned elsewhere)");
+  return BEAST_OK;
+}
+
+beast_status beast_explain_conv2d(beast_context* ctx, const beast_conv2d_problem* problem,
+                                  char* buf, size_t len) {
+  beast_clear_error();
+  if (!ctx || !problem || !buf || len == 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "beast_explain_conv2d: a NULL argument or len 0");
+  }
+  buf[0] = '\0';
+  long long shape[BEAST_SHAPE_FIELDS];
+  char key[512];
+  beast_status status = beast_conv2d_shape(problem, shape, key, sizeof key);
+  return status != BEAST_OK ? status : Explain(ctx, BEAST_OP_CONV2D, shape, key, buf, len);
+}
+
+beast_status beast_explain_gemm(beast_context* ctx, const beast_gemm_problem* problem, char* buf,
+                                size_t len) {
+  beast_clear_error();
+  if (!ctx || !problem || !buf || len == 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_explain_gemm: a NULL argument or len 0");
+  }
+  buf[0] = '\0';
+  long long shape[BEAST_SHAPE_FIELDS];
+  char key[512];
+  beast_status status = beast_gemm_shape(problem, shape, key, sizeof key);
+  return status != BEAST_OK ? status : Explain(ctx, BEAST_OP_GEMM, shape, key, buf, len);
+}
+
+int beast_tuned_entry_count(void) { return beast_entry_count; }

@@ -1,0 +1,58 @@
+/* beast_runtime.h: private declarations shared by the runtime's files — the
+ * context, the error helpers, problem checks and dispatch. Not installed. */
+#ifndef BEAST_RUNTIME_H_
+#define BEAST_RUNTIME_H_
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <pthread.h>
+
+#include "beast_table.h"
+#include "beast_tuned.h"
+
+struct beast_context {
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  char device_name[256];
+  char device_driver[128];
+  size_t max_work_group_size;
+  size_t max_work_item_sizes[3];
+  /* Programs of beast_program_sources, built on first use under `mutex`;
+   * build_failed[i] remembers a failed build so it is not retried. */
+  pthread_mutex_t mutex;
+  cl_program* programs;
+  unsigned char* build_failed;
+};
+
+/* Records a one-line message for beast_last_error() and returns status. */
+beast_status beast_fail(beast_status status, const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void beast_clear_error(void);
+
+/* Checks a problem (INVALID_ARGUMENT with the reason when it is impossible)
+ * and fills its shape fields (beast_table.h) and canonical key. */
+beast_status beast_conv2d_shape(const beast_conv2d_problem* problem,
+                                long long shape[BEAST_SHAPE_FIELDS], char* key, size_t key_len);
+beast_status beast_gemm_shape(const beast_gemm_problem* problem,
+                              long long shape[BEAST_SHAPE_FIELDS], char* key, size_t key_len);
+
+/* The entry to run for (op, shape) on ctx's device: one tuned on this device
+ * (by name) if any, else the fastest tuned elsewhere whose work-group this
+ * device can launch. NULL with NOT_TUNED recorded when there is none. */
+const beast_entry* beast_select(const beast_context* ctx, beast_op op,
+                                const long long shape[BEAST_SHAPE_FIELDS], const char* key);
+
+/* The built program of entry->program on ctx, building it on first use. */
+beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_program* program);
+
+#endif /* BEAST_RUNTIME_H_ */

@@ -1,0 +1,40 @@
+/* beast_table.h: the tuned-kernel table the runtime dispatches from. `beast
+ * export` generates its definition (beast_kernels.c): one entry per tuned
+ * (problem, device), each naming a rendered program and its launch geometry. */
+#ifndef BEAST_TABLE_H_
+#define BEAST_TABLE_H_
+
+#include <stddef.h>
+
+typedef enum beast_op { BEAST_OP_CONV2D = 0, BEAST_OP_GEMM = 1 } beast_op;
+
+/* Shape fields, in this order, that must equal a call's for an entry to match.
+ * conv2d: n c h w k r s stride_h stride_w pad_h pad_w dilation_h dilation_w
+ *         groups layout (0 NCHW, 1 NHWC)
+ * gemm:   m n k trans_a trans_b (then zeros) */
+#define BEAST_SHAPE_FIELDS 15
+
+typedef struct beast_entry {
+  beast_op op;
+  long long shape[BEAST_SHAPE_FIELDS];
+  const char* problem_key;   /* beast's canonical problem key */
+  const char* template_name; /* "gemm/tiled" */
+  const char* template_hash;
+  const char* config_key; /* "MWG=32,NWG=64,..." */
+  const char* kernel_name;
+  int program; /* index into beast_program_sources */
+  size_t global[3];
+  size_t local[3];
+  const char* device_name; /* the device it was tuned on */
+  const char* device_vendor;
+  const char* device_driver;
+  const char* device_arch;
+  double median_ms; /* its tuned time there */
+} beast_entry;
+
+extern const char* const beast_program_sources[];
+extern const int beast_program_count;
+extern const beast_entry beast_entries[];
+extern const int beast_entry_count;
+
+#endif /* BEAST_TABLE_H_ */

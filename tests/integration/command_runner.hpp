@@ -1,0 +1,38 @@
+// Runs the beast binary (or any command) through the shell for whole-pipeline
+// tests, capturing exit code and output.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace beast::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout, and stderr when merged
+};
+
+inline CommandResult RunCommand(const std::string& command, bool merge_stderr = true) {
+  CommandResult r;
+  FILE* pipe = popen((command + (merge_stderr ? " 2>&1" : "")).c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "/beast/beast"; }
+
+inline size_t CountOccurrences(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++count;
+  return count;
+}
+
+}  // namespace beast::testing
