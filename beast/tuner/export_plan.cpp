@@ -13,7 +13,6 @@
 #include "beast/error.hpp"
 #include "beast/space_spec.hpp"
 #include "beast/template_vars.hpp"
-#include "harness/opencl_devices.hpp"
 #include "harness/renderer.hpp"
 #include "results_db/store.hpp"
 
@@ -37,46 +36,6 @@ std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::Winner
   return best;
 }
 
-// Limits no hard constraint can fail on: a winner was measured ok, so only
-// the constraints that need real limits are the ones this cannot answer.
-DeviceLimits PermissiveLimits() {
-  DeviceLimits l;
-  l.max_work_group_size = int64_t{1} << 30;
-  for (auto& size : l.max_work_item_sizes) size = int64_t{1} << 30;
-  l.local_mem_bytes = int64_t{1} << 40;
-  l.global_mem_bytes = int64_t{1} << 50;
-  l.compute_units = 1;
-  l.warp_size = 1;
-  return l;
-}
-
-// The first derived value or launch size of spec computed from device
-// limits (directly or through another derived value), or "" when none.
-std::string DeviceDependentName(const SpaceSpec& spec) {
-  std::set<std::string> tainted;
-  auto reads_device = [&tainted](const Expr& expr) {
-    for (const auto& name : expr.Names()) {
-      if (name.rfind("device_", 0) == 0 || tainted.count(name)) return true;
-    }
-    return false;
-  };
-  std::string first;
-  for (const auto& d : spec.derived) {
-    if (reads_device(d.expr)) {
-      tainted.insert(d.name);
-      if (first.empty()) first = "derived value " + d.name;
-    }
-  }
-  if (!first.empty()) return first;
-  for (int d = 0; d < 3; ++d) {
-    if (reads_device(spec.launch_global[d]))
-      return "launch global size " + spec.launch_global[d].text();
-    if (reads_device(spec.launch_local[d]))
-      return "launch local size " + spec.launch_local[d].text();
-  }
-  return "";
-}
-
 class Planner {
  public:
   explicit Planner(const ExportOptions& options)
@@ -91,7 +50,7 @@ class Planner {
                       row.template_hash + " in the database, " + spec.hash + " now): re-tune");
     }
     Problem problem = Problem::Parse(row.problem_key);
-    DeviceInfo device = BindingDevice(row, spec);
+    DeviceInfo device = BindingDevice(row);
     BindOptions bind;
     bind.ignore_soft = true;  // the tuner may have explored past the soft constraints
     BoundSpace space(spec, problem, device, bind);
@@ -129,40 +88,22 @@ class Planner {
     return it->second;
   }
 
-  // The tuning device as the space binds it: with the live device's limits
-  // when that device is here, else with limits no hard constraint fails on
-  // (the database keeps no limits with a winner), which is only sound when
-  // no derived value or launch size depends on them.
-  DeviceInfo BindingDevice(const results_db::WinnerRow& row, const SpaceSpec& spec) {
-    if (!live_) live_ = harness::ListOpenCLDevices();
+  // The tuning device as the space binds it, with the limits recorded when
+  // it was measured, so the export needs no access to that device.
+  static DeviceInfo BindingDevice(const results_db::WinnerRow& row) {
     DeviceInfo device;
     device.backend = Backend::kOpenCL;
     device.name = row.device_name;
     device.vendor = row.vendor;
     device.driver_version = row.driver_version;
     device.arch = row.arch;
-    for (const auto& d : *live_) {
-      if (d.name == row.device_name && d.driver_version == row.driver_version) {
-        device.limits = d.limits;
-        return device;
-      }
-    }
-    std::string needs = DeviceDependentName(spec);
-    if (!needs.empty()) {
-      throw Error(ErrorCode::kNotFound, "template " + spec.name + " computes its " + needs +
-                                            " from device limits, and " + row.device_name +
-                                            " (driver " + row.driver_version +
-                                            "), the device it was tuned on, is not here to read "
-                                            "them from: export on a machine that has it");
-    }
-    device.limits = PermissiveLimits();
+    device.limits = DeviceLimitsFromJson(row.limits_json);
     return device;
   }
 
   const ExportOptions& options_;
   harness::Renderer renderer_;
   std::map<std::string, SpaceSpec> specs_;
-  std::optional<std::vector<DeviceInfo>> live_;
 };
 
 }  // namespace

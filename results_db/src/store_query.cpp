@@ -18,7 +18,7 @@ namespace {
 const std::string kRowsCte = R"SQL(
 WITH result_rows AS (
   SELECT m.id AS measurement_id, m.run_id, m.device_id, d.backend, d.name AS device_name,
-         d.vendor, d.driver_version, d.arch, m.problem_id, p.key AS problem_key, p.op,
+         d.vendor, d.driver_version, d.arch, d.limits_json, m.problem_id, p.key AS problem_key, p.op,
          c.template_id, t.name AS template_name, t.hash AS template_hash, t.source_path,
          m.config_id, c.config_key, c.params_json, m.status, m.is_default, m.median_ms,
          m.spread, m.gflops, m.max_error, m.compile_ms, m.error_text,
@@ -69,7 +69,7 @@ const std::string kQueryBestSql = kRowsCte + kBestCte + kResultColumns + "FROM b
 const std::string kWinnersSql = kRowsCte + kBestCte + R"SQL(
 SELECT device_id, backend, device_name, vendor, driver_version, arch, problem_id, problem_key,
        op, template_id, template_name, template_hash, source_path, config_id, config_key,
-       params_json, median_ms, gflops, default_ms
+       params_json, median_ms, gflops, default_ms, limits_json
 FROM best_rows)SQL" + kOrder;
 
 std::optional<double> Speedup(std::optional<double> default_ms, std::optional<double> median_ms) {
@@ -149,6 +149,7 @@ std::vector<WinnerRow> Store::Winners(std::optional<int64_t> device_id) {
     row.median_ms = query.ColumnDouble(16);
     row.gflops = query.ColumnOptionalDouble(17);
     row.speedup_vs_default = Speedup(query.ColumnOptionalDouble(18), row.median_ms);
+    row.limits_json = query.ColumnText(19);
     rows.push_back(std::move(row));
   }
   return rows;

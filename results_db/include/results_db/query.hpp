@@ -59,6 +59,7 @@ struct WinnerRow {
   std::string vendor;
   std::string driver_version;
   std::string arch;
+  std::string limits_json;  // the device's limits when it was measured (DeviceLimitsToJson)
   int64_t problem_id = 0;
   std::string problem_key;
   std::string op;
