@@ -1,7 +1,9 @@
 // Resolution of --device selectors against the devices present (device_resolver.hpp).
 #include "beast/device_resolver.hpp"
 
+#include "beast/device_spec_table.hpp"
 #include "beast/error.hpp"
+#include "beast/paths.hpp"
 #include "harness/cuda_driver.hpp"
 #include "harness/opencl_devices.hpp"
 
@@ -9,11 +11,7 @@ namespace beast {
 
 DeviceInfo ResolveDevice(const DeviceSelector& selector) {
   if (selector.backend == Backend::kCuda) {
-    if (!selector.arch.empty()) {
-      throw Error(ErrorCode::kNotFound, "cuda:" + selector.arch +
-                                            ": compile-only CUDA devices are not available in this build "
-                                            "(no spec table in constraints/devices)");
-    }
+    if (!selector.arch.empty()) return LoadDeviceSpec(Paths::Default().constraints_dir, selector.arch);
     harness::CudaProbe probe = harness::ProbeCuda();
     if (!probe.driver_loaded) throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(selector.index) + ": " + probe.message);
     if (selector.index >= static_cast<int>(probe.devices.size())) {
