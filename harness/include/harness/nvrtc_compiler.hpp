@@ -1,0 +1,40 @@
+// CUDA compilation with NVRTC: a rendered CUDA kernel to a cubin for one
+// architecture (sm_XX), with the resources ptxas reports (registers, spills,
+// stack, shared memory) for post-compile constraints and the database. Needs
+// no GPU. A source that does not compile is data (ok=false, log kept).
+#pragma once
+
+#include <string>
+
+namespace beast::harness {
+
+struct CudaResources {
+  int registers = -1;          // per thread; -1 when ptxas did not say
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  int stack_bytes = 0;
+  int shared_bytes = 0;        // static shared memory per block
+};
+
+struct CudaCompileResult {
+  bool ok = false;
+  std::string log;             // NVRTC's log, ptxas lines included
+  double compile_ms = 0;
+  std::string cubin;           // the binary when ok
+  CudaResources resources;     // of kernel_name, parsed from the ptxas lines
+};
+
+// False when this build has no NVRTC (the CUDA toolkit was not found).
+bool NvrtcAvailable();
+// "13.0", or "" without NVRTC.
+std::string NvrtcVersion();
+
+// Compiles with -arch=<arch> --ptxas-options=-v. Throws Error(kEnvironment)
+// when NVRTC is not available; every compiler complaint is data.
+CudaCompileResult CompileCuda(const std::string& source, const std::string& arch,
+                              const std::string& kernel_name);
+
+// Parses ptxas -v output for one entry function (exposed for tests).
+CudaResources ParsePtxasInfo(const std::string& log, const std::string& kernel_name);
+
+}  // namespace beast::harness
