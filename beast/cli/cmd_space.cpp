@@ -40,7 +40,7 @@ int Space(const Argv& argv) {
   options.ignore_soft = args.Has("ignore-soft");
   for (const auto& text : args.GetAll("constraint")) options.extra.push_back(ParseUserConstraint(text));
   for (const auto& file : args.GetAll("constraints")) {
-    for (auto& c : LoadConstraintFile(file)) options.extra.push_back(c);
+    for (auto& c : LoadConstraintFile(file, Paths::Default().constraints_dir)) options.extra.push_back(c);
   }
   if (args.Has("t1")) {
     if (!args.positional().empty()) throw Error(ErrorCode::kBadArgument, "beast space: give a TEMPLATE or --t1 FILE, not both");

@@ -2,6 +2,7 @@
 // the reading of one constraint shared with space descriptions.
 #include "beast/user_constraints.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -61,9 +62,19 @@ ConstraintSpec ParseUserConstraint(const std::string& text) {
   return c;
 }
 
-std::vector<ConstraintSpec> LoadConstraintFile(const std::string& path) {
+std::vector<ConstraintSpec> LoadConstraintFile(const std::string& path_or_set,
+                                               const std::string& constraints_dir) {
+  std::string path = path_or_set;
+  std::string set = constraints_dir + "/sets/" + path_or_set + ".yaml";
+  if (!constraints_dir.empty() && path_or_set.find('/') == std::string::npos &&
+      !std::filesystem::exists(path_or_set) && std::filesystem::exists(set)) {
+    path = set;
+  }
   std::ifstream in(path);
-  if (!in) throw Error(ErrorCode::kNotFound, path + ": cannot be read");
+  if (!in) {
+    throw Error(ErrorCode::kNotFound, path + ": cannot be read (neither a file nor a set in " +
+                                          (constraints_dir.empty() ? "constraints" : constraints_dir) + "/sets)");
+  }
   std::stringstream text;
   text << in.rdbuf();
   YamlReader reader(path);

@@ -11,6 +11,9 @@
 namespace beast {
 
 ConstraintSpec ParseUserConstraint(const std::string& text);
-std::vector<ConstraintSpec> LoadConstraintFile(const std::string& path);
+// `path_or_set` is a file, or the name of a reusable set in
+// constraints_dir/sets ("full_warps" -> constraints/sets/full_warps.yaml).
+std::vector<ConstraintSpec> LoadConstraintFile(const std::string& path_or_set,
+                                               const std::string& constraints_dir = "");
 
 }  // namespace beast
