@@ -1,6 +1,9 @@
 """beast_analysis: reads a beast result database (winners, status counts, ...).
 
-Opens databases read-only, so it is safe beside a running `beast tune`.
+The readers open databases read-only, so they are safe beside a running
+`beast tune`. The modules behind `beast report` (report.py), `beast import`
+(kernel_tuner_import.py) and `beast export-results` (t4_export.py) run as
+`python -m beast_analysis SUBCOMMAND` (cli.py); only the import writes.
 """
 
 from beast_analysis.db import (

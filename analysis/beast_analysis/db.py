@@ -30,6 +30,31 @@ def _is_not_a_database(error):
     return "not a database" in str(error)
 
 
+def check_header(connection, name):
+    """Raises BeastDatabaseError unless the open connection is a beast database
+    of this schema version. name is the file name the message gives.
+
+    A file that is not SQLite at all fails the first PRAGMA; a blank SQLite
+    file (application_id 0) is not a beast database either: only a writer that
+    creates the schema (db_write.open_for_writing) treats it as new.
+    """
+    try:
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as error:
+        if _is_not_a_database(error):
+            raise BeastDatabaseError(f"{name} is not a beast database") from None
+        raise BeastDatabaseError(f"{name}: {error}") from None
+    if application_id != APPLICATION_ID:
+        raise BeastDatabaseError(f"{name} is not a beast database")
+    if version != SCHEMA_VERSION:
+        relation = "newer" if version > SCHEMA_VERSION else "older"
+        raise BeastDatabaseError(
+            f"{name} has schema version {version}, {relation} than this beast "
+            f"({SCHEMA_VERSION})"
+        )
+
+
 def connect(db_path):
     """Opens db_path read-only and returns a sqlite3.Connection with Row rows.
 
@@ -42,22 +67,9 @@ def connect(db_path):
         raise BeastDatabaseError(f"{name}: no such database file")
     connection = sqlite3.connect(_read_only_uri(name), uri=True)
     try:
-        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.DatabaseError as error:
+        check_header(connection, name)
+    except BeastDatabaseError:
         connection.close()
-        if _is_not_a_database(error):
-            raise BeastDatabaseError(f"{name} is not a beast database") from None
-        raise BeastDatabaseError(f"{name}: {error}") from None
-    if application_id != APPLICATION_ID:
-        connection.close()
-        raise BeastDatabaseError(f"{name} is not a beast database")
-    if version != SCHEMA_VERSION:
-        connection.close()
-        relation = "newer" if version > SCHEMA_VERSION else "older"
-        raise BeastDatabaseError(
-            f"{name} has schema version {version}, {relation} than this beast "
-            f"({SCHEMA_VERSION})"
-        )
+        raise
     connection.row_factory = sqlite3.Row
     return connection

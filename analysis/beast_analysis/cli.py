@@ -1,0 +1,152 @@
+"""The subcommands `beast report`, `beast import` and `beast export-results`
+run (the C++ verbs start `python -m beast_analysis SUBCOMMAND ...`).
+
+Conventions of the beast CLI: bad input is one line on stderr, "beast VERB:
+what is wrong, and where", exit code 1 (2 for a usage error), and nothing is
+half-written; --json prints what a script reads.
+"""
+
+import argparse
+import json
+import shlex
+import sys
+
+from beast_analysis.db import BeastDatabaseError
+from beast_analysis.errors import InputError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors, as the C++ verbs give them."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def _filters(parser):
+    parser.add_argument("--device", help="only this device (its name, exactly)")
+    parser.add_argument("--problem", help="only this problem (its canonical key, exactly)")
+    parser.add_argument("--template", help="only this template (its name, exactly)")
+
+
+def _report_parser():
+    parser = _Parser(prog="beast report", description=(
+        "Writes DIR/index.html with PNG plots of a result database: distribution of times per "
+        "template and problem, the effect of each parameter on time, parameter importance "
+        "(random forest), tuned best against the default config, a roofline of the winners, "
+        "failures by status. DIR must be absent, empty or a previous report, which is replaced. "
+        "The page needs no network."))
+    parser.add_argument("--db", default="beast.db", help="the database (default beast.db)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the report folder")
+    _filters(parser)
+    parser.add_argument("--param", action="append", metavar="NAME",
+                        help="plot the effect of only these parameters (repeatable); "
+                             "the importance model still uses all of them")
+    parser.add_argument("--json", action="store_true", help="print the files written as JSON")
+    return parser
+
+
+def _import_parser():
+    parser = _Parser(prog="beast import", description=(
+        "Loads a Kernel Tuner cache file (.json or .json.gz, also one a killed run left without "
+        "its closing braces) into a database, created if missing, in one transaction: one "
+        "measurement per cache entry, on the cache's device, problem kt:KERNEL:SIZE, template "
+        "kernel_tuner/KERNEL. A config already measured there keeps its first result."))
+    parser.add_argument("--kernel-tuner", required=True, metavar="FILE", help="the cache file")
+    parser.add_argument("--db", default="beast.db", help="the database (default beast.db)")
+    parser.add_argument("--device-name", metavar="NAME", help="the device (default: the cache's device_name)")
+    parser.add_argument("--default", metavar="CONFIG",
+                        help="mark this config (NAME=value,... over every parameter) as the "
+                             "baseline, as a template's default config is")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return parser
+
+
+def _export_parser():
+    parser = _Parser(prog="beast export-results", description=(
+        "Writes the measurements of one (device, problem, template) in the T4 results format "
+        "(Kernel Tuner, KTT, BAT), validated against its schema before writing."))
+    parser.add_argument("--db", default="beast.db", help="the database (default beast.db)")
+    parser.add_argument("--t4", required=True, metavar="OUT.json", help="the T4 file to write")
+    _filters(parser)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return parser
+
+
+def _report(args):
+    from beast_analysis import report
+
+    summary = report.build(args.db, args.out, device=args.device, problem=args.problem,
+                           template=args.template, params=args.param)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"wrote {args.out}/index.html and {len(summary['files']) - 1} plots under {args.out}/plots")
+
+
+def _import(args, argv):
+    from beast_analysis.kernel_tuner_import import import_cache
+
+    s = import_cache(args.kernel_tuner, args.db, device_name=args.device_name, default=args.default,
+                     command=shlex.join(["beast", "import"] + argv))
+    if args.json:
+        print(json.dumps(s))
+        return
+    statuses = ", ".join(f"{n} {status}" for status, n in s["statuses"].items())
+    print(f"imported {s['configs']} configs ({statuses}) from {s['file']} into {s['db']}")
+    print(f"  device {s['device']}, problem {s['problem']}, template {s['template']} (hash {s['template_hash']})")
+    if s["already_present"]:
+        print(f"  {s['already_present']} were measured there before and kept their first result")
+    if s["best_ms"] is not None:
+        print(f"  best time {s['best_ms']:.6g} ms")
+
+
+def _export(args):
+    from beast_analysis import t4_export
+
+    count = t4_export.export(args.db, args.t4, device=args.device, problem=args.problem,
+                             template=args.template)
+    if args.json:
+        print(json.dumps({"out": args.t4, "results": count, "schema": str(t4_export.schema_path())}))
+    else:
+        print(f"wrote {count} results to {args.t4} (T4 {t4_export.SCHEMA_VERSION}, "
+              f"valid against {t4_export.schema_path()})")
+
+
+_COMMANDS = {"report": _report_parser, "import": _import_parser, "export-results": _export_parser}
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in _COMMANDS:
+        got = f'unknown subcommand "{argv[0]}"' if argv else "no subcommand"
+        sys.stderr.write(f"beast_analysis: {got} (one of: {', '.join(_COMMANDS)})\n")
+        return 2
+    command, rest = argv[0], argv[1:]
+    parser = _COMMANDS[command]()
+    try:
+        args = parser.parse_args(rest)
+    except SystemExit as stop:  # --help (0) or a usage error (2), already printed
+        return stop.code
+    try:
+        if command == "report":
+            _report(args)
+        elif command == "import":
+            _import(args, rest)
+        else:
+            _export(args)
+    except (InputError, BeastDatabaseError) as error:
+        sys.stdout.flush()
+        sys.stderr.write(f"{parser.prog}: {error}\n")
+        return 1
+    except ModuleNotFoundError as error:
+        sys.stderr.write(f"{parser.prog}: the Python package {error.name} is missing from "
+                         f"{sys.executable} (./run installs it)\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{parser.prog}: interrupted; nothing written\n")
+        return 130
+    except Exception as error:  # a bug: still one line, as the C++ verbs report one
+        sys.stdout.flush()
+        sys.stderr.write(f"{parser.prog}: internal error: {type(error).__name__}: {error}\n")
+        return 1
+    return 0

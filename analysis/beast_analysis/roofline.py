@@ -1,0 +1,112 @@
+"""The roofline chart: each winner's GFLOP/s against its arithmetic intensity
+(FLOPs / least bytes moved, problem_bytes.py), under the device's roof
+min(peak GFLOP/s, bandwidth GB/s x intensity) when its limits are known.
+
+A device's peak_gflops and bandwidth_gbs (devices.limits_json, as
+beast/src/device_json.cpp writes them) are 0 when unknown; the chart then says
+so and plots the points alone. A winner whose problem has no known size
+(op other than conv2d and gemm) or no FLOP count cannot be placed, and the
+caption lists it.
+"""
+
+import json
+
+from beast_analysis.plot_style import figure, message_figure, save, wrap
+from beast_analysis.problem_bytes import min_bytes
+
+
+def device_peaks(limits_json):
+    """(peak_gflops, bandwidth_gbs), each None when unknown (absent or 0)."""
+    try:
+        limits = json.loads(limits_json or "{}")
+    except json.JSONDecodeError:
+        limits = {}
+    if not isinstance(limits, dict):
+        limits = {}
+
+    def known(name):
+        value = limits.get(name)
+        return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+    return known("peak_gflops"), known("bandwidth_gbs")
+
+
+def place(winner, flops):
+    """(intensity, gflops) of a winner, or a reason it cannot be placed."""
+    nbytes = min_bytes(winner["problem"])
+    if nbytes is None:
+        return None, f"{winner['problem']} (op {winner['op']}: bytes moved unknown)"
+    if not flops:
+        return None, f"{winner['problem']} (FLOP count unknown)"
+    return (flops / nbytes, flops / (winner["median_ms"] * 1e6)), ""
+
+
+def plot(winner_rows, flops_by_problem, limits_by_device, path):
+    """One panel per device. limits_by_device: device name -> limits_json."""
+    title = "Roofline: winners' GFLOP/s against arithmetic intensity"
+    if not winner_rows:
+        message_figure(path, title, "No ok measurement: no winner to place.")
+        return ""
+    devices = sorted({row["device"] for row in winner_rows})
+    fig, axes = figure(8, 5 * len(devices), nrows=len(devices), squeeze=False, layout="constrained")
+    unplaced = []
+    for ax, device in zip(axes[:, 0], devices):
+        points = []
+        for row in (r for r in winner_rows if r["device"] == device):
+            point, reason = place(row, flops_by_problem.get(row["problem"], 0.0))
+            if point is None:
+                unplaced.append(f"{reason} on {device}")
+            else:
+                points.append((point, row))
+        _panel(ax, device, points, *device_peaks(limits_by_device.get(device, "{}")))
+    fig.suptitle(title)
+    save(fig, path)
+    if unplaced:
+        return "Not placed: " + "; ".join(unplaced) + "."
+    return ""
+
+
+def _panel(ax, device, points, peak, bandwidth):
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP / byte, least bytes moved)")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(device, fontsize=10)
+    ax.grid(which="both", alpha=0.3)
+    xs = [p[0] for p, _ in points] or [1.0]
+    lo, hi = min(xs) / 10, max(xs) * 10
+    if peak and bandwidth:
+        ridge = peak / bandwidth
+        lo, hi = min(lo, ridge / 10), max(hi, ridge * 10)
+        grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+        ax.plot(grid, [min(peak, bandwidth * x) for x in grid], color="black",
+                label=f"roof: {peak:g} GFLOP/s, {bandwidth:g} GB/s")
+    elif peak:
+        ax.axhline(peak, color="black", label=f"peak {peak:g} GFLOP/s (bandwidth unknown)")
+    elif bandwidth:
+        ax.plot([lo, hi], [bandwidth * lo, bandwidth * hi], color="black",
+                label=f"bandwidth {bandwidth:g} GB/s (peak FLOP/s unknown)")
+    if not (peak and bandwidth):
+        ax.text(0.02, 0.98, wrap(_unknown_note(peak, bandwidth), 60), transform=ax.transAxes,
+                va="top", fontsize=8, color="darkred")
+    for (x, y), row in points:
+        ax.scatter([x], [y], zorder=3)
+        ax.annotate(wrap(f"{row['template']} {row['problem']}", 45), (x, y), fontsize=6,
+                    xytext=(4, 4), textcoords="offset points")
+    if not points:
+        ax.text(0.5, 0.5, "no winner with a known arithmetic intensity", transform=ax.transAxes,
+                ha="center", va="center")
+    ax.set_xlim(lo, hi)
+    if points:
+        ys = [p[1] for p, _ in points] + ([peak] if peak else [])
+        ax.set_ylim(min(ys) / 10, max(ys) * 3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right", fontsize=8)
+
+
+def _unknown_note(peak, bandwidth):
+    if not peak and not bandwidth:
+        return "peak FLOP/s and bandwidth of this device unknown (0 or absent in its limits): points only, no roof"
+    if not bandwidth:
+        return "bandwidth of this device unknown (0 or absent in its limits): the peak alone"
+    return "peak FLOP/s of this device unknown (0 or absent in its limits): the bandwidth line alone"
