@@ -1,10 +1,13 @@
 // beast tune: tunes templates on problems on one device into a database,
-// with a progress line and a table of winners at the end.
+// with a progress line and a table of winners (or a JSON summary) at the end.
 #include <cstdio>
+#include <string>
 
 #include "args.hpp"
 #include "beast/device_resolver.hpp"
 #include "beast/error.hpp"
+#include "beast/json.hpp"
+#include "beast/paths.hpp"
 #include "beast/tuner.hpp"
 #include "beast/user_constraints.hpp"
 #include "verbs.hpp"
@@ -16,49 +19,122 @@ const char kHelp[] =
     "usage: beast tune --template T [--template T2 ...] --problem P [--problem P2 ...]\n"
     "                  [--device D] [--db FILE] [--max-configs N] [--seed S]\n"
     "                  [--constraint EXPR]... [--constraints FILE]... [--ignore-soft]\n"
-    "                  [--max-reps N] [--max-seconds S] [--quiet]\n"
+    "                  [--templates DIR] [--max-reps N] [--max-seconds S] [--timeout-seconds S]\n"
+    "                  [--quiet] [--json]\n"
     "Measures the configs of each template on each problem of its op on device D\n"
     "(default: the first OpenCL device) and records every outcome in FILE (default beast.db).\n"
     "--max-configs N measures the default config plus a uniform sample (seed S) of the\n"
     "valid space; 0 (the default) measures it all. Configs already in the database for\n"
-    "this device, problem and template version are skipped, so a rerun resumes.\n";
+    "this device, problem and template version are skipped, so a rerun resumes.\n"
+    "Kernels run in a device worker process: one that crashes is recorded `crashed`, one\n"
+    "that runs past its time limit `timeout`, and a fresh worker goes on. The limit is\n"
+    "--timeout-seconds per config (default 60, build included), and once the problem has\n"
+    "a best time b, 3 s + 5 x build time + 50 x b x (1 + 2 warm-ups + max reps) after the build.\n"
+    "--max-seconds S bounds the timed repetitions of a config (default 2).\n"
+    "Progress goes to stderr (a live line on a terminal); --quiet drops it. --json prints\n"
+    "a JSON summary on stdout instead of the table. Ctrl-C stops at once; the same command\n"
+    "resumes. Exit code 130 when interrupted.\n";
+
+std::string PairJson(const PairSummary& p) {
+  std::string failures;
+  for (const auto& [status, n] : p.failures) {
+    failures += (failures.empty() ? "" : ", ") + JsonString(status) + ": " + std::to_string(n);
+  }
+  std::string best = "null";
+  if (p.has_best) {
+    best = "{\"config\": " + JsonString(p.best_config) +
+           ", \"median_ms\": " + JsonNumber(p.best_ms) +
+           ", \"gflops\": " + JsonNumber(p.best_gflops) + ", \"speedup_vs_default\": " +
+           (p.speedup_vs_default > 0 ? JsonNumber(p.speedup_vs_default) : "null") + "}";
+  }
+  return "{\"template\": " + JsonString(p.template_name) +
+         ", \"problem\": " + JsonString(p.problem_key) +
+         ", \"space_size\": " + std::to_string(p.space_size) +
+         ", \"selected\": " + std::to_string(p.selected) +
+         ", \"measured\": " + std::to_string(p.measured) +
+         ", \"skipped\": " + std::to_string(p.skipped) +
+         ", \"failed\": " + std::to_string(p.failed) + ", \"failures\": {" + failures +
+         "}, \"best\": " + best + "}";
+}
+
+std::string SummaryJson(const TuneSummary& s) {
+  std::string pairs;
+  for (const auto& p : s.pairs) pairs += (pairs.empty() ? "\n    " : ",\n    ") + PairJson(p);
+  return "{\n  \"device\": " + JsonString(s.device_id) +
+         ",\n  \"device_name\": " + JsonString(s.device_name) +
+         ",\n  \"interrupted\": " + (s.interrupted ? "true" : "false") +
+         ",\n  \"wall_seconds\": " + JsonNumber(s.wall_seconds) +
+         ",\n  \"compile_seconds\": " + JsonNumber(s.compile_seconds) +
+         ",\n  \"first_launch_seconds\": " + JsonNumber(s.first_launch_seconds) +
+         ",\n  \"benchmark_seconds\": " + JsonNumber(s.benchmark_seconds) +
+         ",\n  \"device_busy_fraction\": " + JsonNumber(s.DeviceBusyFraction()) +
+         ",\n  \"worker_restarts\": " + std::to_string(s.worker_restarts) + ",\n  \"pairs\": [" +
+         pairs + (pairs.empty() ? "]" : "\n  ]") + "\n}\n";
+}
+
+double PositiveSeconds(const Args& args, const std::string& name, double fallback) {
+  if (!args.Has(name)) return fallback;
+  std::string text = args.Get(name);
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !(v > 0)) {
+    throw Error(
+        ErrorCode::kBadArgument,
+        "beast tune: --" + name + " must be a positive number of seconds, not \"" + text + "\"");
+  }
+  return v;
+}
 
 }  // namespace
 
 int Tune(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv, {"template", "problem", "device", "db", "max-configs", "seed", "constraint", "constraints",
-                   "templates", "max-reps", "max-seconds"},
-            {"ignore-soft", "quiet"}, "tune");
+  Args args(argv,
+            {"template", "problem", "device", "db", "max-configs", "seed", "constraint",
+             "constraints", "templates", "max-reps", "max-seconds", "timeout-seconds"},
+            {"ignore-soft", "quiet", "json"}, "tune");
   if (!args.positional().empty()) {
-    throw Error(ErrorCode::kBadArgument, "beast tune: unexpected argument \"" + args.positional()[0] + "\"");
+    throw Error(ErrorCode::kBadArgument,
+                "beast tune: unexpected argument \"" + args.positional()[0] + "\"");
   }
   TuneOptions o;
   o.templates = args.GetAll("template");
-  if (o.templates.empty()) throw Error(ErrorCode::kBadArgument, "beast tune: --template is required");
+  if (o.templates.empty())
+    throw Error(ErrorCode::kBadArgument, "beast tune: --template is required");
   for (const auto& p : args.GetAll("problem")) o.problems.push_back(Problem::Parse(p));
   if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "beast tune: --problem is required");
   o.device = args.Has("device") ? DeviceSelector::Parse(args.Get("device")) : BestDevice();
   o.db_path = args.Get("db", "beast.db");
   o.templates_dir = args.Get("templates", "");
   long max_configs = args.GetInt("max-configs", 0);
-  if (max_configs < 0) throw Error(ErrorCode::kBadArgument, "beast tune: --max-configs must not be negative");
+  if (max_configs < 0)
+    throw Error(ErrorCode::kBadArgument, "beast tune: --max-configs must not be negative");
   o.max_configs = static_cast<uint64_t>(max_configs);
   o.seed = static_cast<uint64_t>(args.GetInt("seed", 1));
   o.bind.ignore_soft = args.Has("ignore-soft");
-  for (const auto& text : args.GetAll("constraint")) o.bind.extra.push_back(ParseUserConstraint(text));
+  for (const auto& text : args.GetAll("constraint"))
+    o.bind.extra.push_back(ParseUserConstraint(text));
   for (const auto& file : args.GetAll("constraints")) {
-    for (auto& c : LoadConstraintFile(file)) o.bind.extra.push_back(c);
+    for (auto& c : LoadConstraintFile(file, Paths::Default().constraints_dir))
+      o.bind.extra.push_back(c);
   }
   o.max_reps = static_cast<int>(args.GetInt("max-reps", o.max_reps));
   if (o.max_reps < o.min_reps) o.min_reps = o.max_reps < 1 ? 1 : o.max_reps;
-  if (o.max_reps < 1) throw Error(ErrorCode::kBadArgument, "beast tune: --max-reps must be at least 1");
-  if (args.Has("max-seconds")) o.max_seconds_per_config = std::stod(args.Get("max-seconds"));
+  if (o.max_reps < 1)
+    throw Error(ErrorCode::kBadArgument, "beast tune: --max-reps must be at least 1");
+  o.max_seconds_per_config = PositiveSeconds(args, "max-seconds", o.max_seconds_per_config);
+  o.timeout_seconds = PositiveSeconds(args, "timeout-seconds", o.timeout_seconds);
   o.progress = !args.Has("quiet");
   o.command_line = "beast tune";
   for (const auto& a : argv) o.command_line += " " + a;
   TuneSummary summary = Tune(o);
-  std::fputs(FormatTuneSummary(summary).c_str(), stdout);
+  std::fputs((args.Has("json") ? SummaryJson(summary) : FormatTuneSummary(summary)).c_str(),
+             stdout);
   return summary.interrupted ? 130 : 0;
 }
 

@@ -16,7 +16,10 @@ const char kUsage[] =
     "  space     size a template's search space and explain its pruning\n"
     "  tune      tune templates on problems on one device, into a database\n"
     "  query     read results from a database\n"
-    "  export    write the tuned kernel library as a CMake project\n";
+    "  export    write the tuned kernel library as a CMake project\n"
+    "  report    write an HTML report with plots of a database\n"
+    "  import    load a Kernel Tuner cache file into a database\n"
+    "  export-results  write a database's results in the T4 format\n";
 
 }  // namespace
 
@@ -33,6 +36,10 @@ int main(int argc, char** argv) {
     if (verb == "tune") return beast::cli::Tune(args);
     if (verb == "query") return beast::cli::Query(args);
     if (verb == "export") return beast::cli::Export(args);
+    if (verb == "report") return beast::cli::Report(args);
+    if (verb == "import") return beast::cli::Import(args);
+    if (verb == "export-results") return beast::cli::ExportResults(args);
+    if (verb == "worker") return beast::cli::Worker(args);  // hidden: started by beast tune
     std::fprintf(stderr, "beast: unknown verb \"%s\"\n%s", verb.c_str(), kUsage);
     return 2;
   } catch (const beast::Error& e) {

@@ -14,6 +14,10 @@ int Space(const Argv& args);
 int Tune(const Argv& args);
 int Query(const Argv& args);
 int Export(const Argv& args);
+int Report(const Argv& args);
+int Import(const Argv& args);
+int ExportResults(const Argv& args);
+int Worker(const Argv& args);  // hidden: the device worker `beast tune` starts
 
 // True (after printing text) when args ask for --help.
 bool PrintHelpIfAsked(const Argv& args, const char* text);

@@ -22,7 +22,8 @@ DeviceProblem UploadProblem(harness::OpenCLContext& context, const ProblemData& 
 
 Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
-                        const Instance& instance, const harness::BenchmarkPlan& plan) {
+                        const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
+                        const std::function<void(double compile_ms)>& on_built) {
   Outcome out;
   harness::BuildResult build = context.Build(source, "");
   out.compile_ms = build.compile_ms;
@@ -32,6 +33,7 @@ Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& pr
     out.error_text = "the OpenCL build failed (build log kept)";
     return out;
   }
+  if (on_built) on_built(build.compile_ms);
   harness::KernelRunner runner(context, build.program, kernel_name,
                                {problem.input0, problem.input1, problem.output});
   if (!runner.ok()) {
@@ -39,16 +41,13 @@ Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& pr
     out.error_text = runner.message();
     return out;
   }
-  harness::LaunchGeometry geometry;
-  geometry.dims = 3;
-  for (int d = 0; d < 3; ++d) {
-    geometry.global[d] = instance.global[d];
-    geometry.local[d] = instance.local[d];
-  }
   // Poison the output (0xFF bytes are NaN) so an element the kernel never
   // writes fails validation instead of passing on a stale value.
   context.Fill(problem.output, 0xFF);
+  auto first_start = std::chrono::steady_clock::now();
   harness::LaunchResult first = runner.Launch(geometry);
+  out.first_launch_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
   if (!first.ok()) {
     out.status = "runtime_error";
     out.error_text = first.message;
@@ -57,15 +56,16 @@ Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& pr
   const ProblemData& data = *problem.data;
   std::vector<float> y(data.output_count);
   context.Read(problem.output, y.data(), y.size() * sizeof(float));
-  harness::ValidationResult v = harness::Validate(y.data(), data.reference.data(), data.abs_reference.data(),
-                                                  y.size(), data.reduction_length);
+  harness::ValidationResult v = harness::Validate(
+      y.data(), data.reference.data(), data.abs_reference.data(), y.size(), data.reduction_length);
   out.max_error = v.max_error;
   if (!v.ok) {
     out.status = "wrong_result";
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
-                  (long long)v.fail_count, y.size(), (long long)v.nan_count, (long long)v.worst_index,
-                  v.worst_index >= 0 ? y[v.worst_index] : 0.0,
+    std::snprintf(buf, sizeof buf,
+                  "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
+                  (long long)v.fail_count, y.size(), (long long)v.nan_count,
+                  (long long)v.worst_index, v.worst_index >= 0 ? y[v.worst_index] : 0.0,
                   v.worst_index >= 0 ? data.reference[v.worst_index] : 0.0);
     out.error_text = buf;
     return out;
@@ -82,7 +82,8 @@ Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& pr
         return r.kernel_ms;
       },
       plan, nullptr);
-  out.benchmark_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.benchmark_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!failure.empty()) {
     out.status = "runtime_error";
     out.error_text = failure;

@@ -1,13 +1,17 @@
 // Measures one rendered instance on an OpenCL device: build, a validation run
-// on a poisoned output buffer, then timed repetitions. Every failure becomes
-// a status with its message, never an exception.
+// on a poisoned output buffer, then timed repetitions. Every failure of the
+// kernel becomes a status with its message; only a broken device (a lost
+// context: a transfer that fails) throws beast::Error. Runs in the device
+// worker process (worker_main.cpp), where a kernel that crashes or hangs
+// takes nothing but the worker with it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "beast/bound_space.hpp"
+#include "harness/kernel_runner.hpp"
 #include "harness/opencl_context.hpp"
 #include "harness/timing.hpp"
 #include "problem_data.hpp"
@@ -28,11 +32,19 @@ struct Outcome {
   std::optional<double> median_ms, spread, max_error, compile_ms;
   std::string error_text;
   std::string build_log;
-  double benchmark_seconds = 0;
+  // Wall clock of the validation launch: one run, plus on PoCL the code
+  // generation it triggers for the work-group size (a JIT as long as the
+  // build or longer).
+  double first_launch_seconds = 0;
+  double benchmark_seconds = 0;  // wall clock of the timed runs (warm-up included)
 };
 
+// `on_built`, when set, is called once the build succeeded, before the kernel
+// first runs (the worker tells the tuner, whose time limit for running the
+// kernel starts then).
 Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
-                        const Instance& instance, const harness::BenchmarkPlan& plan);
+                        const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
+                        const std::function<void(double compile_ms)>& on_built = nullptr);
 
 }  // namespace beast

@@ -1,42 +1,132 @@
 // Progress line (progress.hpp).
 #include "progress.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
 
 namespace beast {
+namespace {
 
-Progress::Progress(bool enabled, std::string label, uint64_t total)
-    : enabled_(enabled), tty_(isatty(STDERR_FILENO)), label_(std::move(label)), total_(total),
-      start_(std::chrono::steady_clock::now()), last_print_(start_) {}
+// Plain lines (not a terminal, e.g. a log file) come at most this often.
+constexpr double kPlainLineSeconds = 10.0;
+// A terminal line is redrawn at most this often, so thousands of fast
+// configs do not flood the terminal.
+constexpr double kLiveLineSeconds = 0.1;
 
-void Progress::Step(bool ok, double best_ms, double best_gflops) {
-  ++done_;
-  if (!ok) ++failures_;
+int TerminalColumns() {
+  winsize w{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+  return 80;
+}
+
+std::string Duration(double seconds) {
+  long s = static_cast<long>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+  } else {
+    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  }
+  return text;
+}
+
+}  // namespace
+
+Progress::Progress(bool enabled, uint64_t total)
+    : enabled_(enabled),
+      tty_(isatty(STDERR_FILENO)),
+      total_(total),
+      start_(std::chrono::steady_clock::now()),
+      last_print_(start_) {}
+
+void Progress::StartPair(std::string label, std::string problem, double best_ms,
+                         double best_gflops) {
+  label_ = std::move(label);
+  problem_ = std::move(problem);
   best_ms_ = best_ms;
   best_gflops_ = best_gflops;
-  auto now = std::chrono::steady_clock::now();
-  double since = std::chrono::duration<double>(now - last_print_).count();
-  if (tty_ || since >= 5.0 || done_ == total_) Print(false);
+  if (tty_) Print(true);
+}
+
+void Progress::Skipped(uint64_t count) {
+  if (count == 0) return;
+  done_ += count;
+  skipped_ += count;
+  Print(false);
+}
+
+void Progress::Measured(const std::string& status, double best_ms, double best_gflops) {
+  ++done_;
+  ++measured_;
+  if (status != "ok") {
+    ++failed_;
+    ++failures_[status];
+  }
+  best_ms_ = best_ms;
+  best_gflops_ = best_gflops;
+  Print(false);
 }
 
 void Progress::Finish() {
-  if (enabled_ && tty_ && done_ > 0) std::fputc('\n', stderr);
+  if (!enabled_) return;
+  if (tty_) {
+    Print(true);
+    if (printed_) std::fputc('\n', stderr);
+  } else {
+    Print(true);
+  }
+  std::fflush(stderr);
 }
 
-void Progress::Print(bool) {
+std::string Progress::Line() const {
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  char head[160];
+  std::snprintf(head, sizeof head, "%llu/%llu configs", (unsigned long long)done_,
+                (unsigned long long)total_);
+  std::string line = label_ + " " + head;
+  if (skipped_) line += " (" + std::to_string(skipped_) + " already measured)";
+  if (measured_ && elapsed > 0) {
+    double rate = measured_ / elapsed;
+    char text[96];
+    std::snprintf(text, sizeof text, ", %.2f configs/s, ETA %s", rate,
+                  Duration(static_cast<double>(total_ - done_) / rate).c_str());
+    line += text;
+  }
+  char best[96] = "none yet";
+  if (best_ms_ >= 0) {
+    std::snprintf(best, sizeof best, "%.4f ms (%.1f GFLOP/s)", best_ms_, best_gflops_);
+  }
+  line += std::string(", best ") + best + ", " + std::to_string(failed_) + " failed";
+  if (!failures_.empty()) {
+    std::string parts;
+    for (const auto& [status, n] : failures_) {
+      parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+    }
+    line += " (" + parts + ")";
+  }
+  // The problem key is long: last, where a narrow terminal cuts the line.
+  return line + " | " + problem_;
+}
+
+void Progress::Print(bool force) {
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
+  double since = std::chrono::duration<double>(now - last_print_).count();
+  if (!force && since < (tty_ ? kLiveLineSeconds : kPlainLineSeconds)) return;
   last_print_ = now;
-  double elapsed = std::chrono::duration<double>(now - start_).count();
-  double eta = done_ ? elapsed / done_ * (total_ - done_) : 0;
-  char best[64] = "none yet";
-  if (best_ms_ >= 0) std::snprintf(best, sizeof best, "%.4f ms (%.1f GFLOP/s)", best_ms_, best_gflops_);
-  std::fprintf(stderr, "%s%s %llu/%llu, %llu failed, best %s, ETA %dm%02ds%s", tty_ ? "\r\033[K" : "",
-               label_.c_str(), (unsigned long long)done_, (unsigned long long)total_,
-               (unsigned long long)failures_, best, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60,
-               tty_ ? "" : "\n");
+  printed_ = true;
+  std::string line = Line();
+  if (tty_) {
+    // A line wider than the terminal would wrap, and \r only returns to the
+    // start of its last row.
+    size_t columns = static_cast<size_t>(TerminalColumns()) - 1;
+    if (line.size() > columns) line = line.substr(0, columns);
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
   std::fflush(stderr);
 }
 

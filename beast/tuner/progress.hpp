@@ -1,27 +1,40 @@
 // Progress of a tuning run on stderr: a live line rewritten in place on a
-// terminal, a plain line every few seconds otherwise — done/total, failures,
-// best so far and ETA.
+// terminal, a plain line every few seconds otherwise — the pair being tuned,
+// configs done/total over the whole run (resumed ones counted), the rate and
+// ETA, failures by status, and the pair's best so far.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <map>
 #include <string>
 
 namespace beast {
 
 class Progress {
  public:
-  Progress(bool enabled, std::string label, uint64_t total);
-  // One more config done; ok=false counts a failure; best_ms < 0: none yet.
-  void Step(bool ok, double best_ms, double best_gflops);
+  // total: the configs the run selected over all its pairs.
+  Progress(bool enabled, uint64_t total);
+  // A new (template, problem) pair: `label` says which ("[1/2] gemm/tiled"),
+  // `problem` is its key; best_ms < 0 when it has no ok config yet.
+  void StartPair(std::string label, std::string problem, double best_ms, double best_gflops);
+  // `count` configs found already measured in the database.
+  void Skipped(uint64_t count);
+  // One config measured now, with its status and the pair's best after it.
+  void Measured(const std::string& status, double best_ms, double best_gflops);
+  // Ends the live line (a last line when not on a terminal).
   void Finish();
 
  private:
-  void Print(bool final_line);
+  void Print(bool force);
+  std::string Line() const;
   bool enabled_;
   bool tty_;
-  std::string label_;
-  uint64_t total_, done_ = 0, failures_ = 0;
+  std::string label_, problem_;
+  uint64_t total_, done_ = 0, skipped_ = 0, measured_ = 0, failed_ = 0;
+  std::map<std::string, uint64_t> failures_;
   double best_ms_ = -1, best_gflops_ = 0;
+  bool printed_ = false;
   std::chrono::steady_clock::time_point start_, last_print_;
 };
 

@@ -1,44 +1,63 @@
-// The tuning run (tuner.hpp): validate every input, then measure each
-// selected config of each (template, problem) pair and record it.
+// The tuning run (tuner.hpp): validate every input, start the device worker,
+// then render each selected config of each (template, problem) pair, have the
+// worker measure it and record the outcome, one transaction each.
 #include "beast/tuner.hpp"
 
+#include <signal.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "beast/device_resolver.hpp"
 #include "beast/error.hpp"
 #include "beast/paths.hpp"
 #include "beast/template_vars.hpp"
 #include "config_selection.hpp"
-#include "harness/opencl_context.hpp"
 #include "harness/renderer.hpp"
-#include "instance_measure.hpp"
-#include "problem_data.hpp"
 #include "progress.hpp"
 #include "results_db/store.hpp"
+#include "worker_client.hpp"
 
 namespace beast {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-void OnInterrupt(int) { g_interrupted = true; }
+// The first Ctrl-C stops the run cleanly; a second one, for a user who will
+// not wait, ends the process at once (the database stays intact and the
+// worker dies with it).
+void OnInterrupt(int sig) {
+  if (g_interrupted) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+  g_interrupted = true;
+}
 
-// Restores the previous SIGINT handler when a run ends.
+// Ctrl-C and SIGTERM stop the run cleanly; the previous handlers come back
+// when it ends. No SA_RESTART: a wait in progress returns at once.
 class InterruptGuard {
  public:
   InterruptGuard() {
     g_interrupted = false;
-    previous_ = std::signal(SIGINT, OnInterrupt);
+    struct sigaction action = {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
   }
-  ~InterruptGuard() { std::signal(SIGINT, previous_); }
+  ~InterruptGuard() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
 
  private:
-  void (*previous_)(int);
+  struct sigaction previous_int_ = {}, previous_term_ = {};
 };
 
 struct Pair {
@@ -49,6 +68,7 @@ struct Pair {
   bool has_default = false;  // the default config is correct for this problem
   std::string no_default_why;
   uint64_t count = 0;
+  std::vector<Config> configs;  // what this run measures, the default first
 };
 
 double Seconds(std::chrono::steady_clock::time_point since) {
@@ -70,24 +90,196 @@ std::vector<Pair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptio
         if (!supported) continue;
       }
       any = true;
-      Pair p{&spec, &problem, std::make_unique<BoundSpace>(spec, problem, device, o.bind), {}, false, "", 0};
+      Pair p{&spec, &problem, std::make_unique<BoundSpace>(spec, problem, device, o.bind),
+             {},    false,    "",
+             0,     {}};
       p.count = p.space->Count();
       if (p.count == 0) {
-        throw Error(ErrorCode::kEmptySpace, "the space of " + spec.name + " is empty for " + problem.Key() +
-                                                ": " + WhyEmpty(p.space->Explain()));
+        throw Error(ErrorCode::kEmptySpace, "the space of " + spec.name + " is empty for " +
+                                                problem.Key() + ": " +
+                                                WhyEmpty(p.space->Explain()));
       }
       // The default is the baseline of the speed-ups: it needs to be correct
       // (hard constraints), not one the soft constraints would propose.
       p.default_config = p.space->DefaultConfig();
       p.has_default = p.space->Check(p.default_config, &p.no_default_why, /*hard_only=*/true);
+      p.configs = SelectConfigs(*p.space, p.has_default ? &p.default_config : nullptr,
+                                o.max_configs, o.seed);
       pairs.push_back(std::move(p));
     }
     if (!any) {
-      throw Error(ErrorCode::kBadArgument, "template " + spec.name + " fits none of the problems given (it is a " +
-                                               (spec.op == OpKind::kGemm ? "gemm" : "conv2d") + " template)");
+      throw Error(ErrorCode::kBadArgument,
+                  "template " + spec.name + " fits none of the problems given (it is a " +
+                      (spec.op == OpKind::kGemm ? "gemm" : "conv2d") + " template)");
     }
   }
   return pairs;
+}
+
+// The pair's best ok config in the database, of this template version.
+std::optional<results_db::ResultRow> BestOfPair(results_db::Store& store, int64_t device_id,
+                                                const Problem& problem, const SpaceSpec& spec) {
+  results_db::QueryFilter filter;
+  filter.problem_key = problem.Key();
+  filter.template_name = spec.name;
+  filter.device_id = device_id;
+  filter.best_only = true;
+  for (auto& row : store.Query(filter)) {
+    if (row.template_hash == spec.hash) return row;
+  }
+  return std::nullopt;
+}
+
+// The best ok median of the problem on the device, any template: the time
+// scale of the relative time limit.
+std::optional<double> BestOfProblem(results_db::Store& store, int64_t device_id,
+                                    const Problem& problem) {
+  results_db::QueryFilter filter;
+  filter.problem_key = problem.Key();
+  filter.device_id = device_id;
+  filter.best_only = true;
+  std::optional<double> best;
+  for (const auto& row : store.Query(filter)) {
+    if (row.median_ms && (!best || *row.median_ms < *best)) best = row.median_ms;
+  }
+  return best;
+}
+
+// What stays the same over the whole run.
+struct Run {
+  const TuneOptions& options;
+  const DeviceInfo& device;
+  harness::Renderer& renderer;
+  WorkerClient& worker;
+  results_db::Store& store;
+  Progress& progress;
+  TuneSummary& summary;
+  int64_t device_id;
+  int64_t run_id;
+  harness::BenchmarkPlan plan;
+  std::map<std::string, double> best_ms_by_problem;
+};
+
+// Renders a config and has the worker measure it; nullopt when the run was
+// interrupted first.
+std::optional<Outcome> MeasureConfig(Run& run, const Pair& pair, const Config& config) {
+  const SpaceSpec& spec = *pair.spec;
+  const Problem& problem = *pair.problem;
+  Instance instance = pair.space->Instantiate(config);
+  MeasureRequest request;
+  try {
+    request.source = run.renderer.Render(
+        spec.source_rel, TemplateVarsJson(spec, problem, instance, run.device.backend));
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
+    Outcome outcome;
+    outcome.status = "compile_error";  // a template that fails to render is data
+    outcome.error_text = std::string("render: ") + e.what();
+    return outcome;
+  }
+  request.problem_key = problem.Key();
+  request.kernel_name = spec.kernel_name;
+  request.geometry.dims = 3;
+  for (int d = 0; d < 3; ++d) {
+    request.geometry.global[d] = instance.global[d];
+    request.geometry.local[d] = instance.local[d];
+  }
+  request.plan = run.plan;
+  TimeLimit limit;
+  limit.timeout_seconds = run.options.timeout_seconds;
+  auto best = run.best_ms_by_problem.find(problem.Key());
+  if (best != run.best_ms_by_problem.end()) limit.best_ms = best->second;
+  limit.launches = 1 + run.plan.warmup + run.plan.max_reps;
+  return run.worker.Measure(request, limit, g_interrupted);
+}
+
+PairSummary TunePair(Run& run, const Pair& pair, size_t index, size_t pair_count) {
+  const SpaceSpec& spec = *pair.spec;
+  const Problem& problem = *pair.problem;
+  PairSummary ps;
+  ps.template_name = spec.name;
+  ps.problem_key = problem.Key();
+  ps.space_size = pair.count;
+  ps.selected = pair.configs.size();
+  int64_t problem_id = run.store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
+  int64_t template_id = run.store.UpsertTemplate(spec.name, spec.hash, spec.source_rel);
+  if (!pair.has_default && run.options.progress) {
+    std::fprintf(stderr, "%s: the default config does not fit %s (%s); no baseline for speed-ups\n",
+                 spec.name.c_str(), problem.Key().c_str(), pair.no_default_why.c_str());
+  }
+  std::set<std::string> measured =
+      run.store.MeasuredConfigKeys(run.device_id, problem_id, template_id);
+  std::vector<const Config*> todo;
+  for (const Config& c : pair.configs) {
+    if (measured.count(c.Key())) {
+      ++ps.skipped;
+    } else {
+      todo.push_back(&c);
+    }
+  }
+  if (!run.best_ms_by_problem.count(problem.Key())) {
+    if (auto best = BestOfProblem(run.store, run.device_id, problem))
+      run.best_ms_by_problem[problem.Key()] = *best;
+  }
+  double best_ms = -1, best_gflops = 0;
+  if (auto row = BestOfPair(run.store, run.device_id, problem, spec)) {
+    best_ms = row->median_ms.value_or(-1);
+    best_gflops = row->gflops.value_or(0);
+  }
+  run.progress.StartPair(
+      "[" + std::to_string(index + 1) + "/" + std::to_string(pair_count) + "] " + spec.name,
+      problem.Key(), best_ms, best_gflops);
+  run.progress.Skipped(ps.skipped);
+  const std::string default_key = pair.has_default ? pair.default_config.Key() : "";
+  for (const Config* config : todo) {
+    if (g_interrupted) break;
+    std::optional<Outcome> outcome = MeasureConfig(run, pair, *config);
+    if (!outcome) break;  // interrupted: the config in flight stays unmeasured
+    run.summary.compile_seconds += outcome->compile_ms.value_or(0) / 1000.0;
+    run.summary.first_launch_seconds += outcome->first_launch_seconds;
+    run.summary.benchmark_seconds += outcome->benchmark_seconds;
+    std::string key = config->Key();
+    results_db::MeasurementRecord m;
+    m.run_id = run.run_id;
+    m.device_id = run.device_id;
+    m.problem_id = problem_id;
+    m.config_id = run.store.UpsertConfig(template_id, key, config->Hash(), config->ToJson());
+    m.is_default = key == default_key;
+    m.status = outcome->status;
+    m.samples_ms = outcome->samples_ms;
+    m.median_ms = outcome->median_ms;
+    m.spread = outcome->spread;
+    if (outcome->median_ms && *outcome->median_ms > 0)
+      m.gflops = problem.Flops() / (*outcome->median_ms * 1e6);
+    m.max_error = outcome->max_error;
+    m.compile_ms = outcome->compile_ms;
+    m.error_text = outcome->error_text;
+    m.build_log = outcome->build_log;
+    run.store.RecordMeasurement(m);
+    ++ps.measured;
+    bool ok = outcome->status == "ok";
+    if (!ok) {
+      ++ps.failed;
+      ++ps.failures[outcome->status];
+    }
+    if (ok && (best_ms < 0 || *outcome->median_ms < best_ms)) {
+      best_ms = *outcome->median_ms;
+      best_gflops = m.gflops.value_or(0);
+    }
+    if (ok) {
+      auto [it, inserted] = run.best_ms_by_problem.emplace(problem.Key(), *outcome->median_ms);
+      if (!inserted) it->second = std::min(it->second, *outcome->median_ms);
+    }
+    run.progress.Measured(outcome->status, best_ms, best_gflops);
+  }
+  if (auto row = BestOfPair(run.store, run.device_id, problem, spec)) {
+    ps.has_best = true;
+    ps.best_config = row->config_key;
+    ps.best_ms = row->median_ms.value_or(0);
+    ps.best_gflops = row->gflops.value_or(0);
+    ps.speedup_vs_default = row->speedup_vs_default.value_or(0);
+  }
+  return ps;
 }
 
 }  // namespace
@@ -96,118 +288,62 @@ TuneSummary Tune(const TuneOptions& o) {
   auto start = std::chrono::steady_clock::now();
   if (o.templates.empty()) throw Error(ErrorCode::kBadArgument, "no template to tune (--template)");
   if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "no problem to tune (--problem)");
+  if (!(o.timeout_seconds > 0))
+    throw Error(ErrorCode::kBadArgument, "the timeout per config must be positive");
   Paths paths = Paths::Default();
   std::string templates_dir = o.templates_dir.empty() ? paths.templates_dir : o.templates_dir;
   std::vector<SpaceSpec> specs;
   for (const auto& name : o.templates) specs.push_back(SpaceSpec::Load(templates_dir, name));
   DeviceInfo device = ResolveDevice(o.device);
+  if (device.backend != Backend::kOpenCL) {
+    throw Error(ErrorCode::kBadArgument, "kernels are measured on OpenCL devices only, and " +
+                                             device.Id() + " is not one (see beast devices)");
+  }
   std::vector<Pair> pairs = PlanPairs(specs, o, device);
-
-  harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
-  harness::OpenCLContext context(device.index);
-  results_db::Store store = results_db::Store::Open(o.db_path);
-  results_db::DeviceRecord device_record{BackendName(device.backend), device.name, device.vendor,
-                                         device.driver_version, device.arch, DeviceLimitsToJson(device.limits)};
-  int64_t device_id = store.UpsertDevice(device_record);
-  int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
-  InterruptGuard guard;
-
-  harness::BenchmarkPlan plan;
-  plan.warmup = o.warmup;
-  plan.min_reps = o.min_reps;
-  plan.max_reps = o.max_reps;
-  plan.max_seconds = o.max_seconds_per_config;
 
   TuneSummary summary;
   summary.device_id = device.Id();
   summary.device_name = device.name;
-  std::map<std::string, std::unique_ptr<ProblemData>> data_by_problem;
-  for (const Pair& pair : pairs) {
-    if (g_interrupted) break;
-    const SpaceSpec& spec = *pair.spec;
-    const Problem& problem = *pair.problem;
-    PairSummary ps;
-    ps.template_name = spec.name;
-    ps.problem_key = problem.Key();
-    ps.space_size = pair.count;
-    int64_t problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
-    int64_t template_id = store.UpsertTemplate(spec.name, spec.hash, spec.source_rel);
-    std::vector<Config> configs =
-        SelectConfigs(*pair.space, pair.has_default ? &pair.default_config : nullptr, o.max_configs, o.seed);
-    if (!pair.has_default && o.progress) {
-      std::fprintf(stderr, "%s: the default config does not fit %s (%s); no baseline for speed-ups\n",
-                   spec.name.c_str(), problem.Key().c_str(), pair.no_default_why.c_str());
-    }
-    ps.selected = configs.size();
-    std::set<std::string> measured = store.MeasuredConfigKeys(device_id, problem_id, template_id);
-    auto& data = data_by_problem[problem.Key()];
-    if (!data) data = std::make_unique<ProblemData>(MakeProblemData(problem));
-    DeviceProblem on_device = UploadProblem(context, *data);
-    const std::string default_key = pair.has_default ? pair.default_config.Key() : "";
-    Progress progress(o.progress, spec.name + " " + problem.Key(), configs.size());
-    double best_ms = -1, best_gflops = 0;
-    for (const Config& config : configs) {
-      if (g_interrupted) break;
-      std::string key = config.Key();
-      if (measured.count(key)) {
-        ++ps.skipped;
-        progress.Step(true, best_ms, best_gflops);
-        continue;
-      }
-      Instance instance = pair.space->Instantiate(config);
-      Outcome outcome;
-      try {
-        std::string source = renderer.Render(spec.source_rel, TemplateVarsJson(spec, problem, instance, device.backend));
-        outcome = MeasureInstance(context, on_device, source, spec.kernel_name, instance, plan);
-      } catch (const Error& e) {
-        if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
-        outcome.status = "compile_error";          // a template that fails to render is data
-        outcome.error_text = std::string("render: ") + e.what();
-      }
-      summary.compile_seconds += outcome.compile_ms.value_or(0) / 1000.0;
-      summary.benchmark_seconds += outcome.benchmark_seconds;
-      results_db::MeasurementRecord m;
-      m.run_id = run_id;
-      m.device_id = device_id;
-      m.problem_id = problem_id;
-      m.config_id = store.UpsertConfig(template_id, key, config.Hash(), config.ToJson());
-      m.is_default = key == default_key;
-      m.status = outcome.status;
-      m.samples_ms = outcome.samples_ms;
-      m.median_ms = outcome.median_ms;
-      m.spread = outcome.spread;
-      if (outcome.median_ms && *outcome.median_ms > 0) m.gflops = problem.Flops() / (*outcome.median_ms * 1e6);
-      m.max_error = outcome.max_error;
-      m.compile_ms = outcome.compile_ms;
-      m.error_text = outcome.error_text;
-      m.build_log = outcome.build_log;
-      store.RecordMeasurement(m);
-      ++ps.measured;
-      bool ok = outcome.status == "ok";
-      if (!ok) ++ps.failed;
-      if (ok && (best_ms < 0 || *outcome.median_ms < best_ms)) {
-        best_ms = *outcome.median_ms;
-        best_gflops = m.gflops.value_or(0);
-      }
-      progress.Step(ok, best_ms, best_gflops);
-    }
-    progress.Finish();
-    results_db::QueryFilter filter;
-    filter.problem_key = problem.Key();
-    filter.template_name = spec.name;
-    filter.device_id = device_id;
-    filter.best_only = true;
-    for (const auto& row : store.Query(filter)) {
-      if (row.template_hash != spec.hash) continue;
-      ps.has_best = true;
-      ps.best_config = row.config_key;
-      ps.best_ms = row.median_ms.value_or(0);
-      ps.best_gflops = row.gflops.value_or(0);
-      ps.speedup_vs_default = row.speedup_vs_default.value_or(0);
-    }
-    summary.pairs.push_back(ps);
+  harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
+  InterruptGuard guard;
+  // The worker is the last thing that can fail for the environment; it starts
+  // before the database is touched. /proc/self/exe is this very binary, even
+  // if the file was replaced since it started.
+  WorkerClient worker(o.worker_executable.empty() ? "/proc/self/exe" : o.worker_executable,
+                      device.index, device.name);
+  if (!worker.Start(g_interrupted)) {
+    summary.interrupted = true;
+    summary.wall_seconds = Seconds(start);
+    return summary;
   }
+  results_db::Store store = results_db::Store::Open(o.db_path);
+  results_db::DeviceRecord device_record{
+      BackendName(device.backend), device.name, device.vendor,
+      device.driver_version,       device.arch, DeviceLimitsToJson(device.limits)};
+  int64_t device_id = store.UpsertDevice(device_record);
+  int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
+
+  uint64_t total = 0;
+  for (const Pair& pair : pairs) total += pair.configs.size();
+  Progress progress(o.progress, total);
+  Run run{o, device, renderer, worker, store, progress, summary, device_id, run_id, {}, {}};
+  run.plan.warmup = o.warmup;
+  run.plan.min_reps = o.min_reps;
+  run.plan.max_reps = o.max_reps;
+  run.plan.max_seconds = o.max_seconds_per_config;
+  try {
+    for (size_t i = 0; i < pairs.size() && !g_interrupted; ++i)
+      summary.pairs.push_back(TunePair(run, pairs[i], i, pairs.size()));
+  } catch (...) {
+    progress.Finish();
+    worker.Stop();
+    store.FinishRun(run_id, "interrupted");  // what was recorded stays; a rerun resumes
+    throw;
+  }
+  progress.Finish();
+  worker.Stop();
   summary.interrupted = g_interrupted;
+  summary.worker_restarts = worker.restarts();
   store.FinishRun(run_id, summary.interrupted ? "interrupted" : "finished");
   summary.wall_seconds = Seconds(start);
   return summary;
@@ -216,23 +352,40 @@ TuneSummary Tune(const TuneOptions& o) {
 std::string FormatTuneSummary(const TuneSummary& s) {
   std::string out;
   char line[1024];
-  std::snprintf(line, sizeof line, "winners on %s (%s)%s\n", s.device_id.c_str(), s.device_name.c_str(),
+  std::snprintf(line, sizeof line, "winners on %s (%s)%s\n", s.device_id.c_str(),
+                s.device_name.c_str(),
                 s.interrupted ? " — run interrupted, run the same command again to resume" : "");
   out += line;
-  std::snprintf(line, sizeof line, "%-20s %-10s %6s %6s %6s %11s %9s %8s  %s\n", "template", "problem", "space",
-                "ran", "failed", "best ms", "GFLOP/s", "speedup", "best config");
+  std::snprintf(line, sizeof line, "%-20s %-10s %6s %6s %6s %11s %9s %8s  %s\n", "template",
+                "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
+                "best config");
   out += line;
   for (const auto& p : s.pairs) {
     std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
-    std::string speedup = p.speedup_vs_default > 0 ? std::to_string(p.speedup_vs_default).substr(0, 5) + "x" : "n/a";
-    std::snprintf(line, sizeof line, "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s  %s\n      problem %s\n",
+    std::string speedup =
+        p.speedup_vs_default > 0 ? std::to_string(p.speedup_vs_default).substr(0, 5) + "x" : "n/a";
+    std::snprintf(line, sizeof line,
+                  "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s  %s\n      problem %s\n",
                   p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
-                  (unsigned long long)p.measured, (unsigned long long)p.failed, p.best_ms, p.best_gflops,
-                  speedup.c_str(), p.has_best ? p.best_config.c_str() : "(none ran ok)", p.problem_key.c_str());
+                  (unsigned long long)p.measured, (unsigned long long)p.failed, p.best_ms,
+                  p.best_gflops, speedup.c_str(),
+                  p.has_best ? p.best_config.c_str() : "(none ran ok)", p.problem_key.c_str());
     out += line;
+    if (!p.failures.empty()) {
+      std::string parts;
+      for (const auto& [status, n] : p.failures)
+        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+      out += "      failed: " + parts + "\n";
+    }
   }
-  std::snprintf(line, sizeof line, "wall %.1f s: compile %.1f s, benchmark %.1f s\n", s.wall_seconds,
-                s.compile_seconds, s.benchmark_seconds);
+  std::snprintf(
+      line, sizeof line,
+      "wall %.1f s: compile %.1f s, first launches %.1f s, benchmark %.1f s; device busy %.1f%% of "
+      "the wall time%s\n",
+      s.wall_seconds, s.compile_seconds, s.first_launch_seconds, s.benchmark_seconds,
+      100.0 * s.DeviceBusyFraction(),
+      s.worker_restarts ? (", " + std::to_string(s.worker_restarts) + " worker restarts").c_str()
+                        : "");
   out += line;
   return out;
 }

@@ -1,11 +1,13 @@
 // Tuner: drives one tuning run — for every (template, problem) pair it binds
 // the space, picks the configs to measure (the default first), skips what the
-// database already holds, and renders, compiles, validates and times the rest
-// on one device, recording every outcome. Failing configs are data.
+// database already holds, renders the rest and has a device worker process
+// compile, validate and time them, recording every outcome. Failing configs
+// are data: a kernel that crashes or hangs kills only the worker, the config
+// is recorded `crashed` or `timeout`, and a fresh worker goes on.
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,16 +18,22 @@
 namespace beast {
 
 struct TuneOptions {
-  std::vector<std::string> templates;   // "gemm/tiled"; a template tunes the problems of its op
+  std::vector<std::string> templates;  // "gemm/tiled"; a template tunes the problems of its op
   std::vector<Problem> problems;
   DeviceSelector device;
   std::string db_path = "beast.db";
-  std::string templates_dir;            // default: Paths::Default()
+  std::string templates_dir;  // default: Paths::Default()
   BindOptions bind;
-  uint64_t max_configs = 0;             // per pair; 0: the whole space
-  uint64_t seed = 1;                    // of the uniform sample when max_configs cuts
-  std::string command_line;             // recorded with the run
-  bool progress = true;                 // progress lines on stderr
+  uint64_t max_configs = 0;  // per pair; 0: the whole space
+  uint64_t seed = 1;         // of the uniform sample when max_configs cuts
+  std::string command_line;  // recorded with the run
+  bool progress = true;      // progress lines on stderr
+  // The beast binary the device worker runs as (`beast worker`); empty: the
+  // running program, which must then be beast.
+  std::string worker_executable;
+  // Per config, build included; a faster limit applies once the problem has
+  // a best time (beast/tuner/worker_time_limit.hpp).
+  double timeout_seconds = 60;
   // Timing: warm-up runs, then repetitions until the median is stable.
   int warmup = 2;
   int min_reps = 5;
@@ -36,11 +44,12 @@ struct TuneOptions {
 struct PairSummary {
   std::string template_name;
   std::string problem_key;
-  uint64_t space_size = 0;     // valid configs
-  uint64_t selected = 0;       // configs this run wanted measured (default included)
-  uint64_t measured = 0;       // measured now
-  uint64_t skipped = 0;        // already in the database
-  uint64_t failed = 0;         // measured now with a status other than ok
+  uint64_t space_size = 0;                   // valid configs
+  uint64_t selected = 0;                     // configs this run wanted measured (default included)
+  uint64_t measured = 0;                     // measured now
+  uint64_t skipped = 0;                      // already in the database
+  uint64_t failed = 0;                       // measured now with a status other than ok
+  std::map<std::string, uint64_t> failures;  // of those, how many per status
   // Best ok config in the database for this pair (this run or earlier).
   bool has_best = false;
   std::string best_config;
@@ -54,18 +63,33 @@ struct TuneSummary {
   std::string device_name;
   std::vector<PairSummary> pairs;
   double wall_seconds = 0;
-  double compile_seconds = 0;
-  double benchmark_seconds = 0;
+  double compile_seconds = 0;       // builds of the configs measured now
+  double first_launch_seconds = 0;  // their validation launches (on PoCL: the JIT)
+  double benchmark_seconds = 0;     // their timed runs (warm-up included): the device busy
+  int worker_restarts = 0;          // device workers replaced after a crash, hang or lost device
   bool interrupted = false;
+  // benchmark_seconds / wall_seconds: how much of the run kept the device busy.
+  double DeviceBusyFraction() const {
+    return wall_seconds > 0 ? benchmark_seconds / wall_seconds : 0;
+  }
 };
 
 // Validates everything first (templates, problems, device, non-empty spaces,
-// valid defaults) so bad input writes nothing; then tunes. Throws beast::Error
-// for bad input or environment. Ctrl-C (SIGINT) stops after the current
-// config with the run marked interrupted.
+// valid defaults) and starts the device worker, so bad input writes nothing;
+// then tunes. Throws beast::Error for bad input or environment. Ctrl-C
+// (SIGINT) or SIGTERM stops at once: the config in flight is abandoned (its
+// worker killed) and stays unmeasured, the run is marked interrupted. A rerun
+// of the same command resumes: it measures exactly what is missing.
 TuneSummary Tune(const TuneOptions& options);
 
-// The winners table `beast tune` prints.
+// The winners table `beast tune` prints, with the time spent and the
+// fraction of it the device was busy.
 std::string FormatTuneSummary(const TuneSummary& summary);
+
+// The device worker process (the hidden `beast worker` verb): opens
+// opencl:<device_index>, then serves measurement requests on socket `fd`
+// until the tuner closes it (protocol: beast/tuner/worker_protocol.hpp).
+// Returns the process exit code.
+int RunDeviceWorker(int device_index, int fd);
 
 }  // namespace beast

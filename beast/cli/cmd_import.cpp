@@ -1,0 +1,11 @@
+// beast import: loads a Kernel Tuner cache file into a result database. The
+// work is in the Python analysis package
+// (analysis/beast_analysis/kernel_tuner_import.py); --help comes from there too.
+#include "analysis_verb.hpp"
+#include "verbs.hpp"
+
+namespace beast::cli {
+
+int Import(const Argv& args) { return RunAnalysisVerb("import", args); }
+
+}  // namespace beast::cli

@@ -1,0 +1,11 @@
+// beast report: an HTML page with plots of a result database. The work is in
+// the Python analysis package (analysis/beast_analysis/report.py); --help
+// comes from there too.
+#include "analysis_verb.hpp"
+#include "verbs.hpp"
+
+namespace beast::cli {
+
+int Report(const Argv& args) { return RunAnalysisVerb("report", args); }
+
+}  // namespace beast::cli

@@ -1,0 +1,23 @@
+// beast worker (hidden): the device worker process `beast tune` starts for
+// its device. Speaks the framed protocol of beast/tuner/worker_protocol.hpp on
+// an inherited socket; not meant to be run by hand.
+#include "args.hpp"
+#include "beast/error.hpp"
+#include "beast/tuner.hpp"
+#include "verbs.hpp"
+
+namespace beast::cli {
+
+int Worker(const Argv& argv) {
+  Args args(argv, {"device-index", "fd"}, {}, "worker");
+  long device_index = args.GetInt("device-index", -1);
+  long fd = args.GetInt("fd", -1);
+  if (device_index < 0 || fd < 0) {
+    throw Error(
+        ErrorCode::kBadArgument,
+        "beast worker: --device-index N --fd FD are required (the tuner starts workers itself)");
+  }
+  return RunDeviceWorker(static_cast<int>(device_index), static_cast<int>(fd));
+}
+
+}  // namespace beast::cli

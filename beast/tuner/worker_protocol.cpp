@@ -1,0 +1,153 @@
+// Encoding and decoding of the worker messages (worker_protocol.hpp).
+#include "worker_protocol.hpp"
+
+#include "beast/error.hpp"
+
+namespace beast {
+namespace {
+
+WireReader Open(const std::string& payload, WorkerMessage expected) {
+  if (MessageKind(payload) != expected) {
+    throw Error(ErrorCode::kInternal, "worker protocol: message " + std::to_string(payload[0]) +
+                                          " where " + std::to_string(static_cast<int>(expected)) +
+                                          " was expected");
+  }
+  WireReader r(payload);
+  r.U8();
+  return r;
+}
+
+WireWriter Start(WorkerMessage kind) {
+  WireWriter w;
+  w.U8(static_cast<uint8_t>(kind));
+  return w;
+}
+
+}  // namespace
+
+WorkerMessage MessageKind(const std::string& payload) {
+  if (payload.empty()) throw Error(ErrorCode::kInternal, "worker protocol: an empty message");
+  auto kind = static_cast<uint8_t>(payload[0]);
+  if (kind < static_cast<uint8_t>(WorkerMessage::kReady) ||
+      kind > static_cast<uint8_t>(WorkerMessage::kOutcome)) {
+    throw Error(ErrorCode::kInternal, "worker protocol: unknown message " + std::to_string(kind));
+  }
+  return static_cast<WorkerMessage>(kind);
+}
+
+std::string EncodeReady(const WorkerReady& ready) {
+  WireWriter w = Start(WorkerMessage::kReady);
+  w.I64(ready.protocol_version);
+  w.Str(ready.device_name);
+  return w.bytes();
+}
+
+WorkerReady DecodeReady(const std::string& payload) {
+  WireReader r = Open(payload, WorkerMessage::kReady);
+  WorkerReady ready;
+  ready.protocol_version = r.I64();
+  ready.device_name = r.Str();
+  r.ExpectEnd();
+  return ready;
+}
+
+std::string EncodeFatal(const std::string& message) {
+  WireWriter w = Start(WorkerMessage::kFatal);
+  w.Str(message);
+  return w.bytes();
+}
+
+std::string DecodeFatal(const std::string& payload) {
+  WireReader r = Open(payload, WorkerMessage::kFatal);
+  std::string message = r.Str();
+  r.ExpectEnd();
+  return message;
+}
+
+std::string EncodeMeasure(const MeasureRequest& q) {
+  WireWriter w = Start(WorkerMessage::kMeasure);
+  w.Str(q.problem_key);
+  w.Str(q.source);
+  w.Str(q.kernel_name);
+  w.I64(q.geometry.dims);
+  for (int d = 0; d < 3; ++d) {
+    w.I64(static_cast<int64_t>(q.geometry.global[d]));
+    w.I64(static_cast<int64_t>(q.geometry.local[d]));
+  }
+  w.I64(q.plan.warmup);
+  w.I64(q.plan.min_reps);
+  w.I64(q.plan.max_reps);
+  w.F64(q.plan.max_seconds);
+  w.F64(q.plan.target_rel_ci);
+  return w.bytes();
+}
+
+MeasureRequest DecodeMeasure(const std::string& payload) {
+  WireReader r = Open(payload, WorkerMessage::kMeasure);
+  MeasureRequest q;
+  q.problem_key = r.Str();
+  q.source = r.Str();
+  q.kernel_name = r.Str();
+  q.geometry.dims = static_cast<int>(r.I64());
+  for (int d = 0; d < 3; ++d) {
+    q.geometry.global[d] = static_cast<size_t>(r.I64());
+    q.geometry.local[d] = static_cast<size_t>(r.I64());
+  }
+  q.plan.warmup = static_cast<int>(r.I64());
+  q.plan.min_reps = static_cast<int>(r.I64());
+  q.plan.max_reps = static_cast<int>(r.I64());
+  q.plan.max_seconds = r.F64();
+  q.plan.target_rel_ci = r.F64();
+  r.ExpectEnd();
+  return q;
+}
+
+std::string EncodeBuilt(double compile_ms) {
+  WireWriter w = Start(WorkerMessage::kBuilt);
+  w.F64(compile_ms);
+  return w.bytes();
+}
+
+double DecodeBuilt(const std::string& payload) {
+  WireReader r = Open(payload, WorkerMessage::kBuilt);
+  double compile_ms = r.F64();
+  r.ExpectEnd();
+  return compile_ms;
+}
+
+std::string EncodeOutcome(const Outcome& o, bool worker_exits) {
+  WireWriter w = Start(WorkerMessage::kOutcome);
+  w.U8(worker_exits);
+  w.Str(o.status);
+  w.F64s(o.samples_ms);
+  w.OptF64(o.median_ms);
+  w.OptF64(o.spread);
+  w.OptF64(o.max_error);
+  w.OptF64(o.compile_ms);
+  w.Str(o.error_text);
+  w.Str(o.build_log);
+  w.F64(o.first_launch_seconds);
+  w.F64(o.benchmark_seconds);
+  return w.bytes();
+}
+
+Outcome DecodeOutcome(const std::string& payload, bool* worker_exits) {
+  WireReader r = Open(payload, WorkerMessage::kOutcome);
+  Outcome o;
+  bool exits = r.U8() != 0;
+  if (worker_exits) *worker_exits = exits;
+  o.status = r.Str();
+  o.samples_ms = r.F64s();
+  o.median_ms = r.OptF64();
+  o.spread = r.OptF64();
+  o.max_error = r.OptF64();
+  o.compile_ms = r.OptF64();
+  o.error_text = r.Str();
+  o.build_log = r.Str();
+  o.first_launch_seconds = r.F64();
+  o.benchmark_seconds = r.F64();
+  r.ExpectEnd();
+  return o;
+}
+
+}  // namespace beast

@@ -1,0 +1,69 @@
+// The messages between the tuner and its device worker (frames of
+// worker_wire.hpp). Each payload starts with a WorkerMessage byte.
+//
+//   worker -> tuner  kReady    once at start: protocol version, device name
+//                    kFatal    instead of kReady: the device cannot be opened
+//   tuner -> worker  kMeasure  one rendered instance to build, validate, time
+//   worker -> tuner  kBuilt    the build succeeded; the kernel runs next
+//                    kOutcome  the result; `worker_exits` when the device is
+//                              unusable after it and the worker leaves
+//
+// One kMeasure is in flight at a time. The tuner closing its end tells the
+// worker to exit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "harness/kernel_runner.hpp"
+#include "harness/timing.hpp"
+#include "instance_measure.hpp"
+#include "worker_wire.hpp"
+
+namespace beast {
+
+// Raised whenever a message changes shape, so a worker from another build is
+// refused at kReady instead of misreading requests.
+constexpr int64_t kWorkerProtocolVersion = 1;
+
+enum class WorkerMessage : uint8_t {
+  kReady = 1,
+  kFatal = 2,
+  kMeasure = 3,
+  kBuilt = 4,
+  kOutcome = 5
+};
+
+struct MeasureRequest {
+  std::string
+      problem_key;  // Problem::Key(); the worker builds (and keeps) its inputs and reference
+  std::string source;
+  std::string kernel_name;
+  harness::LaunchGeometry geometry;
+  harness::BenchmarkPlan plan;
+};
+
+struct WorkerReady {
+  int64_t protocol_version = 0;
+  std::string device_name;
+};
+
+std::string EncodeReady(const WorkerReady& ready);
+std::string EncodeFatal(const std::string& message);
+std::string EncodeMeasure(const MeasureRequest& request);
+std::string EncodeBuilt(double compile_ms);
+std::string EncodeOutcome(const Outcome& outcome, bool worker_exits);
+
+// The kind of a payload; throws Error(kInternal) for an empty payload or an
+// unknown kind.
+WorkerMessage MessageKind(const std::string& payload);
+
+// Each decoder checks the kind and that nothing is left over; a payload of
+// another shape throws Error(kInternal, "worker protocol: ...").
+WorkerReady DecodeReady(const std::string& payload);
+std::string DecodeFatal(const std::string& payload);
+MeasureRequest DecodeMeasure(const std::string& payload);
+double DecodeBuilt(const std::string& payload);
+Outcome DecodeOutcome(const std::string& payload, bool* worker_exits);
+
+}  // namespace beast
