@@ -2,6 +2,7 @@
 #include "json_reply.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 namespace beast::harness {
 namespace {
@@ -11,8 +12,8 @@ class Reader {
   explicit Reader(std::string_view text) : text_(text) {}
 
   void SkipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -40,35 +41,27 @@ class Reader {
       }
       if (pos_ >= text_.size()) break;
       char e = text_[pos_++];
-      switch (e) {
-        case '"': out->push_back('"'); break;
-        case '\\': out->push_back('\\'); break;
-        case '/': out->push_back('/'); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
-        case 'n': out->push_back('\n'); break;
-        case 'r': out->push_back('\r'); break;
-        case 't': out->push_back('\t'); break;
-        case 'u': {
-          uint32_t code = 0;
-          if (!Hex4(&code)) return Fail("bad \\u escape", why);
-          if (code >= 0xD800 && code < 0xDC00) {  // high surrogate: a low one must follow
-            uint32_t low = 0;
-            if (pos_ + 2 > text_.size() || text_[pos_] != '\\' || text_[pos_ + 1] != 'u') {
-              return Fail("unpaired surrogate", why);
-            }
-            pos_ += 2;
-            if (!Hex4(&low) || low < 0xDC00 || low >= 0xE000) return Fail("unpaired surrogate", why);
-            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-          } else if (code >= 0xDC00 && code < 0xE000) {
-            return Fail("unpaired surrogate", why);
-          }
-          AppendUtf8(code, out);
-          break;
-        }
-        default:
-          return Fail(std::string("bad escape \\") + e, why);
+      static constexpr char kEscaped[] = "\"\\/bfnrt";
+      static constexpr char kMeant[] = "\"\\/\b\f\n\r\t";
+      if (const char* hit = std::strchr(kEscaped, e); hit && e != '\0') {
+        out->push_back(kMeant[hit - kEscaped]);
+        continue;
       }
+      if (e != 'u') return Fail(std::string("bad escape \\") + e, why);
+      uint32_t code = 0;
+      if (!Hex4(&code)) return Fail("bad \\u escape", why);
+      if (code >= 0xD800 && code < 0xDC00) {  // high surrogate: a low one must follow
+        uint32_t low = 0;
+        if (pos_ + 2 > text_.size() || text_[pos_] != '\\' || text_[pos_ + 1] != 'u') {
+          return Fail("unpaired surrogate", why);
+        }
+        pos_ += 2;
+        if (!Hex4(&low) || low < 0xDC00 || low >= 0xE000) return Fail("unpaired surrogate", why);
+        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+      } else if (code >= 0xDC00 && code < 0xE000) {
+        return Fail("unpaired surrogate", why);
+      }
+      AppendUtf8(code, out);
     }
     return Fail("unterminated string", why);
   }
@@ -85,10 +78,14 @@ class Reader {
     for (int i = 0; i < 4; ++i) {
       char h = text_[pos_++];
       v <<= 4;
-      if (h >= '0' && h <= '9') v |= h - '0';
-      else if (h >= 'a' && h <= 'f') v |= h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F') v |= h - 'A' + 10;
-      else return false;
+      if (h >= '0' && h <= '9')
+        v |= h - '0';
+      else if (h >= 'a' && h <= 'f')
+        v |= h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        v |= h - 'A' + 10;
+      else
+        return false;
     }
     *code = v;
     return true;

@@ -291,12 +291,11 @@ std::string Renderer::Request(const std::string& line, const std::string& what) 
     Stop();
     if (ex == Exchange::kTimeout) {
       throw Error(ErrorCode::kInternal, "the renderer did not answer within " +
-                                            std::to_string(kReplyTimeoutSeconds) +
-                                            " s rendering " + what + "; it was stopped");
+                                            std::to_string(kReplyTimeoutSeconds) + " s rendering " +
+                                            what + "; it was stopped");
     }
     if (attempt == 1) {
-      throw Error(ErrorCode::kInternal,
-                  "the renderer died twice rendering " + what + diagnosis);
+      throw Error(ErrorCode::kInternal, "the renderer died twice rendering " + what + diagnosis);
     }
   }
 }

@@ -63,8 +63,8 @@ class Renderer {
   std::string version_;
   mutable std::mutex mutex_;
   pid_t pid_ = -1;
-  int io_fd_ = -1;      // socket: the child's stdin and stdout
-  int stderr_fd_ = -1;  // read end of the child's stderr
+  int io_fd_ = -1;           // socket: the child's stdin and stdout
+  int stderr_fd_ = -1;       // read end of the child's stderr
   std::string pending_;      // bytes read past the last reply line
   std::string stderr_tail_;  // the child's latest stderr output
   int exit_status_ = -1;     // waitpid status once reaped, -1 before

@@ -1,0 +1,271 @@
+"""Tests of harness/render.py and the kernel templates it renders.
+
+Each template renders for its default config on the default problems and for
+configs that exercise its tails and options; a variable the request lacks is
+an error naming it and the template line; the CUDA branch of the dialect
+renders CUDA spellings. Configs come from the space files, evaluated here
+with Python's own semantics (the space language is a Python subset).
+"""
+
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TEMPLATES = os.path.join(ROOT, "kernel_templates")
+RENDER_PY = os.path.join(ROOT, "harness", "render.py")
+
+_spec = importlib.util.spec_from_file_location("beast_render", RENDER_PY)
+render = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(render)
+
+DEVICE = {  # PoCL on a 2-core CPU, as `beast devices` reports it
+    "device_max_work_group_size": 4096, "device_max_work_item_size_0": 4096,
+    "device_max_work_item_size_1": 4096, "device_max_work_item_size_2": 4096,
+    "device_local_mem_bytes": 524288, "device_compute_units": 2, "device_warp_size": 8,
+    "device_max_registers_per_thread": 0,
+}
+
+
+def conv_problem(N=1, C=64, H=56, W=56, K=64, R=3, S=3, stride=(1, 1), pad=(1, 1),
+                 dilation=(1, 1), groups=1):
+    p = {"N": N, "C": C, "H": H, "W": W, "K": K, "R": R, "S": S,
+         "stride_h": stride[0], "stride_w": stride[1], "pad_h": pad[0], "pad_w": pad[1],
+         "dilation_h": dilation[0], "dilation_w": dilation[1], "groups": groups}
+    p["P"] = (H + 2 * pad[0] - dilation[0] * (R - 1) - 1) // stride[0] + 1
+    p["Q"] = (W + 2 * pad[1] - dilation[1] * (S - 1) - 1) // stride[1] + 1
+    return p
+
+
+def gemm_problem(M=512, N=512, K=512, trans_a=0, trans_b=0):
+    return {"M": M, "N": N, "K": K, "trans_a": trans_a, "trans_b": trans_b}
+
+
+def _eval(expr, names):
+    if isinstance(expr, (int, float)):
+        return expr
+    env = {"ceil_div": lambda a, b: -(-a // b), "min": min, "max": max, "abs": abs,
+           "int": int, "float": float, "__builtins__": {}}
+    return eval(str(expr), env, dict(names))
+
+
+def load_space(name):
+    with open(os.path.join(TEMPLATES, name + ".space.yaml")) as f:
+        return yaml.safe_load(f)
+
+
+def value_set(param, names):
+    if "values" in param:
+        return [_eval(v, names) for v in param["values"]]
+    if "range" in param:
+        return list(range(*[_eval(v, names) for v in param["range"]]))
+    lo, hi = [_eval(v, names) for v in param["pow2"]]
+    return [2 ** e for e in range(0, 31) if lo <= 2 ** e <= hi]
+
+
+def complete(space, problem, config, hard_only=True):
+    """problem + device + config + derived values, or None when a value is
+    outside its value set or a constraint (hard only, unless told) fails."""
+    names = dict(problem)
+    names.update(DEVICE)
+    for p in space["parameters"]:
+        value = config[p["name"]]
+        if value not in value_set(p, names):
+            return None
+        names[p["name"]] = value
+    for d in space.get("derived", []):
+        names[d["name"]] = _eval(d["expr"], names)
+    for c in space.get("constraints", []):
+        if hard_only and c.get("kind", "hard") == "soft":
+            continue
+        if not _eval(c["expr"], names):
+            return None
+    return names
+
+
+def default_config(space, problem):
+    names = dict(problem)
+    names.update(DEVICE)
+    return {p["name"]: _eval(p["default"], names) for p in space["parameters"]}
+
+
+def template_vars(space, problem, config, backend="opencl", layout="NCHW"):
+    names = complete(space, problem, config)
+    assert names is not None, "config %s is not valid for %s" % (config, problem)
+    variables = {k: v for k, v in names.items() if not k.startswith("device_")}
+    variables.update(LAYOUT=layout, KERNEL_NAME=space["kernel"], BACKEND=backend, DTYPE="float")
+    return variables
+
+
+def source_name(space_name, space):
+    return os.path.dirname(space_name) + "/" + space["source"]
+
+
+@pytest.fixture(scope="module")
+def env():
+    return render.make_environment(TEMPLATES)
+
+
+def render_ok(env, space_name, problem, config, backend="opencl"):
+    space = load_space(space_name)
+    reply = render.render_request(env, TEMPLATES, {
+        "template": source_name(space_name, space),
+        "vars": template_vars(space, problem, config, backend)})
+    assert "error" not in reply, reply.get("error")
+    return reply["source"]
+
+
+CONV_DEFAULT = conv_problem()
+GEMM_DEFAULT = gemm_problem()
+
+
+@pytest.mark.parametrize("space_name,problem", [
+    ("conv2d/direct_nchw", CONV_DEFAULT),
+    ("conv2d/direct_nchw", conv_problem(C=3, H=7, W=7, K=5, stride=(2, 2))),
+    ("gemm/tiled", GEMM_DEFAULT),
+    ("gemm/tiled", gemm_problem(M=37, N=45, K=29, trans_a=1, trans_b=1)),
+])
+def test_default_config_renders(env, space_name, problem):
+    space = load_space(space_name)
+    config = default_config(space, problem)
+    source = render_ok(env, space_name, problem, config)
+    kernel = space["kernel"]
+    assert "__kernel __attribute__((reqd_work_group_size(" in source
+    assert " void %s(" % kernel in source
+    assert source.count("__kernel") == 1
+
+
+def test_default_configs_pass_every_constraint_on_default_problems():
+    for space_name, problem in [("conv2d/direct_nchw", CONV_DEFAULT), ("gemm/tiled", GEMM_DEFAULT)]:
+        space = load_space(space_name)
+        config = default_config(space, problem)
+        assert complete(space, problem, config, hard_only=False) is not None, space_name
+
+
+CONV_CONFIGS = [
+    # tails everywhere, vectors, staging with a partial channel chunk, rolled filter loops
+    (conv_problem(C=3, H=7, W=7, K=5, stride=(2, 2)),
+     dict(KWI=4, PWI=2, VW=4, QWI=8, LQ=2, LP=2, LK=2, USE_LOCAL=1, CB=2, UNROLL_RS=0)),
+    (conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2),
+     dict(KWI=2, PWI=1, VW=2, QWI=4, LQ=4, LP=2, LK=1, USE_LOCAL=0, CB=1, UNROLL_RS=1)),
+    (conv_problem(C=4, H=10, W=9, K=6, stride=(2, 1), pad=(2, 1), dilation=(2, 2), groups=2),
+     dict(KWI=1, PWI=4, VW=8, QWI=8, LQ=1, LP=1, LK=4, USE_LOCAL=0, CB=1, UNROLL_RS=0)),
+    (CONV_DEFAULT,
+     dict(KWI=8, PWI=2, VW=8, QWI=8, LQ=1, LP=4, LK=1, USE_LOCAL=1, CB=4, UNROLL_RS=1)),
+]
+
+
+@pytest.mark.parametrize("problem,config", CONV_CONFIGS)
+def test_conv_configs_render(env, problem, config):
+    source = render_ok(env, "conv2d/direct_nchw", problem, config)
+    assert ("__local float xs[" in source) == bool(config["USE_LOCAL"])
+    assert ("barrier(CLK_LOCAL_MEM_FENCE);" in source) == bool(config["USE_LOCAL"])
+    if config["VW"] > 1:
+        assert "float%d acc0_0_0 = " % config["VW"] in source
+    else:
+        assert "float acc0_0_0 = (float)0;" in source
+
+
+GEMM_CONFIGS = [
+    (gemm_problem(M=37, N=44, K=29), dict(MWG=32, NWG=32, MDIMC=8, NDIMC=4, SA=1, SB=1, VWN=4,
+                                          KWI=2, KWG=16)),
+    (gemm_problem(M=37, N=45, K=29, trans_a=1), dict(MWG=16, NWG=16, MDIMC=4, NDIMC=4, SA=0,
+                                                     SB=1, VWN=1, KWI=1, KWG=16)),
+    (gemm_problem(M=64, N=32, K=40, trans_a=1, trans_b=1),
+     dict(MWG=32, NWG=16, MDIMC=8, NDIMC=2, SA=1, SB=0, VWN=8, KWI=4, KWG=16)),
+    (GEMM_DEFAULT, dict(MWG=32, NWG=64, MDIMC=8, NDIMC=4, SA=0, SB=0, VWN=8, KWI=8, KWG=8)),
+]
+
+
+@pytest.mark.parametrize("problem,config", GEMM_CONFIGS)
+def test_gemm_configs_render(env, problem, config):
+    source = render_ok(env, "gemm/tiled", problem, config)
+    assert ("__local float As[%d];" % (config["KWG"] * config["MWG"]) in source) == bool(config["SA"])
+    assert ("__local float Bs[%d];" % (config["KWG"] * config["NWG"]) in source) == bool(config["SB"])
+    vector = "float%d" % config["VWN"] if config["VWN"] > 1 else "float"
+    assert "%s acc0_0 = " % vector in source
+
+
+def test_cuda_branch_renders_cuda(env):
+    conv = render_ok(env, "conv2d/direct_nchw", CONV_CONFIGS[0][0], CONV_CONFIGS[0][1], "cuda")
+    assert 'extern "C" __global__ void __launch_bounds__(8) conv2d_direct_nchw(' in conv
+    assert "__shared__ float xs[" in conv
+    assert "__syncthreads();" in conv
+    assert "((int)threadIdx.x)" in conv and "((int)blockIdx.z)" in conv
+    assert "struct beast_float4 { float s[4]; };" in conv
+    for opencl_only in ("__kernel", "__global ", "__local", "barrier(", "get_local_id", "vload4(0,"):
+        assert opencl_only not in conv
+    gemm = render_ok(env, "gemm/tiled", GEMM_CONFIGS[2][0], GEMM_CONFIGS[2][1], "cuda")
+    assert 'extern "C" __global__ void __launch_bounds__(16) gemm_tiled(' in gemm
+    assert "const float* __restrict__ A" in gemm
+    assert "beast_float8{ { B[" in gemm
+
+
+def test_unknown_backend_is_an_error(env):
+    space = load_space("gemm/tiled")
+    variables = template_vars(space, GEMM_DEFAULT, default_config(space, GEMM_DEFAULT), "hip")
+    reply = render.render_request(env, TEMPLATES, {"template": "gemm/tiled.cl.j2", "vars": variables})
+    assert reply == {"error": "_common/dialect.j2:17 (from gemm/tiled.cl.j2:21): "
+                              "BACKEND must be 'opencl' or 'cuda', not 'hip'"}
+
+
+@pytest.fixture()
+def server():
+    proc = subprocess.Popen([sys.executable, "-B", RENDER_PY, "--templates", TEMPLATES],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def ask(proc, request):
+    proc.stdin.write((request if isinstance(request, str) else json.dumps(request)) + "\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())
+
+
+def test_protocol_serves_many_requests_and_exits_on_eof(server):
+    space = load_space("gemm/tiled")
+    variables = template_vars(space, GEMM_DEFAULT, default_config(space, GEMM_DEFAULT))
+    assert ask(server, {"ping": True})["pong"].startswith("jinja2 ")
+    first = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
+    again = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
+    assert "source" in first and first == again
+    server.stdin.close()
+    assert server.wait(timeout=10) == 0
+
+
+def test_missing_variable_is_an_error_naming_it(server):
+    space = load_space("gemm/tiled")
+    variables = template_vars(space, GEMM_DEFAULT, default_config(space, GEMM_DEFAULT))
+    del variables["MWG"]
+    reply = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
+    assert reply == {"error": "gemm/tiled.cl.j2:25: 'MWG' is undefined"}
+    del variables["BACKEND"]
+    reply = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
+    assert reply == {"error": "_common/dialect.j2:16 (from gemm/tiled.cl.j2:21): "
+                              "'BACKEND' is undefined"}
+
+
+def test_bad_requests_are_errors(server):
+    assert ask(server, "not json") == {
+        "error": "bad request: not JSON: Expecting value: line 1 column 1 (char 0)"}
+    assert ask(server, {"vars": {}}) == {
+        "error": "bad request: \"template\" must be a non-empty string"}
+    assert ask(server, {"template": "gemm/tiled.cl.j2", "vars": [1]}) == {
+        "error": "bad request: \"vars\" must be a JSON object"}
+    assert ask(server, {"template": "nope.cl.j2", "vars": {}}) == {
+        "error": "template not found: nope.cl.j2 (under %s)" % TEMPLATES}
+
+
+def test_missing_templates_directory_is_fatal():
+    out = subprocess.run([sys.executable, "-B", RENDER_PY, "--templates", "/nonexistent/beast"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    assert out.returncode == 3
+    assert json.loads(out.stdout) == {"fatal": "templates directory /nonexistent/beast does not exist"}
