@@ -9,37 +9,13 @@
 
 #include "beast/config.hpp"
 #include "beast/error.hpp"
+#include "t1_value_list.hpp"
 
 namespace beast {
 namespace {
 
 [[noreturn]] void Fail(const std::string& path, const std::string& why) {
   throw Error(ErrorCode::kBadInput, path + ": not a valid T1 file: " + why);
-}
-
-// Splits "[16, 32, (1, 2)]" at its top-level commas.
-std::vector<std::string> SplitList(const std::string& path, const std::string& name, const std::string& text) {
-  size_t open = text.find_first_not_of(" \t");
-  size_t close = text.find_last_not_of(" \t");
-  if (open == std::string::npos || text[open] != '[' || text[close] != ']') {
-    Fail(path, "Values of " + name + " must be a list like \"[1, 2, 4]\", not " + text);
-  }
-  std::vector<std::string> items;
-  std::string current;
-  int depth = 0;
-  for (size_t i = open + 1; i < close; ++i) {
-    char c = text[i];
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      items.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  if (current.find_first_not_of(" \t") != std::string::npos) items.push_back(current);
-  return items;
 }
 
 }  // namespace
@@ -80,7 +56,11 @@ SpaceSpec LoadT1(const std::string& path) {
     }
     std::vector<std::string> items;
     if (p["Values"].IsScalar()) {
-      items = SplitList(path, param.name, p["Values"].Scalar());
+      try {  // a Python list expression: literal, concatenation, range, comprehension
+        for (const Value& v : EvaluateT1ValueList(p["Values"].Scalar())) items.push_back(v.ToString());
+      } catch (const Error& err) {
+        Fail(path, "Values of " + param.name + ": " + err.what());
+      }
     } else if (p["Values"].IsSequence()) {
       for (const auto& v : p["Values"]) items.push_back(v.Scalar());
     } else {

@@ -80,14 +80,7 @@ std::vector<std::unique_ptr<Space>> LoadSpaces() {
     auto s = std::make_unique<Space>();
     s->name = "t1/" + t1 + "_milo";
     std::string path = dir + "/t1/" + t1 + "_milo.json";
-    try {
-      s->spec = LoadT1(path);
-    } catch (const Error& e) {
-      // hotspot_milo.json writes value lists as Python expressions; the
-      // expanded copy beside it lists the same values.
-      std::printf("note: %s\n      using %s_milo_expanded.json instead\n", e.what(), t1.c_str());
-      s->spec = LoadT1(dir + "/t1/" + t1 + "_milo_expanded.json");
-    }
+    s->spec = LoadT1(path);
     s->space = s->Bind();
     spaces.push_back(std::move(s));
   }

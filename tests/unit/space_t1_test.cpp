@@ -54,9 +54,9 @@ TEST(SpaceT1, GemmAndHotspotCounts) {
   EXPECT_EQ(BoundSpace(gemm, {}).Count(), 116928u);
   EXPECT_EQ(BoundSpace(gemm, {}, declared).Count(), 116928u);
   EXPECT_EQ(BoundSpace(gemm, {}).Count(2), 116928u);
-  // hotspot_milo.json writes its value lists as Python expressions, which
-  // LoadT1 does not read; the expanded copy lists the same values.
-  SpaceSpec hotspot = LoadT1(T1("hotspot_milo_expanded.json"));
+  // hotspot_milo.json writes its value lists as Python expressions
+  // (concatenation, list(range(...)), comprehensions).
+  SpaceSpec hotspot = LoadT1(T1("hotspot_milo.json"));
   EXPECT_EQ(BoundSpace(hotspot, {}).RawSize(), 4440000u);
   EXPECT_EQ(BoundSpace(hotspot, {}).Count(), 82984u);
   EXPECT_EQ(BoundSpace(hotspot, {}, declared).Count(), 82984u);
