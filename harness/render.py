@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Renderer process of beast: turns kernel templates into source text.
 
-The C++ harness (harness::Renderer) starts this once and keeps it running, so
+The C++ harness (beast::harness::Renderer) starts this once and keeps it running, so
 the Jinja2 start-up and template parsing are paid once per tuning run.
 
 Protocol, one JSON object per line in each direction:
@@ -10,9 +10,11 @@ Protocol, one JSON object per line in each direction:
   request    <- {"ping": true}                  (checks that the renderer is usable)
   reply      -> {"pong": "jinja2 <version>"}
 The process exits on end of input. When it cannot work at all (jinja2 missing,
-no templates directory) it writes {"fatal": "..."} and exits with status 3. Templates are rendered with StrictUndefined:
-a variable the template reads but the request lacks is an error naming it,
-with the template file and line.
+no templates directory) it writes {"fatal": "..."} and exits with status 3.
+
+Templates are rendered with StrictUndefined: a variable the template reads but
+the request lacks is an error naming it, with the template file and line.
+Templates may call fail("why") to reject inputs they cannot serve.
 """
 
 import argparse

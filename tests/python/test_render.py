@@ -47,12 +47,18 @@ def gemm_problem(M=512, N=512, K=512, trans_a=0, trans_b=0):
     return {"M": M, "N": N, "K": K, "trans_a": trans_a, "trans_b": trans_b}
 
 
+_FUNCTIONS = {"ceil_div": lambda a, b: -(-a // b), "min": min, "max": max, "abs": abs,
+              "int": int, "float": float, "__builtins__": {}}
+_COMPILED = {}
+
+
 def _eval(expr, names):
     if isinstance(expr, (int, float)):
         return expr
-    env = {"ceil_div": lambda a, b: -(-a // b), "min": min, "max": max, "abs": abs,
-           "int": int, "float": float, "__builtins__": {}}
-    return eval(str(expr), env, dict(names))
+    code = _COMPILED.get(expr)
+    if code is None:
+        code = _COMPILED[expr] = compile(str(expr), "<space>", "eval")
+    return eval(code, _FUNCTIONS, names)
 
 
 def load_space(name):
@@ -87,6 +93,30 @@ def complete(space, problem, config, hard_only=True):
         if not _eval(c["expr"], names):
             return None
     return names
+
+
+def count_valid(space, problem):
+    """Brute force over the value sets: (raw size, valid configs)."""
+    params, raw, valid = space["parameters"], 0, 0
+
+    def walk(i, names):
+        nonlocal raw, valid
+        if i == len(params):
+            raw += 1
+            full = dict(names)
+            for d in space.get("derived", []):
+                full[d["name"]] = _eval(d["expr"], full)
+            valid += all(_eval(c["expr"], full) for c in space.get("constraints", []))
+            return
+        for value in value_set(params[i], names):
+            names[params[i]["name"]] = value
+            walk(i + 1, names)
+        del names[params[i]["name"]]
+
+    names = dict(problem)
+    names.update(DEVICE)
+    walk(0, names)
+    return raw, valid
 
 
 def default_config(space, problem):
@@ -146,6 +176,13 @@ def test_default_configs_pass_every_constraint_on_default_problems():
         space = load_space(space_name)
         config = default_config(space, problem)
         assert complete(space, problem, config, hard_only=False) is not None, space_name
+
+
+def test_space_sizes_on_default_problems():
+    # beast's own engine must agree: `beast space gemm/tiled --problem
+    # gemm:M=512,N=512,K=512 --device opencl:0` on PoCL.
+    assert count_valid(load_space("gemm/tiled"), GEMM_DEFAULT) == (48944, 18788)
+    assert count_valid(load_space("conv2d/direct_nchw"), CONV_DEFAULT) == (76800, 22888)
 
 
 CONV_CONFIGS = [
@@ -269,3 +306,49 @@ def test_missing_templates_directory_is_fatal():
                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
     assert out.returncode == 3
     assert json.loads(out.stdout) == {"fatal": "templates directory /nonexistent/beast does not exist"}
+
+
+DIALECT_PROBE = (
+    '{% import "_common/dialect.j2" as d with context %}'
+    "{{ d.kernel() }}|{{ d.kernel(8, 4, 2) }}|{{ d.global_ptr() }}|{{ d.restrict() }}|"
+    "{{ d.local_array('float', 'xs', 64) }}|{{ d.local_ptr() }}|{{ d.barrier() }}|"
+    "{{ d.device_fn() }}|{{ d.unroll() }}|{{ d.unroll(2) }}|{{ d.local_id(0) }}|"
+    "{{ d.group_id(1) }}|{{ d.local_size(2) }}|{{ d.num_groups(0) }}|{{ d.global_id(1) }}|"
+    "{{ d.vtype('float', 1) }}|{{ d.vtype('float', 4) }}|{{ d.vzero('float', 1) }}|"
+    "{{ d.vzero('float', 4) }}|{{ d.vload(1, 'p', 'i') }}|{{ d.vload(4, 'p', 'i') }}|"
+    "{{ d.vstore(1, 'v', 'p', 'i') }}|{{ d.vstore(4, 'v', 'p', 'i') }}|{{ d.vget('v', 1, 3) }}|"
+    "{{ d.vget('v', 16, 11) }}|{{ d.vmake('float', 1, ['a']) }}|"
+    "{{ d.vmake('float', 2, ['a', 'b']) }}")
+
+
+def test_dialect_opencl_spellings(env):
+    assert env.from_string(DIALECT_PROBE).render(BACKEND="opencl").split("|") == [
+        "__kernel void", "__kernel __attribute__((reqd_work_group_size(8, 4, 2))) void",
+        "__global", "restrict", "__local float xs[64];", "__local",
+        "barrier(CLK_LOCAL_MEM_FENCE);", "inline", "#pragma unroll", "#pragma unroll 2",
+        "((int)get_local_id(0))", "((int)get_group_id(1))", "((int)get_local_size(2))",
+        "((int)get_num_groups(0))", "((int)get_global_id(1))", "float", "float4", "(float)0",
+        "(float4)((float)0)", "p[i]", "vload4(0, p + i)", "p[i] = v;", "vstore4(v, 0, p + i);",
+        "v", "v.sb", "(a)", "((float2)(a, b))"]
+
+
+def test_dialect_cuda_spellings(env):
+    assert env.from_string(DIALECT_PROBE).render(BACKEND="cuda").split("|") == [
+        'extern "C" __global__ void', 'extern "C" __global__ void __launch_bounds__(64)',
+        "", "__restrict__", "__shared__ float xs[64];", "", "__syncthreads();",
+        "__device__ __forceinline__", "#pragma unroll", "#pragma unroll 2",
+        "((int)threadIdx.x)", "((int)blockIdx.y)", "((int)blockDim.z)", "((int)gridDim.x)",
+        "((int)(blockIdx.y * blockDim.y + threadIdx.y))", "float", "beast_float4", "(float)0",
+        "beast_float4()", "p[i]", "beast_vload4(p + i)", "p[i] = v;", "beast_vstore4(v, p + i);",
+        "v", "v.s[11]", "(a)", "beast_float2{ { a, b } }"]
+
+
+def test_dialect_cuda_vector_prelude_declares_once(env):
+    text = env.from_string(
+        '{% import "_common/dialect.j2" as d with context %}'
+        "{{ d.vector_prelude('float', 1) }}{{ d.vector_prelude('float', 4) }}").render(BACKEND="cuda")
+    assert text.startswith("#ifndef BEAST_FLOAT4_DEFINED\n#define BEAST_FLOAT4_DEFINED\n"
+                           "struct beast_float4 { float s[4]; };\n")
+    assert text.endswith("#endif\n")
+    assert env.from_string('{% import "_common/dialect.j2" as d with context %}'
+                           "{{ d.vector_prelude('float', 4) }}").render(BACKEND="opencl") == ""
