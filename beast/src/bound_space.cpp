@@ -78,11 +78,12 @@ unsigned BoundSpace::Impl::Threads(unsigned requested, double estimated_evals) c
 void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& fixed,
                             const BindOptions& bind_options) {
   options = bind_options;
-  for (const auto* list : {&spec.constraints, &options.extra}) {
-    for (const auto& c : *list) {
-      if (!(options.ignore_soft && c.kind == ConstraintKind::kSoft)) constraints.push_back(c);
-    }
+  // ignore_soft drops the template's soft constraints only: the user's were
+  // asked for on this very command line.
+  for (const auto& c : spec.constraints) {
+    if (!(options.ignore_soft && c.kind == ConstraintKind::kSoft)) constraints.push_back(c);
   }
+  for (const auto& c : options.extra) constraints.push_back(c);
   // Slots: problem and device names, parameters, derived values, resources.
   for (const auto& [name, value] : fixed) {
     slot_names.push_back(name);

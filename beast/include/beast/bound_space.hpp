@@ -30,7 +30,7 @@
 namespace beast {
 
 struct BindOptions {
-  bool ignore_soft = false;           // explore all the hard constraints allow
+  bool ignore_soft = false;           // drop the template's soft constraints (not extra's)
   std::vector<ConstraintSpec> extra;  // user constraints (--constraint, --constraints)
   // Walk the most constrained parameters first and independent groups one
   // after another (faster); off: walk in declared order.
@@ -83,7 +83,7 @@ class BoundSpace {
 
   const SpaceSpec& spec() const;
   // The constraints in force (template's, then extra), soft ones included
-  // unless ignore_soft; post-compile ones are listed but not enumerated.
+  // unless ignore_soft (template's only); post-compile ones are listed but not enumerated.
   const std::vector<ConstraintSpec>& constraints() const;
   // Parameter names in the order the engine walks them (see the top).
   std::vector<std::string> WalkOrder() const;
