@@ -20,6 +20,7 @@ Templates may call fail("why") to reject inputs they cannot serve.
 import argparse
 import json
 import os
+import signal
 import sys
 import traceback
 
@@ -124,6 +125,9 @@ def serve(templates_dir, stdin, stdout):
 
 
 def main():
+    # Ctrl-C reaches the whole process group; the parent decides when to stop
+    # and closes our input, so a traceback here would only be noise.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     parser = argparse.ArgumentParser(description="Render beast kernel templates (JSON lines).")
     parser.add_argument("--templates", required=True, help="the kernel_templates directory")
     args = parser.parse_args()
