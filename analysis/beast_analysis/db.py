@@ -11,7 +11,7 @@ import urllib.parse
 from pathlib import Path
 
 APPLICATION_ID = 0x42454153
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class BeastDatabaseError(Exception):
@@ -47,11 +47,15 @@ def check_header(connection, name):
         raise BeastDatabaseError(f"{name}: {error}") from None
     if application_id != APPLICATION_ID:
         raise BeastDatabaseError(f"{name} is not a beast database")
-    if version != SCHEMA_VERSION:
-        relation = "newer" if version > SCHEMA_VERSION else "older"
+    if version > SCHEMA_VERSION:
         raise BeastDatabaseError(
-            f"{name} has schema version {version}, {relation} than this beast "
-            f"({SCHEMA_VERSION})"
+            f"{name}: database schema version {version} is newer than this beast "
+            f"({SCHEMA_VERSION}): upgrade beast"
+        )
+    if version < SCHEMA_VERSION:
+        raise BeastDatabaseError(
+            f"{name}: database schema version {version} is older than this beast "
+            f"({SCHEMA_VERSION}): open it once with beast (e.g. beast query --db FILE) to upgrade it"
         )
 
 

@@ -1,4 +1,4 @@
-// Status names of measurements and runs, as the schema's CHECK constraints
+// Status names of measurements, baselines and runs, as the schema's CHECK constraints
 // list them.
 #include "results_db/records.hpp"
 
@@ -6,6 +6,13 @@ namespace results_db {
 
 bool IsMeasurementStatus(const std::string& status) {
   for (const char* name : kMeasurementStatuses) {
+    if (status == name) return true;
+  }
+  return false;
+}
+
+bool IsBaselineStatus(const std::string& status) {
+  for (const char* name : kBaselineStatuses) {
     if (status == name) return true;
   }
   return false;

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "results_db/store.hpp"
 #include "sqlite_handle.hpp"
@@ -24,6 +26,10 @@ struct Store::Impl {
     }
     return *it->second;
   }
+
+  // Sets ResultRow::baselines of each row (store_baselines.cpp); device_id
+  // narrows the lookup when every row is of that device.
+  void AttachBaselines(std::vector<ResultRow>& rows, std::optional<int64_t> device_id);
 
   // Declared first so it is destroyed last, after every statement is finalized.
   internal::Connection connection;

@@ -69,15 +69,18 @@ void CheckHeader(const Header& header, const std::string& path) {
   if (header.application_id != kApplicationId) {
     throw Error(ErrorCode::kDatabase, NotABeastDatabase(path));
   }
-  std::string versions = std::to_string(header.user_version) + ", ";
-  std::string ours = " than this beast (" + std::to_string(kSchemaVersion) + ")";
   if (header.user_version > kSchemaVersion) {
-    throw Error(ErrorCode::kDatabase, path + " has schema version " + versions + "newer" + ours);
+    throw Error(ErrorCode::kDatabase, path + ": database schema version " +
+                                          std::to_string(header.user_version) +
+                                          " is newer than this beast (" +
+                                          std::to_string(kSchemaVersion) + "): upgrade beast");
   }
   if (header.user_version < kSchemaVersion) {
-    // Version 1 is the first schema: no migration exists to apply yet.
-    throw Error(ErrorCode::kDatabase, path + " has schema version " + versions + "older" + ours +
-                                          ", and no migration upgrades it");
+    throw Error(ErrorCode::kDatabase, path + ": database schema version " +
+                                          std::to_string(header.user_version) +
+                                          " is older than this beast (" +
+                                          std::to_string(kSchemaVersion) +
+                                          ") and no migration upgrades it");
   }
 }
 

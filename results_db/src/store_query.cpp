@@ -118,6 +118,7 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.error_text = query.ColumnText(21);
     rows.push_back(std::move(row));
   }
+  impl_->AttachBaselines(rows, filter.device_id);
   return rows;
 }
 

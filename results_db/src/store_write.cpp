@@ -1,5 +1,6 @@
 // Writing to the result store: insert-or-find of devices, problems, template
-// versions and configs; runs; measurements (first result kept); and the
+// versions and configs; runs; measurements and baselines (first result kept);
+// and the
 // lookups a resumed run uses to skip what is already measured.
 #include <sqlite3.h>
 
@@ -137,8 +138,9 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   // row is in the WAL and survives the process being killed.
   auto& insert = impl_->Prepared(
       "INSERT INTO measurements (run_id, device_id, problem_id, config_id, is_default, status, "
-      "samples_json, median_ms, spread, gflops, max_error, compile_ms, error_text, build_log) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+      "samples_json, median_ms, spread, gflops, max_error, compile_ms, error_text, build_log, "
+      "compiler, compiler_version) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
       "ON CONFLICT (device_id, problem_id, config_id) DO NOTHING",
       "recording a measurement");
   internal::StatementScope scope(insert);
@@ -156,6 +158,8 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   insert.BindOptionalDouble(12, m.compile_ms);
   insert.BindText(13, m.error_text);
   insert.BindText(14, m.build_log);
+  insert.BindText(15, m.compiler);
+  insert.BindText(16, m.compiler_version);
   insert.Run();
   if (sqlite3_changes(impl_->connection.get()) > 0) return true;
   if (m.is_default) {
@@ -172,6 +176,51 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
     mark.Run();
   }
   return false;
+}
+
+bool Store::RecordBaseline(const BaselineRecord& b) {
+  if (!IsBaselineStatus(b.status)) {
+    throw Error(ErrorCode::kBadArgument, "unknown baseline status '" + b.status + "'");
+  }
+  if (b.library.empty() || b.routine.empty()) {
+    throw Error(ErrorCode::kBadArgument, "a baseline needs a library and a routine name");
+  }
+  auto& insert = impl_->Prepared(
+      "INSERT INTO baselines (run_id, device_id, problem_id, library, routine, status, "
+      "samples_json, median_ms, spread, gflops, max_error, error_text, library_version) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+      "ON CONFLICT (device_id, problem_id, library, routine) DO NOTHING",
+      "recording a baseline");
+  internal::StatementScope scope(insert);
+  insert.BindInt(1, b.run_id);
+  insert.BindInt(2, b.device_id);
+  insert.BindInt(3, b.problem_id);
+  insert.BindText(4, b.library);
+  insert.BindText(5, b.routine);
+  insert.BindText(6, b.status);
+  insert.BindText(7, internal::SamplesToJson(b.samples_ms));
+  insert.BindOptionalDouble(8, b.median_ms);
+  insert.BindOptionalDouble(9, b.spread);
+  insert.BindOptionalDouble(10, b.gflops);
+  insert.BindOptionalDouble(11, b.max_error);
+  insert.BindText(12, b.error_text);
+  insert.BindText(13, b.library_version);
+  insert.Run();
+  return sqlite3_changes(impl_->connection.get()) > 0;
+}
+
+bool Store::HasBaseline(int64_t device_id, int64_t problem_id, const std::string& library,
+                        const std::string& routine) {
+  auto& find = impl_->Prepared(
+      "SELECT 1 FROM baselines WHERE device_id = ?1 AND problem_id = ?2 AND library = ?3 "
+      "AND routine = ?4",
+      "looking up a baseline");
+  internal::StatementScope scope(find);
+  find.BindInt(1, device_id);
+  find.BindInt(2, problem_id);
+  find.BindText(3, library);
+  find.BindText(4, routine);
+  return find.Step();
 }
 
 bool Store::HasMeasurement(int64_t device_id, int64_t problem_id, int64_t config_id) {

@@ -161,8 +161,9 @@ def test_not_a_database(tmp_path):
 
 def test_newer_schema_version(db_path):
     connection = sqlite3.connect(db_path)
-    connection.execute("PRAGMA user_version = 2")
+    connection.execute("PRAGMA user_version = 3")
     connection.close()
     with pytest.raises(BeastDatabaseError) as error:
         winners(db_path)
-    assert str(error.value) == f"{db_path} has schema version 2, newer than this beast (1)"
+    assert str(error.value) == (
+        f"{db_path}: database schema version 3 is newer than this beast (2): upgrade beast")

@@ -1,10 +1,12 @@
 // What the result store answers: a filter for measurements, the rows it
-// returns, and the winners the exporter turns into a tuned library.
+// returns, the winners the exporter turns into a tuned library, and the
+// vendor-library baselines.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace results_db {
 
@@ -20,6 +22,16 @@ struct QueryFilter {
   // that has an ok measurement there.
   bool best_only = false;
   int64_t limit = 0;  // 0: no limit
+};
+
+// The fastest ok routine of one library on a row's device and problem, and
+// how many times faster the row is: baseline median / row median (unset
+// unless the row is ok).
+struct BaselineSpeedup {
+  std::string library;
+  std::string routine;
+  double median_ms = 0;
+  std::optional<double> speedup;
 };
 
 // One measurement with the names of what it measured. Rows come ordered by
@@ -49,6 +61,9 @@ struct ResultRow {
   // device and problem, divided by this median; unset unless both are ok.
   std::optional<double> speedup_vs_default;
   std::string error_text;
+  // One entry per library with an ok baseline on this device and problem,
+  // ordered by library name.
+  std::vector<BaselineSpeedup> baselines;
 };
 
 // The best ok config per (device, problem, template), as the exporter needs it.
@@ -73,6 +88,37 @@ struct WinnerRow {
   double median_ms = 0;
   std::optional<double> gflops;
   std::optional<double> speedup_vs_default;
+};
+
+// Every field set narrows Store::Baselines; unset fields match everything.
+struct BaselineFilter {
+  std::optional<int64_t> device_id;
+  std::optional<std::string> problem_key;  // exact canonical key
+  std::optional<std::string> library;
+  std::optional<std::string> status;  // one of kBaselineStatuses
+};
+
+// One baseline with the names of its device and problem. Rows come ordered by
+// device, problem, library, routine.
+struct BaselineRow {
+  int64_t baseline_id = 0;
+  int64_t run_id = 0;
+  int64_t device_id = 0;
+  std::string backend;
+  std::string device_name;
+  int64_t problem_id = 0;
+  std::string problem_key;
+  std::string library;
+  std::string routine;
+  std::string status;
+  std::string samples_json;
+  std::optional<double> median_ms;
+  std::optional<double> spread;
+  std::optional<double> gflops;
+  std::optional<double> max_error;
+  std::string error_text;
+  std::string library_version;
+  std::string measured_at;
 };
 
 }  // namespace results_db

@@ -1,5 +1,5 @@
-// Records the tuner writes into the result store: a device as measured and one
-// measurement. Plain values only, so the store's callers need no SQLite.
+// Records the tuner writes into the result store: a device as measured, one
+// measurement, and one vendor-library baseline. Plain values only, so the store's callers need no SQLite.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +47,37 @@ struct MeasurementRecord {
   std::optional<double> compile_ms;
   std::string error_text;
   std::string build_log;
+  // Provenance (schema version 2): the compiler that built the kernel
+  // ("opencl": the OpenCL platform's compiler, or "nvrtc") and its version
+  // (the OpenCL platform version, e.g. PoCL's, or NVRTC's). "" when unknown.
+  std::string compiler;
+  std::string compiler_version;
+};
+
+// Baseline statuses: the measurement statuses that apply to a library call,
+// plus "unsupported" for a problem the routine cannot compute.
+inline constexpr const char* kBaselineStatuses[] = {
+    "ok",      "compile_error", "runtime_error", "crashed",
+    "timeout", "wrong_result",  "unsupported"};
+bool IsBaselineStatus(const std::string& status);
+
+// A vendor library's routine (CLBlast, cuBLAS, cuDNN...) timed on one device
+// for one problem in the same run as the tuned kernels. (device, problem,
+// library, routine) is its identity: a resumed run skips it.
+struct BaselineRecord {
+  int64_t run_id = 0;
+  int64_t device_id = 0;
+  int64_t problem_id = 0;
+  std::string library;  // "clblast", "cublas", "cudnn", ... (lower case)
+  std::string routine;  // "Sgemm", "Convgemm", an algorithm name
+  std::string status = "ok";  // one of kBaselineStatuses
+  std::vector<double> samples_ms;  // raw timings, stored as a JSON array
+  std::optional<double> median_ms;
+  std::optional<double> spread;  // relative: (p75 - p25) / median
+  std::optional<double> gflops;
+  std::optional<double> max_error;  // against the reference implementation
+  std::string error_text;
+  std::string library_version;  // e.g. "1.6.3"; "" when unknown
 };
 
 }  // namespace results_db

@@ -17,7 +17,7 @@ namespace results_db {
 
 // The header fields that identify a beast database ('BEAS') and its schema.
 inline constexpr int32_t kApplicationId = 0x42454153;
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // One open database connection. Errors throw beast::Error(kDatabase) naming the
 // file. Not thread-safe: use one Store per thread (SQLite's WAL mode and busy
@@ -58,12 +58,23 @@ class Store {
   // default config) and false is returned; true when a new row was written.
   bool RecordMeasurement(const MeasurementRecord& measurement);
 
+  // Records one vendor-library baseline in its own transaction. If (device,
+  // problem, library, routine) is already recorded the existing row is kept and
+  // false is returned; true when a new row was written. Throws kBadArgument for
+  // an unknown status or an empty library or routine name.
+  bool RecordBaseline(const BaselineRecord& baseline);
+
   // What a resumed run skips.
   bool HasMeasurement(int64_t device_id, int64_t problem_id, int64_t config_id);
+  bool HasBaseline(int64_t device_id, int64_t problem_id, const std::string& library,
+                   const std::string& routine);
   std::set<std::string> MeasuredConfigKeys(int64_t device_id, int64_t problem_id,
                                            int64_t template_id);
 
+  // Rows carry the speed-up over each library's fastest ok baseline on their
+  // device and problem (ResultRow::baselines).
   std::vector<ResultRow> Query(const QueryFilter& filter);
+  std::vector<BaselineRow> Baselines(const BaselineFilter& filter = BaselineFilter());
   // Best ok config per (device, problem, template) as QueryFilter::best_only
   // picks it, for one device or (nullopt) all; ordered by device, problem,
   // template name.
