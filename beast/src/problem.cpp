@@ -72,7 +72,7 @@ Problem Problem::Parse(const std::string& text) {
   }
   const std::vector<std::string> conv_keys = {
       "N", "C", "H", "W", "K", "R", "S", "stride", "stride_h", "stride_w", "pad", "pad_h",
-      "pad_w", "dilation", "dilation_h", "dilation_w", "groups", "layout", "dtype"};
+      "pad_w", "dilation", "dilation_h", "dilation_w", "groups", "bias", "layout", "dtype"};
   const std::vector<std::string> gemm_keys = {"M", "N", "K", "transA", "transB",
                                               "trans_a", "trans_b", "dtype"};
   const auto& known = p.op_ == OpKind::kConv2d ? conv_keys : gemm_keys;
@@ -97,6 +97,10 @@ Problem Problem::Parse(const std::string& text) {
         if (value == "NCHW") c.layout = Layout::kNCHW;
         else if (value == "NHWC") c.layout = Layout::kNHWC;
         else Fail(text, "layout \"" + value + "\" is not NCHW or NHWC");
+        continue;
+      }
+      if (key == "bias") {
+        c.bias = ParseFlag(text, key, value);
         continue;
       }
       int64_t v = ParseInt(text, key, value);
@@ -207,8 +211,11 @@ std::string Problem::Key() const {
   o << "conv2d:N=" << c.n << ",C=" << c.c << ",H=" << c.h << ",W=" << c.w << ",K=" << c.k
     << ",R=" << c.r << ",S=" << c.s << ",stride_h=" << c.stride_h << ",stride_w=" << c.stride_w
     << ",pad_h=" << c.pad_h << ",pad_w=" << c.pad_w << ",dilation_h=" << c.dilation_h
-    << ",dilation_w=" << c.dilation_w << ",groups=" << c.groups << ",layout=" << LayoutName(c.layout)
-    << ",dtype=f32";
+    << ",dilation_w=" << c.dilation_w << ",groups=" << c.groups;
+  // Listed only when present, so the keys of problems without bias stay as
+  // they were before bias existed (and as databases recorded them).
+  if (c.bias) o << ",bias=1";
+  o << ",layout=" << LayoutName(c.layout) << ",dtype=f32";
   return o.str();
 }
 
@@ -227,7 +234,7 @@ std::map<std::string, int64_t> Problem::Variables() const {
   return {{"N", c.n}, {"C", c.c}, {"H", c.h}, {"W", c.w}, {"K", c.k}, {"R", c.r}, {"S", c.s},
           {"P", c.OutH()}, {"Q", c.OutW()}, {"stride_h", c.stride_h}, {"stride_w", c.stride_w},
           {"pad_h", c.pad_h}, {"pad_w", c.pad_w}, {"dilation_h", c.dilation_h},
-          {"dilation_w", c.dilation_w}, {"groups", c.groups}};
+          {"dilation_w", c.dilation_w}, {"groups", c.groups}, {"bias", c.bias ? 1 : 0}};
 }
 
 std::string Problem::OpName() const { return op_ == OpKind::kConv2d ? "conv2d" : "gemm"; }

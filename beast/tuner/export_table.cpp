@@ -9,7 +9,7 @@ namespace {
 
 // The shape fields in beast_table.h's order.
 std::vector<long long> ShapeFields(const Problem& problem) {
-  std::vector<long long> f(15, 0);
+  std::vector<long long> f(16, 0);
   if (problem.op() == OpKind::kGemm) {
     const GemmShape& g = problem.gemm();
     f[0] = g.m;
@@ -22,7 +22,8 @@ std::vector<long long> ShapeFields(const Problem& problem) {
   const Conv2dShape& c = problem.conv();
   f = {c.n,     c.c,          c.h,          c.w,        c.k,
        c.r,     c.s,          c.stride_h,   c.stride_w, c.pad_h,
-       c.pad_w, c.dilation_h, c.dilation_w, c.groups,   c.layout == Layout::kNCHW ? 0 : 1};
+       c.pad_w, c.dilation_h, c.dilation_w, c.groups,   c.layout == Layout::kNCHW ? 0 : 1,
+       c.bias ? 1 : 0};
   return f;
 }
 

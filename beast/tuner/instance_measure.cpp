@@ -17,7 +17,16 @@ DeviceProblem UploadProblem(harness::OpenCLContext& context, const ProblemData& 
   p.output = context.Allocate(data.output_count * sizeof(float));
   context.Write(p.input0, data.input0.data(), data.input0.size() * sizeof(float));
   context.Write(p.input1, data.input1.data(), data.input1.size() * sizeof(float));
+  if (!data.bias.empty()) {
+    p.bias = context.Allocate(data.bias.size() * sizeof(float));
+    context.Write(p.bias, data.bias.data(), data.bias.size() * sizeof(float));
+  }
   return p;
+}
+
+std::vector<harness::KernelArg> DeviceProblem::KernelArgs() const {
+  if (data && !data->bias.empty()) return {input0, input1, bias, output};
+  return {input0, input1, output};
 }
 
 Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& problem,
@@ -34,8 +43,7 @@ Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& pr
     return out;
   }
   if (on_built) on_built(build.compile_ms);
-  harness::KernelRunner runner(context, build.program, kernel_name,
-                               {problem.input0, problem.input1, problem.output});
+  harness::KernelRunner runner(context, build.program, kernel_name, problem.KernelArgs());
   if (!runner.ok()) {
     out.status = "runtime_error";
     out.error_text = runner.message();

@@ -21,6 +21,9 @@ namespace beast {
 // The problem's buffers on the device, allocated once per problem.
 struct DeviceProblem {
   harness::DeviceBuffer input0, input1, output;
+  harness::DeviceBuffer bias;  // allocated only when the problem has a bias
+  // The kernel arguments in beast's contract: (x, w, [b,] y) or (A, B, C).
+  std::vector<harness::KernelArg> KernelArgs() const;
   const ProblemData* data = nullptr;
 };
 

@@ -11,11 +11,13 @@ ProblemData MakeProblemData(const Problem& problem) {
     const Conv2dShape& s = problem.conv();
     d.input0 = harness::RandomInputs(harness::Conv2dInputCount(s), 1);
     d.input1 = harness::RandomInputs(harness::Conv2dFilterCount(s), 2);
+    if (s.bias) d.bias = harness::RandomInputs(static_cast<size_t>(s.k), 3);
     d.output_count = harness::Conv2dOutputCount(s);
     d.reduction_length = (s.c / s.groups) * s.r * s.s;
     d.reference.resize(d.output_count);
     d.abs_reference.resize(d.output_count);
-    harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), nullptr, d.reference.data(),
+    harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(),
+                             s.bias ? d.bias.data() : nullptr, d.reference.data(),
                              d.abs_reference.data());
   } else {
     const GemmShape& g = problem.gemm();

@@ -34,10 +34,10 @@ const char* const kProblems[] = {
     "gemm:M=33,N=17,K=29,transA=1,transB=1,dtype=f32",
     "conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,layout=NCHW,dtype=f32",
     "conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation=2,"
-    "groups=2,layout=NCHW,dtype=f32",
+    "groups=2,bias=1,layout=NCHW,dtype=f32",
 };
 // The "ok" lines main.c prints when every check passes.
-constexpr size_t kConsumerChecks = 15;
+constexpr size_t kConsumerChecks = 17;
 const char kStaleHash[] = "0123456789abcdef";
 
 class ExportTest : public ::testing::Test {

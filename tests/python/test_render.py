@@ -34,10 +34,10 @@ DEVICE = {  # PoCL on a 2-core CPU, as `beast devices` reports it
 
 
 def conv_problem(N=1, C=64, H=56, W=56, K=64, R=3, S=3, stride=(1, 1), pad=(1, 1),
-                 dilation=(1, 1), groups=1):
+                 dilation=(1, 1), groups=1, bias=0):
     p = {"N": N, "C": C, "H": H, "W": W, "K": K, "R": R, "S": S,
          "stride_h": stride[0], "stride_w": stride[1], "pad_h": pad[0], "pad_w": pad[1],
-         "dilation_h": dilation[0], "dilation_w": dilation[1], "groups": groups}
+         "dilation_h": dilation[0], "dilation_w": dilation[1], "groups": groups, "bias": bias}
     p["P"] = (H + 2 * pad[0] - dilation[0] * (R - 1) - 1) // stride[0] + 1
     p["Q"] = (W + 2 * pad[1] - dilation[1] * (S - 1) - 1) // stride[1] + 1
     return p
@@ -189,7 +189,7 @@ CONV_CONFIGS = [
     # tails everywhere, vectors, staging with a partial channel chunk, rolled filter loops
     (conv_problem(C=3, H=7, W=7, K=5, stride=(2, 2)),
      dict(KWI=4, PWI=2, VW=4, QWI=8, LQ=2, LP=2, LK=2, USE_LOCAL=1, CB=2, UNROLL_RS=0)),
-    (conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2),
+    (conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2, bias=1),
      dict(KWI=2, PWI=1, VW=2, QWI=4, LQ=4, LP=2, LK=1, USE_LOCAL=0, CB=1, UNROLL_RS=1)),
     (conv_problem(C=4, H=10, W=9, K=6, stride=(2, 1), pad=(2, 1), dilation=(2, 2), groups=2),
      dict(KWI=1, PWI=4, VW=8, QWI=8, LQ=1, LP=1, LK=4, USE_LOCAL=0, CB=1, UNROLL_RS=0)),

@@ -43,6 +43,26 @@ TEST(Problem, KeyIsCanonical) {
   EXPECT_EQ(Problem::Parse("gemm:M=1,N=2,K=3,trans_b=1").gemm().trans_b, true);
 }
 
+TEST(Problem, BiasIsAFlagThatTheKeyListsOnlyWhenSet) {
+  Problem with = Problem::Parse("conv2d:N=1,C=4,H=5,W=5,K=8,R=3,S=3,bias=1,layout=NHWC");
+  EXPECT_TRUE(with.conv().bias);
+  EXPECT_EQ(with.Key(),
+            "conv2d:N=1,C=4,H=5,W=5,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=0,pad_w=0,"
+            "dilation_h=1,dilation_w=1,groups=1,bias=1,layout=NHWC,dtype=f32");
+  EXPECT_EQ(Problem::Parse(with.Key()).Key(), with.Key());
+  EXPECT_EQ(with.Variables().at("bias"), 1);
+  Problem without = Problem::Parse("conv2d:N=1,C=4,H=5,W=5,K=8,R=3,S=3,bias=0");
+  EXPECT_FALSE(without.conv().bias);
+  EXPECT_EQ(without.Key().find("bias"), std::string::npos);
+  EXPECT_EQ(without.Variables().at("bias"), 0);
+  EXPECT_EQ(ErrorOf("conv2d:N=1,C=4,H=5,W=5,K=8,R=3,S=3,bias=2"),
+            "problem \"conv2d:N=1,C=4,H=5,W=5,K=8,R=3,S=3,bias=2\": bias must be 0 or 1, not 2");
+  EXPECT_EQ(ErrorOf("gemm:M=1,N=1,K=1,bias=1").rfind("unknown key \"bias\" for gemm (known: ", 0),
+            std::string::npos);  // rfind(.., 0) is "starts with": the message names the problem first
+  EXPECT_NE(ErrorOf("gemm:M=1,N=1,K=1,bias=1").find(": unknown key \"bias\" for gemm (known: M N K"),
+            std::string::npos);
+}
+
 TEST(Problem, DilationStrideAndGroupsShapeTheOutput) {
   Problem p = Problem::Parse("conv2d:N=1,C=4,H=10,W=10,K=6,R=3,S=3,dilation=2,stride=3,pad=2,groups=2");
   EXPECT_EQ(p.conv().OutH(), 4);  // (10 + 4 - 5) / 3 + 1

@@ -29,11 +29,13 @@ typedef enum beast_dtype { BEAST_DTYPE_F32 = 0 } beast_dtype;
 /* Forward 2D convolution (cross-correlation), as beast tunes it:
  *   NCHW: x[n][c][h][w], w[k][c/groups][r][s], y[n][k][p][q]
  *   NHWC: x[n][h][w][c], w[k][r][s][c/groups], y[n][p][q][k]
- * with p = (h + 2*pad_h - dilation_h*(r-1) - 1) / stride_h + 1 (q alike). */
+ * with p = (h + 2*pad_h - dilation_h*(r-1) - 1) / stride_h + 1 (q alike),
+ * plus b[k] on every output of channel k when bias is 1. */
 typedef struct beast_conv2d_problem {
   int n, c, h, w, k, r, s, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups;
   beast_layout layout;
   beast_dtype dtype;
+  int bias; /* 0 or 1; last, so initializers that stop before it mean no bias */
 } beast_conv2d_problem;
 
 /* Row-major c[m][n] = sum_k A(m,k) B(k,n); a is stored m x k (k x m when
@@ -54,9 +56,11 @@ beast_status beast_context_create(beast_backend backend, int device_index, beast
 void beast_context_destroy(beast_context* ctx);
 
 /* Host-memory entry points: copy the inputs to the device, run the tuned
- * kernel, copy the output back. Blocking. */
+ * kernel, copy the output back. Blocking. `bias` (k values) is read when
+ * problem->bias is 1 and must then not be NULL; otherwise pass NULL. */
 beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
-                                       const float* x, const float* w, float* y);
+                                       const float* x, const float* w, const float* bias,
+                                       float* y);
 beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const float* a,
                              const float* b, float* c);
 

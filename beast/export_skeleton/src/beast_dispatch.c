@@ -37,6 +37,9 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[B
   if (p->dtype != BEAST_DTYPE_F32) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: unknown dtype %d", (int)p->dtype);
   }
+  if (p->bias != 0 && p->bias != 1) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: bias must be 0 or 1, not %d", p->bias);
+  }
   if (OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h) <= 0 ||
       OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w) <= 0) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
@@ -45,13 +48,14 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[B
   const long long fields[BEAST_SHAPE_FIELDS] = {p->n,          p->c,      p->h,     p->w,
                                                 p->k,          p->r,      p->s,     p->stride_h,
                                                 p->stride_w,   p->pad_h,  p->pad_w, p->dilation_h,
-                                                p->dilation_w, p->groups, p->layout};
+                                                p->dilation_w, p->groups, p->layout,
+                                                p->bias};
   memcpy(shape, fields, sizeof fields);
   snprintf(key, key_len,
            "conv2d:N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,S=%d,stride_h=%d,stride_w=%d,pad_h=%d,pad_w=%d,"
-           "dilation_h=%d,dilation_w=%d,groups=%d,layout=%s,dtype=f32",
+           "dilation_h=%d,dilation_w=%d,groups=%d%s,layout=%s,dtype=f32",
            p->n, p->c, p->h, p->w, p->k, p->r, p->s, p->stride_h, p->stride_w, p->pad_h, p->pad_w,
-           p->dilation_h, p->dilation_w, p->groups,
+           p->dilation_h, p->dilation_w, p->groups, p->bias ? ",bias=1" : "",
            p->layout == BEAST_LAYOUT_NCHW ? "NCHW" : "NHWC");
   return BEAST_OK;
 }

@@ -11,9 +11,10 @@ typedef struct HostBuffer {
   size_t bytes;
 } HostBuffer;
 
-/* Runs entry's kernel with arguments (in0, in1, out), the kernel contract of
- * beast: conv2d (x, w, y), gemm (A, B, C). */
-static beast_status Run(beast_context* ctx, const beast_entry* e, HostBuffer in0, HostBuffer in1,
+/* Runs entry's kernel with the inputs in order, then the output: the kernel
+ * contract of beast is conv2d (x, w, y) or (x, w, b, y), gemm (A, B, C). */
+#define MAX_INPUTS 3
+static beast_status Run(beast_context* ctx, const beast_entry* e, const HostBuffer* in, int n_in,
                         float* out, size_t out_bytes) {
   cl_program program = NULL;
   beast_status status = beast_program(ctx, e, &program);
@@ -24,21 +25,23 @@ static beast_status Run(beast_context* ctx, const beast_entry* e, HostBuffer in0
     return beast_fail(BEAST_ERROR_BUILD, "kernel %s of %s is missing from its program (error %d)",
                       e->kernel_name, e->template_name, (int)err);
   }
-  cl_mem buffers[3] = {NULL, NULL, NULL};
+  cl_mem buffers[MAX_INPUTS + 1] = {NULL, NULL, NULL, NULL};
+  const int n_args = n_in + 1;
   const cl_mem_flags in_flags = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-  buffers[0] = clCreateBuffer(ctx->context, in_flags, in0.bytes, (void*)(uintptr_t)in0.data, &err);
-  if (err == CL_SUCCESS) {
-    buffers[1] =
-        clCreateBuffer(ctx->context, in_flags, in1.bytes, (void*)(uintptr_t)in1.data, &err);
+  size_t total_bytes = out_bytes;
+  for (int i = 0; i < n_in && err == CL_SUCCESS; ++i) {
+    total_bytes += in[i].bytes;
+    buffers[i] =
+        clCreateBuffer(ctx->context, in_flags, in[i].bytes, (void*)(uintptr_t)in[i].data, &err);
   }
   if (err == CL_SUCCESS) {
-    buffers[2] = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, out_bytes, NULL, &err);
+    buffers[n_in] = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, out_bytes, NULL, &err);
   }
   if (err != CL_SUCCESS) {
-    status = beast_fail(BEAST_ERROR_DEVICE, "%s cannot allocate %zu + %zu + %zu bytes (error %d)",
-                        ctx->device_name, in0.bytes, in1.bytes, out_bytes, (int)err);
+    status = beast_fail(BEAST_ERROR_DEVICE, "%s cannot allocate %zu bytes in %d buffers (error %d)",
+                        ctx->device_name, total_bytes, n_args, (int)err);
   }
-  for (cl_uint i = 0; i < 3 && status == BEAST_OK; ++i) {
+  for (cl_uint i = 0; i < (cl_uint)n_args && status == BEAST_OK; ++i) {
     err = clSetKernelArg(kernel, i, sizeof(cl_mem), &buffers[i]);
     if (err != CL_SUCCESS) {
       status = beast_fail(BEAST_ERROR_LAUNCH, "kernel %s rejects argument %u (error %d)",
@@ -58,13 +61,14 @@ static beast_status Run(beast_context* ctx, const beast_entry* e, HostBuffer in0
   }
   if (status == BEAST_OK) {
     /* A kernel that fails on the device surfaces here, at the blocking read. */
-    err = clEnqueueReadBuffer(ctx->queue, buffers[2], CL_TRUE, 0, out_bytes, out, 0, NULL, NULL);
+    err = clEnqueueReadBuffer(ctx->queue, buffers[n_in], CL_TRUE, 0, out_bytes, out, 0, NULL,
+                              NULL);
     if (err != CL_SUCCESS) {
       status = beast_fail(BEAST_ERROR_LAUNCH, "kernel %s (%s) failed on %s (error %d)",
                           e->kernel_name, e->config_key, ctx->device_name, (int)err);
     }
   }
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < n_args; ++i) {
     if (buffers[i]) clReleaseMemObject(buffers[i]);
   }
   clReleaseKernel(kernel);
@@ -72,10 +76,16 @@ static beast_status Run(beast_context* ctx, const beast_entry* e, HostBuffer in0
 }
 
 beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
-                                       const float* x, const float* w, float* y) {
+                                       const float* x, const float* w, const float* bias,
+                                       float* y) {
   beast_clear_error();
   if (!ctx || !problem || !x || !w || !y) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_conv2d_forward_host: a NULL argument");
+  }
+  if ((problem->bias == 1) != (bias != NULL)) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "beast_conv2d_forward_host: problem->bias is %d but bias is %s",
+                      problem->bias, bias ? "given" : "NULL");
   }
   long long shape[BEAST_SHAPE_FIELDS];
   char key[512];
@@ -86,11 +96,12 @@ beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_pr
   const beast_conv2d_problem* p = problem;
   size_t out_h = (size_t)((p->h + 2 * p->pad_h - p->dilation_h * (p->r - 1) - 1) / p->stride_h + 1);
   size_t out_w = (size_t)((p->w + 2 * p->pad_w - p->dilation_w * (p->s - 1) - 1) / p->stride_w + 1);
-  HostBuffer xb = {x, sizeof(float) * (size_t)p->n * (size_t)p->c * (size_t)p->h * (size_t)p->w};
-  HostBuffer wb = {
-      w, sizeof(float) * (size_t)p->k * (size_t)(p->c / p->groups) * (size_t)p->r * (size_t)p->s};
+  HostBuffer in[MAX_INPUTS] = {
+      {x, sizeof(float) * (size_t)p->n * (size_t)p->c * (size_t)p->h * (size_t)p->w},
+      {w, sizeof(float) * (size_t)p->k * (size_t)(p->c / p->groups) * (size_t)p->r * (size_t)p->s},
+      {bias, sizeof(float) * (size_t)p->k}};
   size_t y_bytes = sizeof(float) * (size_t)p->n * (size_t)p->k * out_h * out_w;
-  return Run(ctx, e, xb, wb, y, y_bytes);
+  return Run(ctx, e, in, p->bias ? 3 : 2, y, y_bytes);
 }
 
 beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const float* a,
@@ -105,7 +116,7 @@ beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* probl
   if (status != BEAST_OK) return status;
   const beast_entry* e = beast_select(ctx, BEAST_OP_GEMM, shape, key);
   if (!e) return BEAST_ERROR_NOT_TUNED;
-  HostBuffer ab = {a, sizeof(float) * (size_t)problem->m * (size_t)problem->k};
-  HostBuffer bb = {b, sizeof(float) * (size_t)problem->k * (size_t)problem->n};
-  return Run(ctx, e, ab, bb, c, sizeof(float) * (size_t)problem->m * (size_t)problem->n);
+  HostBuffer in[2] = {{a, sizeof(float) * (size_t)problem->m * (size_t)problem->k},
+                      {b, sizeof(float) * (size_t)problem->k * (size_t)problem->n}};
+  return Run(ctx, e, in, 2, c, sizeof(float) * (size_t)problem->m * (size_t)problem->n);
 }

@@ -17,6 +17,7 @@ struct Conv2dShape {
   int64_t n = 1, c = 1, h = 1, w = 1, k = 1, r = 1, s = 1;
   int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
   int64_t dilation_h = 1, dilation_w = 1, groups = 1;
+  bool bias = false;  // y[.., k, ..] += b[k]: the kernel takes (x, w, b, y)
   Layout layout = Layout::kNCHW;
   int64_t OutH() const;  // P
   int64_t OutW() const;  // Q

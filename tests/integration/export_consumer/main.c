@@ -50,9 +50,10 @@ static int OutSize(int in, int pad, int dilation, int taps, int stride) {
   return (in + 2 * pad - dilation * (taps - 1) - 1) / stride + 1;
 }
 
-/* NCHW forward convolution in double, and the same over absolute values. */
-static void ReferenceConv(const beast_conv2d_problem* p, const float* x, const float* w, double* y,
-                          double* bound) {
+/* NCHW forward convolution in double (plus b[k] when b is not NULL), and the
+ * same over absolute values. */
+static void ReferenceConv(const beast_conv2d_problem* p, const float* x, const float* w,
+                          const float* b, double* y, double* bound) {
   int P = OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h);
   int Q = OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w);
   int cg = p->c / p->groups, kg = p->k / p->groups;
@@ -60,7 +61,7 @@ static void ReferenceConv(const beast_conv2d_problem* p, const float* x, const f
     for (int k = 0; k < p->k; ++k)
       for (int oh = 0; oh < P; ++oh)
         for (int ow = 0; ow < Q; ++ow) {
-          double sum = 0, abs_sum = 0;
+          double sum = b ? b[k] : 0, abs_sum = b ? fabs(b[k]) : 0;
           for (int c = 0; c < cg; ++c)
             for (int r = 0; r < p->r; ++r)
               for (int s = 0; s < p->s; ++s) {
@@ -97,7 +98,7 @@ static void ReferenceGemm(const beast_gemm_problem* p, const float* a, const flo
 /* One conv2d problem's data, its reference, and a check of an output. */
 typedef struct ConvCase {
   beast_conv2d_problem p;
-  float *x, *w;
+  float *x, *w, *b; /* b: NULL unless p.bias */
   double *ref, *bound;
   size_t y_count;
 } ConvCase;
@@ -110,9 +111,10 @@ static ConvCase MakeConvCase(beast_conv2d_problem p, uint64_t seed) {
   t.y_count = (size_t)p.n * p.k * P * Q;
   t.x = RandomInputs((size_t)p.n * p.c * p.h * p.w, seed);
   t.w = RandomInputs((size_t)p.k * (p.c / p.groups) * p.r * p.s, seed + 1);
+  t.b = p.bias ? RandomInputs((size_t)p.k, seed + 2) : NULL;
   t.ref = (double*)malloc(t.y_count * sizeof(double));
   t.bound = (double*)malloc(t.y_count * sizeof(double));
-  ReferenceConv(&t.p, t.x, t.w, t.ref, t.bound);
+  ReferenceConv(&t.p, t.x, t.w, t.b, t.ref, t.bound);
   return t;
 }
 
@@ -120,7 +122,7 @@ static void CheckConv(beast_context* ctx, const ConvCase* t, const char* what) {
   float* y = (float*)malloc(t->y_count * sizeof(float));
   for (size_t i = 0; i < t->y_count; ++i) y[i] = NAN; /* every output must be written */
   char detail[1200];
-  beast_status s = beast_conv2d_forward_host(ctx, &t->p, t->x, t->w, y);
+  beast_status s = beast_conv2d_forward_host(ctx, &t->p, t->x, t->w, t->b, y);
   if (s != BEAST_OK) {
     snprintf(detail, sizeof detail, "status %d: %s", (int)s, beast_last_error());
     Report(0, what, detail);
@@ -141,7 +143,8 @@ typedef struct ThreadJob {
 
 static void* RunConv(void* arg) {
   ThreadJob* job = (ThreadJob*)arg;
-  job->status = beast_conv2d_forward_host(job->ctx, &job->t->p, job->t->x, job->t->w, job->y);
+  job->status =
+      beast_conv2d_forward_host(job->ctx, &job->t->p, job->t->x, job->t->w, job->t->b, job->y);
   return NULL;
 }
 
@@ -196,14 +199,15 @@ int main(void) {
   CheckGemm(ctx, g2, 21);
 
   /* conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1 and
-   * conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation=2,groups=2 */
+   * conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation=2,groups=2,
+   * bias=1 */
   const beast_conv2d_problem c1 = {
       1, 3, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32};
   const beast_conv2d_problem c2 = {
-      2, 4, 9, 7, 6, 3, 2, 1, 2, 2, 0, 2, 2, 2, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32};
+      2, 4, 9, 7, 6, 3, 2, 1, 2, 2, 0, 2, 2, 2, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
   ConvCase t1 = MakeConvCase(c1, 31), t2 = MakeConvCase(c2, 41);
   CheckConv(ctx, &t1, "conv2d n=1 c=3 h=11 w=13 k=5 3x3 stride 2 pad 1");
-  CheckConv(ctx, &t2, "conv2d n=2 c=4 h=9 w=7 k=6 3x2 dilation 2 groups 2");
+  CheckConv(ctx, &t2, "conv2d n=2 c=4 h=9 w=7 k=6 3x2 dilation 2 groups 2 bias");
   beast_status s = beast_explain_conv2d(ctx, &c1, detail, sizeof detail);
   Report(s == BEAST_OK && strstr(detail, "conv2d/direct_nchw") != NULL, "explain conv2d",
          s == BEAST_OK ? detail : beast_last_error());
@@ -217,14 +221,21 @@ int main(void) {
          "untuned gemm", beast_last_error());
   beast_conv2d_problem c3 = c1;
   c3.layout = BEAST_LAYOUT_NHWC;
-  s = beast_conv2d_forward_host(ctx, &c3, &one, &one, out);
+  s = beast_conv2d_forward_host(ctx, &c3, &one, &one, NULL, out);
   Report(s == BEAST_ERROR_NOT_TUNED, "untuned conv2d", beast_last_error());
+  beast_conv2d_problem c4 = c2; /* tuned with bias only */
+  c4.bias = 0;
+  s = beast_conv2d_forward_host(ctx, &c4, t2.x, t2.w, NULL, out);
+  Report(s == BEAST_ERROR_NOT_TUNED && strstr(beast_last_error(), "groups=2,layout") != NULL,
+         "untuned conv2d without bias", beast_last_error());
 
   /* Misuse. */
   beast_conv2d_problem bad = c2;
   bad.groups = 3;
-  s = beast_conv2d_forward_host(ctx, &bad, t2.x, t2.w, out);
+  s = beast_conv2d_forward_host(ctx, &bad, t2.x, t2.w, t2.b, out);
   Report(s == BEAST_ERROR_INVALID_ARGUMENT, "groups not dividing c", beast_last_error());
+  s = beast_conv2d_forward_host(ctx, &c2, t2.x, t2.w, NULL, out);
+  Report(s == BEAST_ERROR_INVALID_ARGUMENT, "bias problem without a bias", beast_last_error());
   beast_context* none = NULL;
   s = beast_context_create(BEAST_BACKEND_OPENCL, 1000, &none);
   Report(s == BEAST_ERROR_DEVICE && none == NULL, "device 1000", beast_last_error());
