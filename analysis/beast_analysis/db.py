@@ -2,13 +2,16 @@
 
 The checks and messages match the C++ store (results_db/src/store_open.cpp):
 application_id 0x42454153 ('BEAS') marks a beast database, user_version is its
-schema version.
+schema version. A database of an older version is upgraded in place first
+(db_migrate, all or nothing), as beast itself does; a newer one is refused.
 """
 
 import os
 import sqlite3
 import urllib.parse
 from pathlib import Path
+
+from beast_analysis.db_migrate import MigrationError, upgrade
 
 APPLICATION_ID = 0x42454153
 SCHEMA_VERSION = 2
@@ -30,9 +33,14 @@ def _is_not_a_database(error):
     return "not a database" in str(error)
 
 
-def check_header(connection, name):
+# As the C++ store: long enough for another writer's transaction.
+_BUSY_TIMEOUT_S = 10.0
+
+
+def check_header(connection, name, allow_older=False):
     """Raises BeastDatabaseError unless the open connection is a beast database
-    of this schema version. name is the file name the message gives.
+    of this schema version (or, with allow_older, an older one that migrations
+    upgrade). Returns the version. name is the file name the message gives.
 
     A file that is not SQLite at all fails the first PRAGMA; a blank SQLite
     file (application_id 0) is not a beast database either: only a writer that
@@ -52,11 +60,43 @@ def check_header(connection, name):
             f"{name}: database schema version {version} is newer than this beast "
             f"({SCHEMA_VERSION}): upgrade beast"
         )
-    if version < SCHEMA_VERSION:
+    if version < 1:
+        raise BeastDatabaseError(f"{name} is a beast database without a schema version")
+    if version < SCHEMA_VERSION and not allow_older:
         raise BeastDatabaseError(
             f"{name}: database schema version {version} is older than this beast "
-            f"({SCHEMA_VERSION}): open it once with beast (e.g. beast query --db FILE) to upgrade it"
+            f"({SCHEMA_VERSION})"
         )
+    return version
+
+
+def ensure_current(connection, name):
+    """Checks the header and upgrades an older database to SCHEMA_VERSION. The
+    connection must be inside a write transaction (BEGIN IMMEDIATE): the caller
+    commits the upgrade with its own changes, or rolls both back."""
+    if check_header(connection, name, allow_older=True) < SCHEMA_VERSION:
+        try:
+            upgrade(connection, name, SCHEMA_VERSION)
+        except MigrationError as error:
+            raise BeastDatabaseError(str(error)) from None
+        check_header(connection, name)
+
+
+def _upgrade_file(name):
+    """Upgrades the file at name in its own transaction."""
+    connection = sqlite3.connect(name, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            ensure_current(connection, name)  # re-read inside: another process may have done it
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+    except sqlite3.DatabaseError as error:
+        raise BeastDatabaseError(f"{name}: {error}") from None
+    finally:
+        connection.close()
 
 
 def connect(db_path):
@@ -64,14 +104,18 @@ def connect(db_path):
 
     Raises BeastDatabaseError with one line naming the file when it does not
     exist, is not a beast database, or has a schema version this package does
-    not read.
+    not read. An older file is upgraded in place first.
     """
     name = os.fspath(db_path)
     if not Path(name).is_file():
         raise BeastDatabaseError(f"{name}: no such database file")
     connection = sqlite3.connect(_read_only_uri(name), uri=True)
     try:
-        check_header(connection, name)
+        if check_header(connection, name, allow_older=True) < SCHEMA_VERSION:
+            connection.close()
+            _upgrade_file(name)
+            connection = sqlite3.connect(_read_only_uri(name), uri=True)
+            check_header(connection, name)
     except BeastDatabaseError:
         connection.close()
         raise

@@ -2,7 +2,8 @@
 
 write_transaction(path) yields a connection inside one IMMEDIATE transaction
 that commits when the block ends and rolls back when it raises. An existing
-file must pass the reader's checks (db.check_header); a missing file is built
+file must pass the reader's checks (db.check_header), and one of an older
+schema version is upgraded inside the same transaction; a missing file is built
 in a temporary file beside it (results_db/schema.sql, then the caller's rows)
 and only linked into place once committed, so a failed import leaves no
 database behind; an existing blank SQLite file gets the schema in place. Settings match the C++ store (results_db/src/store_open.cpp):
@@ -15,7 +16,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from beast_analysis.db import BeastDatabaseError, check_header
+from beast_analysis.db import BeastDatabaseError, check_header, ensure_current
 from beast_analysis.paths import SCHEMA_SQL
 
 # As the C++ store: long enough for another writer's transaction, short enough
@@ -73,7 +74,7 @@ def _transaction(connection, name):
             for statement in _schema_statements():
                 connection.execute(statement)
         else:
-            check_header(connection, name)
+            ensure_current(connection, name)  # an older file is upgraded in this transaction
         yield connection
         connection.execute("COMMIT")
     except BaseException:

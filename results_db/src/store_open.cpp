@@ -1,6 +1,7 @@
 // Opening a result database: create it with the embedded schema (all or
 // nothing), or check that an existing file is a beast database of a schema
-// version this beast reads; then WAL mode, busy timeout and foreign keys.
+// version this beast reads, upgrading an older one in place; then WAL mode,
+// busy timeout and foreign keys.
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "results_db/store.hpp"
 #include "sqlite_handle.hpp"
 #include "store_impl.hpp"
+#include "store_migrate.hpp"
 
 namespace results_db {
 namespace {
@@ -75,12 +77,8 @@ void CheckHeader(const Header& header, const std::string& path) {
                                           " is newer than this beast (" +
                                           std::to_string(kSchemaVersion) + "): upgrade beast");
   }
-  if (header.user_version < kSchemaVersion) {
-    throw Error(ErrorCode::kDatabase, path + ": database schema version " +
-                                          std::to_string(header.user_version) +
-                                          " is older than this beast (" +
-                                          std::to_string(kSchemaVersion) +
-                                          ") and no migration upgrades it");
+  if (header.user_version < 1) {
+    throw Error(ErrorCode::kDatabase, path + " is a beast database without a schema version");
   }
 }
 
@@ -109,6 +107,12 @@ Store Store::Open(const std::string& path) {
     header = ReadHeader(connection);
   }
   CheckHeader(header, path);
+  if (header.user_version < kSchemaVersion) {
+    // An older database is upgraded in place, all or nothing.
+    internal::UpgradeSchema(connection);
+    header = ReadHeader(connection);
+    CheckHeader(header, path);
+  }
 
   // WAL lets readers (query, analysis) run beside a tuning run, and a commit
   // survives a killed process. The mode is stored in the file, so this is a

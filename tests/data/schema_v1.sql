@@ -1,0 +1,96 @@
+-- beast result database, schema version 1 (test fixture: a frozen copy of the
+-- first schema, from which migration tests create version-1 files; never edit).
+-- Original first line: "beast result database, schema version 1."
+-- Executed in one transaction when `beast` creates a new database. The two
+-- header fields below identify the file: application_id 0x42454153 ('BEAS')
+-- says it is a beast database, user_version is the schema version that
+-- migrations/NNNN_name.sql files upgrade from.
+PRAGMA application_id = 1111834963;
+PRAGMA user_version = 1;
+
+-- A compute device as it was when measured: a driver update is a new device
+-- row, because timings from different drivers must not be mixed.
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  backend TEXT NOT NULL,                 -- 'opencl' or 'cuda'
+  name TEXT NOT NULL,
+  vendor TEXT NOT NULL DEFAULT '',
+  driver_version TEXT NOT NULL DEFAULT '',
+  arch TEXT NOT NULL DEFAULT '',
+  limits_json TEXT NOT NULL DEFAULT '{}',
+  UNIQUE (backend, name, driver_version)
+);
+
+-- One operation and shape, identified by its canonical key
+-- ("conv2d:N=1,C=64,..." or "gemm:M=512,...").
+CREATE TABLE problems (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  op TEXT NOT NULL,                      -- 'conv2d' or 'gemm'
+  flops REAL NOT NULL                    -- floating-point operations of one run
+);
+
+-- A template version: editing the template or its space gives a new hash and
+-- so a new row, and its configs are measured afresh.
+CREATE TABLE templates (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,                    -- 'gemm/tiled'
+  hash TEXT NOT NULL,                    -- hex hash of template + space text
+  source_path TEXT NOT NULL DEFAULT '',
+  UNIQUE (name, hash)
+);
+
+-- One point of a template version's space.
+CREATE TABLE configs (
+  id INTEGER PRIMARY KEY,
+  template_id INTEGER NOT NULL REFERENCES templates (id),
+  config_key TEXT NOT NULL,              -- canonical 'MWG=32,NWG=64,...'
+  config_hash TEXT NOT NULL,
+  params_json TEXT NOT NULL,             -- {"MWG": 32, ...}
+  UNIQUE (template_id, config_key)
+);
+
+-- One invocation of `beast tune`; 'running' with no finished_at after the
+-- process is gone means it was killed.
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  finished_at TEXT,
+  command TEXT NOT NULL DEFAULT '',
+  beast_version TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL DEFAULT 'running'
+    CHECK (status IN ('running', 'finished', 'interrupted'))
+);
+
+-- One config measured (or failed) on one device for one problem. The UNIQUE
+-- key is what makes a resumed tune skip work already done: the first result
+-- recorded is kept.
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  problem_id INTEGER NOT NULL REFERENCES problems (id),
+  config_id INTEGER NOT NULL REFERENCES configs (id),
+  is_default INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+  status TEXT NOT NULL
+    CHECK (status IN ('ok', 'compile_error', 'runtime_error', 'crashed', 'timeout',
+                      'wrong_result', 'pruned_after_compile')),
+  samples_json TEXT NOT NULL DEFAULT '[]', -- raw samples in ms
+  median_ms REAL,
+  spread REAL,                           -- (p75 - p25) / median
+  gflops REAL,
+  max_error REAL,
+  compile_ms REAL,
+  error_text TEXT NOT NULL DEFAULT '',
+  build_log TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (device_id, problem_id, config_id)
+);
+
+-- The UNIQUE constraints above index devices, problems, templates, configs by
+-- their identities and measurements by (device, problem, config).
+CREATE INDEX configs_by_template ON configs (template_id);
+CREATE INDEX measurements_by_problem ON measurements (problem_id, device_id, status);
+CREATE INDEX measurements_by_config ON measurements (config_id);
+CREATE INDEX measurements_by_run ON measurements (run_id);
+CREATE INDEX measurements_defaults ON measurements (device_id, problem_id, is_default);
