@@ -17,9 +17,11 @@
 #include "beast/error.hpp"
 #include "beast/paths.hpp"
 #include "beast/template_vars.hpp"
+#include "harness/peak_flops.hpp"
 #include "config_selection.hpp"
 #include "harness/renderer.hpp"
 #include "progress.hpp"
+#include "tune_baselines.hpp"
 #include "results_db/store.hpp"
 #include "worker_client.hpp"
 
@@ -27,6 +29,12 @@ namespace beast {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+
+// A baseline's first call compiles the library's kernels (over 10 s for
+// CLBlast on PoCL without its kernel cache), so it gets more than a config's
+// default limit; the peak microbenchmark builds two small programs.
+constexpr double kBaselineTimeoutSeconds = 300;
+constexpr double kPeakTimeoutSeconds = 120;
 
 // The first Ctrl-C stops the run cleanly; a second one, for a user who will
 // not wait, ends the process at once (the database stays intact and the
@@ -255,6 +263,8 @@ PairSummary TunePair(Run& run, const Pair& pair, size_t index, size_t pair_count
     m.compile_ms = outcome->compile_ms;
     m.error_text = outcome->error_text;
     m.build_log = outcome->build_log;
+    m.compiler = run.device.compiler;
+    m.compiler_version = run.device.compiler_version;
     run.store.RecordMeasurement(m);
     ++ps.measured;
     bool ok = outcome->status == "ok";
@@ -300,6 +310,7 @@ TuneSummary Tune(const TuneOptions& o) {
                                              device.Id() + " is not one (see beast devices)");
   }
   std::vector<Pair> pairs = PlanPairs(specs, o, device);
+  const std::string library = ResolveBaselineLibrary(o.baselines, device);
 
   TuneSummary summary;
   summary.device_id = device.Id();
@@ -316,22 +327,56 @@ TuneSummary Tune(const TuneOptions& o) {
     summary.wall_seconds = Seconds(start);
     return summary;
   }
+  harness::BenchmarkPlan plan;
+  plan.warmup = o.warmup;
+  plan.min_reps = o.min_reps;
+  plan.max_reps = o.max_reps;
+  plan.max_seconds = o.max_seconds_per_config;
+  // The peak goes with the device into the database, so it is measured
+  // before the device is recorded.
+  std::optional<harness::PeakFlopsResult> peak =
+      worker.MeasurePeak(plan, kPeakTimeoutSeconds, g_interrupted);
+  if (!peak) {
+    worker.Stop();
+    summary.interrupted = true;
+    summary.wall_seconds = Seconds(start);
+    return summary;
+  }
+  summary.peak_method = harness::kPeakMethod;
+  summary.peak_variant = peak->variant;
+  summary.peak_error = peak->error;
+  if (peak->ok) summary.peak_gflops = peak->gflops;
+  if (o.progress) {
+    if (peak->ok) {
+      std::fprintf(stderr, "peak %.1f GFLOP/s fp32 on %s, measured by %s (best: %s)\n",
+                   peak->gflops, device.Id().c_str(), harness::kPeakMethod, peak->variant.c_str());
+    } else {
+      std::fprintf(stderr, "peak FLOP/s unknown: %s\n", peak->error.c_str());
+    }
+  }
   results_db::Store store = results_db::Store::Open(o.db_path);
-  results_db::DeviceRecord device_record{
-      BackendName(device.backend), device.name, device.vendor,
-      device.driver_version,       device.arch, DeviceLimitsToJson(device.limits)};
+  results_db::DeviceRecord device_record{BackendName(device.backend),
+                                         device.name,
+                                         device.vendor,
+                                         device.driver_version,
+                                         device.arch,
+                                         LimitsWithMeasuredPeak(DeviceLimitsToJson(device.limits), *peak)};
   int64_t device_id = store.UpsertDevice(device_record);
   int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
 
   uint64_t total = 0;
   for (const Pair& pair : pairs) total += pair.configs.size();
   Progress progress(o.progress, total);
-  Run run{o, device, renderer, worker, store, progress, summary, device_id, run_id, {}, {}};
-  run.plan.warmup = o.warmup;
-  run.plan.min_reps = o.min_reps;
-  run.plan.max_reps = o.max_reps;
-  run.plan.max_seconds = o.max_seconds_per_config;
+  Run run{o, device, renderer, worker, store, progress, summary, device_id, run_id, plan, {}};
   try {
+    if (!library.empty()) {
+      // Once per problem, before its kernels: an interrupted run still has them.
+      std::vector<const Problem*> problems;
+      for (const Pair& pair : pairs) problems.push_back(pair.problem);
+      BaselineRunContext context{worker, store, device_id, run_id, plan,
+                                 std::max(o.timeout_seconds, kBaselineTimeoutSeconds), o.progress};
+      summary.baselines = EnsureBaselines(context, problems, library, g_interrupted);
+    }
     for (size_t i = 0; i < pairs.size() && !g_interrupted; ++i)
       summary.pairs.push_back(TunePair(run, pairs[i], i, pairs.size()));
   } catch (...) {
@@ -342,6 +387,16 @@ TuneSummary Tune(const TuneOptions& o) {
   }
   progress.Finish();
   worker.Stop();
+  // Baselines recorded by earlier runs count too (--baselines none measures none).
+  const std::string shown = library.empty() ? std::string(kBaselineClblast) : library;
+  for (PairSummary& p : summary.pairs) {
+    if (auto b = FastestBaseline(store, device_id, p.problem_key, shown)) {
+      p.baseline_library = b->library;
+      p.baseline_routine = b->routine;
+      p.baseline_ms = b->median_ms.value_or(0);
+    }
+    if (p.has_best && summary.peak_gflops > 0) p.fraction_of_peak = p.best_gflops / summary.peak_gflops;
+  }
   summary.interrupted = g_interrupted;
   summary.worker_restarts = worker.restarts();
   store.FinishRun(run_id, summary.interrupted ? "interrupted" : "finished");
@@ -356,27 +411,60 @@ std::string FormatTuneSummary(const TuneSummary& s) {
                 s.device_name.c_str(),
                 s.interrupted ? " — run interrupted, run the same command again to resume" : "");
   out += line;
-  std::snprintf(line, sizeof line, "%-20s %-10s %6s %6s %6s %11s %9s %8s  %s\n", "template",
-                "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
-                "best config");
+  // The library column is named after the run's baseline library.
+  std::string library = "CLBlast";
+  for (const auto& p : s.pairs) {
+    if (!p.baseline_library.empty()) library = LibraryDisplayName(p.baseline_library);
+  }
+  std::snprintf(line, sizeof line, "%-20s %-10s %6s %6s %6s %11s %9s %8s %10s %6s  %s\n",
+                "template", "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
+                ("vs " + library).c_str(), "%peak", "best config");
   out += line;
+  auto ratio = [](double r) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2fx", r);
+    return std::string(text);
+  };
   for (const auto& p : s.pairs) {
     std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
     std::string speedup =
         p.speedup_vs_default > 0 ? std::to_string(p.speedup_vs_default).substr(0, 5) + "x" : "n/a";
+    std::string vs_library =
+        p.has_best && p.baseline_ms > 0 && p.best_ms > 0 ? ratio(p.baseline_ms / p.best_ms) : "n/a";
+    char peak[32] = "n/a";
+    if (p.fraction_of_peak > 0) std::snprintf(peak, sizeof peak, "%.1f%%", 100 * p.fraction_of_peak);
     std::snprintf(line, sizeof line,
-                  "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s  %s\n      problem %s\n",
+                  "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s %10s %6s  %s\n      problem %s\n",
                   p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
                   (unsigned long long)p.measured, (unsigned long long)p.failed, p.best_ms,
-                  p.best_gflops, speedup.c_str(),
+                  p.best_gflops, speedup.c_str(), vs_library.c_str(), peak,
                   p.has_best ? p.best_config.c_str() : "(none ran ok)", p.problem_key.c_str());
     out += line;
+    if (p.baseline_ms > 0) {
+      std::snprintf(line, sizeof line, "      %s %s %.4f ms\n",
+                    LibraryDisplayName(p.baseline_library).c_str(), p.baseline_routine.c_str(),
+                    p.baseline_ms);
+      out += line;
+    }
     if (!p.failures.empty()) {
       std::string parts;
       for (const auto& [status, n] : p.failures)
         parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
       out += "      failed: " + parts + "\n";
     }
+  }
+  for (const auto& b : s.baselines) {
+    if (b.status == "ok") continue;
+    out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " + b.status +
+           (b.error_text.empty() ? "" : ": " + b.error_text) + "\n      problem " + b.problem_key +
+           "\n";
+  }
+  if (s.peak_gflops > 0) {
+    std::snprintf(line, sizeof line, "%%peak: of %.1f GFLOP/s fp32, measured by %s (best: %s)\n",
+                  s.peak_gflops, s.peak_method.c_str(), s.peak_variant.c_str());
+    out += line;
+  } else if (!s.peak_error.empty()) {
+    out += "%peak: n/a, the peak microbenchmark failed: " + s.peak_error + "\n";
   }
   std::snprintf(
       line, sizeof line,

@@ -2,6 +2,7 @@
 // declared here and resolved with dlsym, so there is no link-time dependency
 // on libcuda and no CUDA header.
 #include "harness/cuda_driver.hpp"
+#include "harness/nvrtc_compiler.hpp"
 
 #include <dlfcn.h>
 
@@ -83,6 +84,8 @@ beast::DeviceInfo DescribeDevice(const Driver& driver, CuDevice device, int ordi
   if (driver.get_name(name, sizeof(name) - 1, device) == 0) info.name = name;
   info.vendor = "NVIDIA";
   info.driver_version = driver_version;
+  info.compiler = "nvrtc";
+  info.compiler_version = NvrtcVersion();  // "" when beast was built without NVRTC
   info.arch = "sm_" + std::to_string(Attribute(driver, device, kComputeCapabilityMajor)) +
               std::to_string(Attribute(driver, device, kComputeCapabilityMinor));
 

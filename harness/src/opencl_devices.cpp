@@ -25,6 +25,26 @@ std::string DeviceString(cl_device_id device, cl_device_info what) {
   return text;
 }
 
+// "PLATFORM_NAME PLATFORM_VERSION" of the device's platform, e.g. "Portable
+// Computing Language OpenCL 3.0 PoCL 5.0+debian Linux, ...": its compiler's version.
+std::string PlatformVersion(cl_device_id device) {
+  cl_platform_id platform = nullptr;
+  if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr) !=
+      CL_SUCCESS) {
+    return "";
+  }
+  auto text = [&](cl_platform_info what) {
+    size_t size = 0;
+    if (clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return std::string();
+    std::string value(size, '\0');
+    if (clGetPlatformInfo(platform, what, size, value.data(), nullptr) != CL_SUCCESS) return std::string();
+    while (!value.empty() && (value.back() == '\0' || value.back() == ' ')) value.pop_back();
+    return value;
+  };
+  std::string name = text(CL_PLATFORM_NAME), version = text(CL_PLATFORM_VERSION);
+  return name.empty() ? version : version.empty() ? name : name + " " + version;
+}
+
 template <typename T>
 T DeviceValue(cl_device_id device, cl_device_info what) {
   T value{};
@@ -89,6 +109,8 @@ beast::DeviceInfo QueryOpenCLDevice(cl_device_id device, int index, cl_context c
   info.vendor = DeviceString(device, CL_DEVICE_VENDOR);
   info.driver_version = DeviceString(device, CL_DRIVER_VERSION);
   info.arch = DeviceString(device, CL_DEVICE_VERSION);
+  info.compiler = "opencl";
+  info.compiler_version = PlatformVersion(device);
 
   beast::DeviceLimits& limits = info.limits;
   limits.max_work_group_size =

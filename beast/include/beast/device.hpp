@@ -32,6 +32,11 @@ struct DeviceInfo {
   std::string driver_version;
   std::string arch;           // "sm_90", or the OpenCL device version string
   DeviceLimits limits;
+  // What builds kernels for it, recorded with each measurement: "opencl" (the
+  // platform's own compiler; version: the platform name and version string,
+  // e.g. PoCL's) or "nvrtc" (version "12.4"). Empty when unknown.
+  std::string compiler;
+  std::string compiler_version;
 
   std::string Id() const;     // "opencl:0", "cuda:1"
   // Names a space expression may read, all prefixed "device_":
