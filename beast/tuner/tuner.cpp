@@ -251,6 +251,8 @@ PairSummary TunePair(Run& run, const Pair& pair, size_t index, size_t pair_count
     m.run_id = run.run_id;
     m.device_id = run.device_id;
     m.problem_id = problem_id;
+    // The config row and its measurement commit together, in one write.
+    results_db::Store::Batch batch(run.store);
     m.config_id = run.store.UpsertConfig(template_id, key, config->Hash(), config->ToJson());
     m.is_default = key == default_key;
     m.status = outcome->status;
@@ -266,6 +268,7 @@ PairSummary TunePair(Run& run, const Pair& pair, size_t index, size_t pair_count
     m.compiler = run.device.compiler;
     m.compiler_version = run.device.compiler_version;
     run.store.RecordMeasurement(m);
+    batch.Commit();
     ++ps.measured;
     bool ok = outcome->status == "ok";
     if (!ok) {
@@ -332,6 +335,7 @@ TuneSummary Tune(const TuneOptions& o) {
   plan.min_reps = o.min_reps;
   plan.max_reps = o.max_reps;
   plan.max_seconds = o.max_seconds_per_config;
+  results_db::Store store = results_db::Store::Open(o.db_path);
   // The peak goes with the device into the database, so it is measured
   // before the device is recorded.
   std::optional<harness::PeakFlopsResult> peak =
@@ -354,7 +358,6 @@ TuneSummary Tune(const TuneOptions& o) {
       std::fprintf(stderr, "peak FLOP/s unknown: %s\n", peak->error.c_str());
     }
   }
-  results_db::Store store = results_db::Store::Open(o.db_path);
   results_db::DeviceRecord device_record{BackendName(device.backend),
                                          device.name,
                                          device.vendor,

@@ -33,6 +33,7 @@ struct Store::Impl {
 
   // Declared first so it is destroyed last, after every statement is finalized.
   internal::Connection connection;
+  bool in_batch = false;  // a Store::Batch is open
   std::unordered_map<std::string, std::unique_ptr<internal::Statement>> statements;
 };
 

@@ -59,11 +59,21 @@ int64_t ReadInt(const internal::Connection& connection, const char* sql) {
   internal::ThrowSqlite(connection.get(), connection.path(), "reading the database header");
 }
 
-Header ReadHeader(const internal::Connection& connection) {
+// The three fields are read in one read transaction: another process creating
+// or upgrading the schema commits either before or after all three.
+Header ReadHeader(internal::Connection& connection) {
+  const bool own_transaction = sqlite3_get_autocommit(connection.get()) != 0;
+  if (own_transaction) connection.Exec("BEGIN", "reading the database header");
   Header header;
-  header.application_id = ReadInt(connection, "PRAGMA application_id");
-  header.user_version = ReadInt(connection, "PRAGMA user_version");
-  header.schema_objects = ReadInt(connection, "SELECT count(*) FROM sqlite_master");
+  try {
+    header.application_id = ReadInt(connection, "PRAGMA application_id");
+    header.user_version = ReadInt(connection, "PRAGMA user_version");
+    header.schema_objects = ReadInt(connection, "SELECT count(*) FROM sqlite_master");
+  } catch (...) {
+    if (own_transaction) sqlite3_exec(connection.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  if (own_transaction) connection.Exec("COMMIT", "reading the database header");
   return header;
 }
 

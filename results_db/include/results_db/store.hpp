@@ -47,13 +47,31 @@ class Store {
   int64_t UpsertConfig(int64_t template_id, const std::string& config_key,
                        const std::string& config_hash, const std::string& params_json);
 
+  // Several writes in one transaction: they commit together when Commit() is
+  // called, and none of them if the batch is destroyed first (an exception).
+  // Outside a batch every call is its own transaction. One batch at a time per
+  // Store; it takes the write lock when it starts (waiting up to the busy
+  // timeout for another writer), so keep it short.
+  class Batch {
+   public:
+    explicit Batch(Store& store);
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+    ~Batch();
+    void Commit();
+
+   private:
+    Store& store_;
+    bool open_ = true;
+  };
+
   // A run starts "running"; FinishRun sets "finished" or "interrupted" and the
   // finish time.
   int64_t BeginRun(const std::string& command, const std::string& beast_version);
   void FinishRun(int64_t run_id, const std::string& status);
 
-  // Records one measurement in its own transaction, so a killed process loses
-  // nothing already recorded. If (device, problem, config) is already measured
+  // Records one measurement in its own transaction (or the open Batch's), so a
+  // killed process loses nothing already recorded. If (device, problem, config) is already measured
   // the existing row is kept (only is_default is raised when this record is the
   // default config) and false is returned; true when a new row was written.
   bool RecordMeasurement(const MeasurementRecord& measurement);
