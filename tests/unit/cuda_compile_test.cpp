@@ -47,9 +47,11 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90) {
   int compiled = 0;
   for (const auto& name : names) {
     SpaceSpec spec = SpaceSpec::Load(templates_dir, name);
+    // A conv2d template gets the first layout it lists (direct_nhwc serves NHWC only).
     Problem problem = Problem::Parse(spec.op == OpKind::kGemm
                                          ? "gemm:M=512,N=512,K=512"
-                                         : "conv2d:N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1");
+                                         : std::string("conv2d:N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=") +
+                                               LayoutName(spec.layouts.at(0)));
     for (const char* arch : {"sm_80", "sm_90"}) {
       DeviceInfo device = LoadDeviceSpec(std::string(BEAST_TEST_SOURCE_DIR) + "/constraints", arch);
       BoundSpace space(spec, problem, device);
