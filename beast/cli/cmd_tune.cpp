@@ -20,7 +20,7 @@ const char kHelp[] =
     "                  [--device D] [--db FILE] [--max-configs N] [--seed S]\n"
     "                  [--constraint EXPR]... [--constraints FILE]... [--ignore-soft]\n"
     "                  [--templates DIR] [--max-reps N] [--max-seconds S] [--timeout-seconds S]\n"
-    "                  [--quiet] [--json]\n"
+    "                  [--baselines clblast|none] [--quiet] [--json]\n"
     "Measures the configs of each template on each problem of its op on device D\n"
     "(default: the first OpenCL device) and records every outcome in FILE (default beast.db).\n"
     "--max-configs N measures the default config plus a uniform sample (seed S) of the\n"
@@ -31,6 +31,11 @@ const char kHelp[] =
     "--timeout-seconds per config (default 60, build included), and once the problem has\n"
     "a best time b, 3 s + 5 x build time + 50 x b x (1 + 2 warm-ups + max reps) after the build.\n"
     "--max-seconds S bounds the timed repetitions of a config (default 2).\n"
+    "--baselines clblast (the default on OpenCL devices when beast was built with CLBlast)\n"
+    "measures CLBlast's SGEMM or Convgemm once per problem on the same device, inputs,\n"
+    "validation and timing as the kernels (skipped when the database has it); none skips\n"
+    "them. The device's peak FLOP/s is measured at the start by an FMA microbenchmark. The\n"
+    "table shows each winner's speed-up over CLBlast and its fraction of that peak.\n"
     "Progress goes to stderr (a live line on a terminal); --quiet drops it. --json prints\n"
     "a JSON summary on stdout instead of the table. Ctrl-C stops at once; the same command\n"
     "resumes. Exit code 130 when interrupted.\n";
@@ -47,6 +52,13 @@ std::string PairJson(const PairSummary& p) {
            ", \"gflops\": " + JsonNumber(p.best_gflops) + ", \"speedup_vs_default\": " +
            (p.speedup_vs_default > 0 ? JsonNumber(p.speedup_vs_default) : "null") + "}";
   }
+  std::string baseline = "null";
+  if (p.baseline_ms > 0) {
+    baseline = "{\"library\": " + JsonString(p.baseline_library) +
+               ", \"routine\": " + JsonString(p.baseline_routine) +
+               ", \"median_ms\": " + JsonNumber(p.baseline_ms) + ", \"speedup\": " +
+               (p.has_best && p.best_ms > 0 ? JsonNumber(p.baseline_ms / p.best_ms) : "null") + "}";
+  }
   return "{\"template\": " + JsonString(p.template_name) +
          ", \"problem\": " + JsonString(p.problem_key) +
          ", \"space_size\": " + std::to_string(p.space_size) +
@@ -54,12 +66,31 @@ std::string PairJson(const PairSummary& p) {
          ", \"measured\": " + std::to_string(p.measured) +
          ", \"skipped\": " + std::to_string(p.skipped) +
          ", \"failed\": " + std::to_string(p.failed) + ", \"failures\": {" + failures +
-         "}, \"best\": " + best + "}";
+         "}, \"best\": " + best + ", \"baseline\": " + baseline + ", \"fraction_of_peak\": " +
+         (p.fraction_of_peak > 0 ? JsonNumber(p.fraction_of_peak) : "null") + "}";
+}
+
+std::string BaselineJson(const BaselineSummary& b) {
+  return "{\"problem\": " + JsonString(b.problem_key) + ", \"library\": " + JsonString(b.library) +
+         ", \"routine\": " + JsonString(b.routine) + ", \"status\": " + JsonString(b.status) +
+         ", \"median_ms\": " + (b.status == "ok" ? JsonNumber(b.median_ms) : "null") +
+         ", \"gflops\": " + (b.status == "ok" ? JsonNumber(b.gflops) : "null") +
+         ", \"error\": " + JsonString(b.error_text) +
+         ", \"from_database\": " + (b.from_database ? "true" : "false") + "}";
 }
 
 std::string SummaryJson(const TuneSummary& s) {
   std::string pairs;
   for (const auto& p : s.pairs) pairs += (pairs.empty() ? "\n    " : ",\n    ") + PairJson(p);
+  std::string baselines;
+  for (const auto& b : s.baselines)
+    baselines += (baselines.empty() ? "\n    " : ",\n    ") + BaselineJson(b);
+  std::string peak = "null";
+  if (s.peak_gflops > 0) {
+    peak = "{\"gflops\": " + JsonNumber(s.peak_gflops) +
+           ", \"method\": " + JsonString(s.peak_method) +
+           ", \"best_variant\": " + JsonString(s.peak_variant) + "}";
+  }
   return "{\n  \"device\": " + JsonString(s.device_id) +
          ",\n  \"device_name\": " + JsonString(s.device_name) +
          ",\n  \"interrupted\": " + (s.interrupted ? "true" : "false") +
@@ -68,8 +99,10 @@ std::string SummaryJson(const TuneSummary& s) {
          ",\n  \"first_launch_seconds\": " + JsonNumber(s.first_launch_seconds) +
          ",\n  \"benchmark_seconds\": " + JsonNumber(s.benchmark_seconds) +
          ",\n  \"device_busy_fraction\": " + JsonNumber(s.DeviceBusyFraction()) +
-         ",\n  \"worker_restarts\": " + std::to_string(s.worker_restarts) + ",\n  \"pairs\": [" +
-         pairs + (pairs.empty() ? "]" : "\n  ]") + "\n}\n";
+         ",\n  \"worker_restarts\": " + std::to_string(s.worker_restarts) +
+         ",\n  \"peak\": " + peak + ",\n  \"baselines\": [" + baselines +
+         (baselines.empty() ? "]" : "\n  ]") + ",\n  \"pairs\": [" + pairs +
+         (pairs.empty() ? "]" : "\n  ]") + "\n}\n";
 }
 
 double PositiveSeconds(const Args& args, const std::string& name, double fallback) {
@@ -96,7 +129,7 @@ int Tune(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
   Args args(argv,
             {"template", "problem", "device", "db", "max-configs", "seed", "constraint",
-             "constraints", "templates", "max-reps", "max-seconds", "timeout-seconds"},
+             "constraints", "templates", "max-reps", "max-seconds", "timeout-seconds", "baselines"},
             {"ignore-soft", "quiet", "json"}, "tune");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
@@ -129,6 +162,11 @@ int Tune(const Argv& argv) {
     throw Error(ErrorCode::kBadArgument, "beast tune: --max-reps must be at least 1");
   o.max_seconds_per_config = PositiveSeconds(args, "max-seconds", o.max_seconds_per_config);
   o.timeout_seconds = PositiveSeconds(args, "timeout-seconds", o.timeout_seconds);
+  o.baselines = args.Get("baselines", "auto");
+  if (o.baselines != "clblast" && o.baselines != "none" && o.baselines != "auto") {
+    throw Error(ErrorCode::kBadArgument,
+                "beast tune: --baselines must be clblast or none, not \"" + o.baselines + "\"");
+  }
   o.progress = !args.Has("quiet");
   o.command_line = "beast tune";
   for (const auto& a : argv) o.command_line += " " + a;

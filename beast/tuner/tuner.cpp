@@ -17,12 +17,12 @@
 #include "beast/error.hpp"
 #include "beast/paths.hpp"
 #include "beast/template_vars.hpp"
-#include "harness/peak_flops.hpp"
 #include "config_selection.hpp"
+#include "harness/peak_flops.hpp"
 #include "harness/renderer.hpp"
 #include "progress.hpp"
-#include "tune_baselines.hpp"
 #include "results_db/store.hpp"
+#include "tune_baselines.hpp"
 #include "worker_client.hpp"
 
 namespace beast {
@@ -358,12 +358,13 @@ TuneSummary Tune(const TuneOptions& o) {
       std::fprintf(stderr, "peak FLOP/s unknown: %s\n", peak->error.c_str());
     }
   }
-  results_db::DeviceRecord device_record{BackendName(device.backend),
-                                         device.name,
-                                         device.vendor,
-                                         device.driver_version,
-                                         device.arch,
-                                         LimitsWithMeasuredPeak(DeviceLimitsToJson(device.limits), *peak)};
+  results_db::DeviceRecord device_record{
+      BackendName(device.backend),
+      device.name,
+      device.vendor,
+      device.driver_version,
+      device.arch,
+      LimitsWithMeasuredPeak(DeviceLimitsToJson(device.limits), *peak)};
   int64_t device_id = store.UpsertDevice(device_record);
   int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
 
@@ -376,8 +377,10 @@ TuneSummary Tune(const TuneOptions& o) {
       // Once per problem, before its kernels: an interrupted run still has them.
       std::vector<const Problem*> problems;
       for (const Pair& pair : pairs) problems.push_back(pair.problem);
-      BaselineRunContext context{worker, store, device_id, run_id, plan,
-                                 std::max(o.timeout_seconds, kBaselineTimeoutSeconds), o.progress};
+      BaselineRunContext context{worker,    store,
+                                 device_id, run_id,
+                                 plan,      std::max(o.timeout_seconds, kBaselineTimeoutSeconds),
+                                 o.progress};
       summary.baselines = EnsureBaselines(context, problems, library, g_interrupted);
     }
     for (size_t i = 0; i < pairs.size() && !g_interrupted; ++i)
@@ -398,7 +401,8 @@ TuneSummary Tune(const TuneOptions& o) {
       p.baseline_routine = b->routine;
       p.baseline_ms = b->median_ms.value_or(0);
     }
-    if (p.has_best && summary.peak_gflops > 0) p.fraction_of_peak = p.best_gflops / summary.peak_gflops;
+    if (p.has_best && summary.peak_gflops > 0)
+      p.fraction_of_peak = p.best_gflops / summary.peak_gflops;
   }
   summary.interrupted = g_interrupted;
   summary.worker_restarts = worker.restarts();
@@ -435,7 +439,8 @@ std::string FormatTuneSummary(const TuneSummary& s) {
     std::string vs_library =
         p.has_best && p.baseline_ms > 0 && p.best_ms > 0 ? ratio(p.baseline_ms / p.best_ms) : "n/a";
     char peak[32] = "n/a";
-    if (p.fraction_of_peak > 0) std::snprintf(peak, sizeof peak, "%.1f%%", 100 * p.fraction_of_peak);
+    if (p.fraction_of_peak > 0)
+      std::snprintf(peak, sizeof peak, "%.1f%%", 100 * p.fraction_of_peak);
     std::snprintf(line, sizeof line,
                   "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s %10s %6s  %s\n      problem %s\n",
                   p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,

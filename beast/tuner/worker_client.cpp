@@ -80,29 +80,109 @@ void WorkerClient::Stop() {
 
 std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, const TimeLimit& limit,
                                              const std::atomic<bool>& stop) {
-  // A worker that left while idle (not this config's doing) is replaced and
-  // the request sent again, once.
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    if (!process_ && !Start(stop)) return std::nullopt;
-    bool not_taken = false;
-    std::optional<Outcome> outcome = Exchange(request, limit, stop, &not_taken);
-    if (!not_taken) return outcome;
-    process_->Reap();
-    process_.reset();
+  Reply reply = Request(EncodeMeasure(request), limit, stop);
+  switch (reply.kind) {
+    case Reply::kStopped:
+      return std::nullopt;
+    case Reply::kTimeout: {
+      Outcome out;
+      out.status = "timeout";
+      out.compile_ms = reply.compile_ms;
+      out.error_text = reply.why;
+      return out;
+    }
+    case Reply::kCrashed: {
+      Outcome out;
+      out.status = "crashed";
+      out.compile_ms = reply.compile_ms;
+      out.error_text = reply.why;
+      return out;
+    }
+    case Reply::kPayload:
+      break;
   }
-  Outcome out = Crashed(false, std::nullopt);
-  out.error_text = "two fresh device workers in a row closed before taking the request";
+  bool exits = false;
+  Outcome out = DecodeOutcome(reply.payload, &exits);  // throws for any other message
+  if (exits) Retire();
   return out;
 }
 
-std::optional<Outcome> WorkerClient::Exchange(const MeasureRequest& request, const TimeLimit& limit,
-                                              const std::atomic<bool>& stop, bool* not_taken) {
+std::optional<harness::BaselineResult> WorkerClient::MeasureBaseline(
+    const BaselineRequest& request, const std::string& routine, double timeout_seconds,
+    const std::atomic<bool>& stop) {
+  TimeLimit limit;
+  limit.timeout_seconds = timeout_seconds;
+  Reply reply = Request(EncodeBaseline(request), limit, stop, "while running " + request.library);
+  if (reply.kind == Reply::kStopped) return std::nullopt;
+  if (reply.kind != Reply::kPayload) {
+    harness::BaselineResult out;
+    out.routine = routine;
+    out.status = reply.kind == Reply::kTimeout ? "timeout" : "crashed";
+    out.error_text = reply.kind == Reply::kTimeout
+                         ? "killed after " + std::to_string(static_cast<int>(timeout_seconds)) +
+                               " s: past the limit of a baseline"
+                         : reply.why;
+    return out;
+  }
+  bool exits = false;
+  harness::BaselineResult out = DecodeBaselineResult(reply.payload, &exits);
+  if (exits) Retire();
+  return out;
+}
+
+std::optional<harness::PeakFlopsResult> WorkerClient::MeasurePeak(
+    const harness::BenchmarkPlan& plan, double timeout_seconds, const std::atomic<bool>& stop) {
+  TimeLimit limit;
+  limit.timeout_seconds = timeout_seconds;
+  Reply reply = Request(EncodePeak(plan), limit, stop, "while measuring the peak FLOP/s");
+  if (reply.kind == Reply::kStopped) return std::nullopt;
+  if (reply.kind != Reply::kPayload) {
+    harness::PeakFlopsResult out;
+    out.error = reply.kind == Reply::kTimeout
+                    ? "the peak microbenchmark ran past " +
+                          std::to_string(static_cast<int>(timeout_seconds)) + " s"
+                    : reply.why;
+    return out;
+  }
+  bool exits = false;
+  harness::PeakFlopsResult out = DecodePeakResult(reply.payload, &exits);
+  if (exits) Retire();
+  return out;
+}
+
+void WorkerClient::Retire() {
+  // It said it leaves: wait for that, so the next request gets a fresh one.
+  if (process_) process_->Reap();
+  process_.reset();
+}
+
+WorkerClient::Reply WorkerClient::Request(const std::string& payload, const TimeLimit& limit,
+                                          const std::atomic<bool>& stop,
+                                          const std::string& crash_context) {
+  // A worker that left while idle (not this request's doing) is replaced and
+  // the request sent again, once.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!process_ && !Start(stop)) return {Reply::kStopped};
+    bool not_taken = false;
+    Reply reply = Exchange(payload, limit, stop, crash_context, &not_taken);
+    if (!not_taken) return reply;
+    process_->Reap();
+    process_.reset();
+  }
+  Reply reply{Reply::kCrashed};
+  reply.why = "two fresh device workers in a row closed before taking the request";
+  return reply;
+}
+
+WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const TimeLimit& limit,
+                                           const std::atomic<bool>& stop,
+                                           const std::string& crash_context, bool* not_taken) {
   const Clock::time_point sent = Clock::now();
   const Clock::time_point absolute = After(sent, limit.timeout_seconds);
   process_->ForgetStderr();
-  if (!process_->Send(EncodeMeasure(request), absolute)) {
+  if (!process_->Send(request, absolute)) {
     *not_taken = true;
-    return std::nullopt;
+    return {Reply::kStopped};
   }
   bool built = false;
   std::optional<double> compile_ms;
@@ -115,22 +195,25 @@ std::optional<Outcome> WorkerClient::Exchange(const MeasureRequest& request, con
     switch (process_->Receive(&payload, deadline, &stop)) {
       case WorkerProcess::Wait::kStopped:
         Stop();
-        return std::nullopt;
+        return {Reply::kStopped};
       case WorkerProcess::Wait::kGone: {
-        Outcome out = Crashed(built, compile_ms);
+        Reply reply{Reply::kCrashed};
+        reply.compile_ms = compile_ms;
+        reply.why = CrashText(crash_context.empty()
+                                  ? (built ? "while running the kernel" : "while building it")
+                                  : crash_context);
         process_.reset();
-        return out;
+        return reply;
       }
       case WorkerProcess::Wait::kDeadline: {
         process_->Kill();
         process_.reset();
-        Outcome out;
-        out.status = "timeout";
-        out.compile_ms = compile_ms;
+        Reply reply{Reply::kTimeout};
+        reply.compile_ms = compile_ms;
         bool by_run = run_limit && deadline < absolute;
-        out.error_text = by_run ? limit.DescribeRun(*compile_ms, SecondsSince(built_at))
-                                : limit.DescribeAbsolute(SecondsSince(sent));
-        return out;
+        reply.why = by_run ? limit.DescribeRun(*compile_ms, SecondsSince(built_at))
+                           : limit.DescribeAbsolute(SecondsSince(sent));
+        return reply;
       }
       case WorkerProcess::Wait::kFrame:
         break;
@@ -143,27 +226,19 @@ std::optional<Outcome> WorkerClient::Exchange(const MeasureRequest& request, con
       run_limit = limit.RunSeconds(*compile_ms);
       continue;
     }
-    bool exits = false;
-    Outcome out = DecodeOutcome(payload, &exits);  // throws for any other message
-    if (exits) {
-      process_->Reap();  // it said it leaves: wait for that, so the next config gets a fresh one
-      process_.reset();
-    }
-    return out;
+    Reply reply{Reply::kPayload};
+    reply.payload = std::move(payload);
+    reply.compile_ms = compile_ms;
+    return reply;
   }
 }
 
-Outcome WorkerClient::Crashed(bool built, std::optional<double> compile_ms) {
-  Outcome out;
-  out.status = "crashed";
-  out.compile_ms = compile_ms;
-  if (!process_) return out;
+std::string WorkerClient::CrashText(const std::string& context) {
+  if (!process_) return "";
   std::string how = process_->Reap();
   std::string words = process_->LastStderrLine();
-  out.error_text = "the device worker " + how +
-                   (built ? " while running the kernel" : " while building it") +
-                   (words.empty() ? "" : "; its last output: " + words);
-  return out;
+  return "the device worker " + how + " " + context +
+         (words.empty() ? "" : "; its last output: " + words);
 }
 
 }  // namespace beast

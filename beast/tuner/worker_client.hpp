@@ -38,6 +38,20 @@ class WorkerClient {
   std::optional<Outcome> Measure(const MeasureRequest& request, const TimeLimit& limit,
                                  const std::atomic<bool>& stop);
 
+  // Runs a vendor library's routine for a problem in the worker. nullopt when
+  // `stop` turned true first. A worker that dies comes back `crashed`, one
+  // that runs past `timeout_seconds` `timeout` (its routine set to `routine`).
+  std::optional<harness::BaselineResult> MeasureBaseline(const BaselineRequest& request,
+                                                         const std::string& routine,
+                                                         double timeout_seconds,
+                                                         const std::atomic<bool>& stop);
+
+  // The peak FLOP/s microbenchmark in the worker; a dead or hung worker comes
+  // back not ok with the reason. nullopt when `stop` turned true first.
+  std::optional<harness::PeakFlopsResult> MeasurePeak(const harness::BenchmarkPlan& plan,
+                                                      double timeout_seconds,
+                                                      const std::atomic<bool>& stop);
+
   // SIGKILLs the current worker, if any (a run that stops).
   void Stop();
 
@@ -45,9 +59,27 @@ class WorkerClient {
   int restarts() const { return restarts_; }
 
  private:
-  std::optional<Outcome> Exchange(const MeasureRequest& request, const TimeLimit& limit,
-                                  const std::atomic<bool>& stop, bool* not_taken);
-  Outcome Crashed(bool built, std::optional<double> compile_ms);
+  // How one request ended: the worker's reply, or what happened instead.
+  struct Reply {
+    enum Kind { kPayload, kCrashed, kTimeout, kStopped };
+    Reply(Kind k) : kind(k) {}  // NOLINT: `return {Reply::kStopped};` reads well
+    Kind kind;
+    std::string payload;               // kPayload: the reply frame
+    std::string why;                   // kCrashed, kTimeout: for error_text
+    std::optional<double> compile_ms;  // when the worker said it built a kernel
+  };
+  // Sends `request` to a worker (starting one if needed; once more to a fresh
+  // one when the worker left before taking it) and waits for the reply.
+  // `crash_context` completes "the device worker was killed by ... <context>";
+  // empty: "while building it" or "while running the kernel".
+  Reply Request(const std::string& request, const TimeLimit& limit, const std::atomic<bool>& stop,
+                const std::string& crash_context = "");
+  Reply Exchange(const std::string& request, const TimeLimit& limit, const std::atomic<bool>& stop,
+                 const std::string& crash_context, bool* not_taken);
+  // Reaps a worker that closed its end and says how it ended.
+  std::string CrashText(const std::string& context);
+  // Lets go of a worker that announced it leaves.
+  void Retire();
 
   std::string executable_;
   int device_index_;

@@ -3,15 +3,20 @@
 // replying with its Outcome. Kernels run in this process so that one which
 // crashes or hangs takes only the worker with it (the tuner records it and
 // starts another). Inputs and references are made once per problem and kept.
+// Vendor-library baselines and the peak FLOP/s microbenchmark run here too,
+// for the same reason.
 #include <signal.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 
+#include "baseline_measure.hpp"
 #include "beast/error.hpp"
 #include "beast/problem.hpp"
 #include "beast/tuner.hpp"
 #include "harness/opencl_context.hpp"
+#include "harness/peak_flops.hpp"
 #include "instance_measure.hpp"
 #include "problem_data.hpp"
 #include "worker_protocol.hpp"
@@ -47,6 +52,55 @@ bool DeviceStillWorks(harness::OpenCLContext& context, const DeviceProblem& prob
   }
 }
 
+using ProblemLookup = std::function<CachedProblem*(const std::string& key)>;
+
+// A baseline request: the library runs on the problem's buffers. Like a
+// kernel, a library that loses the device is recorded `crashed` and the worker
+// leaves (*exit_code 3). False when the tuner is gone.
+bool ServeBaseline(harness::OpenCLContext& context, const BaselineRequest& request,
+                   const ProblemLookup& problem_for, int fd, int* exit_code) {
+  harness::BaselineResult result;
+  bool exits = false;
+  try {
+    CachedProblem* problem = problem_for(request.problem_key);
+    result = MeasureBaseline(context, Problem::Parse(request.problem_key), problem->device,
+                             request.library, request.plan);
+    if (result.status == "runtime_error" && !DeviceStillWorks(context, problem->device)) {
+      result.status = "crashed";
+      result.error_text = "the device context was lost: " + result.error_text;
+      exits = true;
+    }
+  } catch (const std::exception& e) {
+    std::string routine = result.routine;
+    result = harness::BaselineResult{};
+    result.routine = routine;
+    result.status = "crashed";
+    result.error_text = std::string("the device failed: ") + e.what();
+    exits = true;
+  }
+  if (!Reply(fd, EncodeBaselineResult(result, exits))) return false;
+  if (exits) *exit_code = 3;
+  return true;
+}
+
+// The peak FLOP/s microbenchmark; a failure is reported, a lost device ends
+// the worker.
+bool ServePeak(harness::OpenCLContext& context, const harness::BenchmarkPlan& plan, int fd,
+               int* exit_code) {
+  harness::PeakFlopsResult result;
+  bool exits = false;
+  try {
+    result = harness::MeasurePeakFlops(context, plan);
+  } catch (const std::exception& e) {
+    result = harness::PeakFlopsResult{};
+    result.error = std::string("the device failed: ") + e.what();
+    exits = true;
+  }
+  if (!Reply(fd, EncodePeakResult(result, exits))) return false;
+  if (exits) *exit_code = 3;
+  return true;
+}
+
 }  // namespace
 
 int RunDeviceWorker(int device_index, int fd) {
@@ -60,23 +114,41 @@ int RunDeviceWorker(int device_index, int fd) {
     return 1;
   }
   if (!Reply(fd, EncodeReady({kWorkerProtocolVersion, context->device().name}))) return 0;
+  int exits_code = 0;
 
   std::map<std::string, std::unique_ptr<CachedProblem>> problems;
+  // Inputs and reference are made once per problem and shared by its kernels
+  // and its baselines.
+  auto problem_for = [&](const std::string& key) -> CachedProblem* {
+    auto& cached = problems[key];
+    if (!cached) {
+      auto fresh = std::make_unique<CachedProblem>();
+      fresh->data = MakeProblemData(Problem::Parse(key));
+      fresh->device = UploadProblem(*context, fresh->data);
+      cached = std::move(fresh);
+    }
+    return cached.get();
+  };
   std::string payload;
   while (ReadFrame(fd, &payload)) {
+    WorkerMessage kind = MessageKind(payload);
+    if (kind == WorkerMessage::kBaseline) {
+      if (!ServeBaseline(*context, DecodeBaseline(payload), problem_for, fd, &exits_code)) return 0;
+      if (exits_code) return exits_code;
+      continue;
+    }
+    if (kind == WorkerMessage::kPeak) {
+      if (!ServePeak(*context, DecodePeak(payload), fd, &exits_code)) return 0;
+      if (exits_code) return exits_code;
+      continue;
+    }
     MeasureRequest request = DecodeMeasure(payload);
     Outcome outcome;
     bool exits = false;
     std::optional<double> compile_ms;
     CachedProblem* problem = nullptr;
     try {
-      auto& cached = problems[request.problem_key];
-      if (!cached) {
-        cached = std::make_unique<CachedProblem>();
-        cached->data = MakeProblemData(Problem::Parse(request.problem_key));
-        cached->device = UploadProblem(*context, cached->data);
-      }
-      problem = cached.get();
+      problem = problem_for(request.problem_key);
       outcome = MeasureInstance(*context, problem->device, request.source, request.kernel_name,
                                 request.geometry, request.plan, [&](double ms) {
                                   compile_ms = ms;

@@ -23,13 +23,31 @@ WireWriter Start(WorkerMessage kind) {
   return w;
 }
 
+void WritePlan(WireWriter& w, const harness::BenchmarkPlan& plan) {
+  w.I64(plan.warmup);
+  w.I64(plan.min_reps);
+  w.I64(plan.max_reps);
+  w.F64(plan.max_seconds);
+  w.F64(plan.target_rel_ci);
+}
+
+harness::BenchmarkPlan ReadPlan(WireReader& r) {
+  harness::BenchmarkPlan plan;
+  plan.warmup = static_cast<int>(r.I64());
+  plan.min_reps = static_cast<int>(r.I64());
+  plan.max_reps = static_cast<int>(r.I64());
+  plan.max_seconds = r.F64();
+  plan.target_rel_ci = r.F64();
+  return plan;
+}
+
 }  // namespace
 
 WorkerMessage MessageKind(const std::string& payload) {
   if (payload.empty()) throw Error(ErrorCode::kInternal, "worker protocol: an empty message");
   auto kind = static_cast<uint8_t>(payload[0]);
   if (kind < static_cast<uint8_t>(WorkerMessage::kReady) ||
-      kind > static_cast<uint8_t>(WorkerMessage::kOutcome)) {
+      kind > static_cast<uint8_t>(WorkerMessage::kPeakResult)) {
     throw Error(ErrorCode::kInternal, "worker protocol: unknown message " + std::to_string(kind));
   }
   return static_cast<WorkerMessage>(kind);
@@ -74,11 +92,7 @@ std::string EncodeMeasure(const MeasureRequest& q) {
     w.I64(static_cast<int64_t>(q.geometry.global[d]));
     w.I64(static_cast<int64_t>(q.geometry.local[d]));
   }
-  w.I64(q.plan.warmup);
-  w.I64(q.plan.min_reps);
-  w.I64(q.plan.max_reps);
-  w.F64(q.plan.max_seconds);
-  w.F64(q.plan.target_rel_ci);
+  WritePlan(w, q.plan);
   return w.bytes();
 }
 
@@ -93,11 +107,7 @@ MeasureRequest DecodeMeasure(const std::string& payload) {
     q.geometry.global[d] = static_cast<size_t>(r.I64());
     q.geometry.local[d] = static_cast<size_t>(r.I64());
   }
-  q.plan.warmup = static_cast<int>(r.I64());
-  q.plan.min_reps = static_cast<int>(r.I64());
-  q.plan.max_reps = static_cast<int>(r.I64());
-  q.plan.max_seconds = r.F64();
-  q.plan.target_rel_ci = r.F64();
+  q.plan = ReadPlan(r);
   r.ExpectEnd();
   return q;
 }
@@ -148,6 +158,97 @@ Outcome DecodeOutcome(const std::string& payload, bool* worker_exits) {
   o.benchmark_seconds = r.F64();
   r.ExpectEnd();
   return o;
+}
+
+std::string EncodeBaseline(const BaselineRequest& q) {
+  WireWriter w = Start(WorkerMessage::kBaseline);
+  w.Str(q.problem_key);
+  w.Str(q.library);
+  WritePlan(w, q.plan);
+  return w.bytes();
+}
+
+BaselineRequest DecodeBaseline(const std::string& payload) {
+  WireReader r = Open(payload, WorkerMessage::kBaseline);
+  BaselineRequest q;
+  q.problem_key = r.Str();
+  q.library = r.Str();
+  q.plan = ReadPlan(r);
+  r.ExpectEnd();
+  return q;
+}
+
+std::string EncodeBaselineResult(const harness::BaselineResult& b, bool worker_exits) {
+  WireWriter w = Start(WorkerMessage::kBaselineResult);
+  w.U8(worker_exits);
+  w.Str(b.status);
+  w.Str(b.routine);
+  w.F64s(b.samples_ms);
+  w.OptF64(b.median_ms);
+  w.OptF64(b.spread);
+  w.OptF64(b.max_error);
+  w.OptF64(b.first_call_ms);
+  w.OptF64(b.last_command_median_ms);
+  w.Str(b.error_text);
+  return w.bytes();
+}
+
+harness::BaselineResult DecodeBaselineResult(const std::string& payload, bool* worker_exits) {
+  WireReader r = Open(payload, WorkerMessage::kBaselineResult);
+  harness::BaselineResult b;
+  bool exits = r.U8() != 0;
+  if (worker_exits) *worker_exits = exits;
+  b.status = r.Str();
+  b.routine = r.Str();
+  b.samples_ms = r.F64s();
+  b.median_ms = r.OptF64();
+  b.spread = r.OptF64();
+  b.max_error = r.OptF64();
+  b.first_call_ms = r.OptF64();
+  b.last_command_median_ms = r.OptF64();
+  b.error_text = r.Str();
+  r.ExpectEnd();
+  return b;
+}
+
+std::string EncodePeak(const harness::BenchmarkPlan& plan) {
+  WireWriter w = Start(WorkerMessage::kPeak);
+  WritePlan(w, plan);
+  return w.bytes();
+}
+
+harness::BenchmarkPlan DecodePeak(const std::string& payload) {
+  WireReader r = Open(payload, WorkerMessage::kPeak);
+  harness::BenchmarkPlan plan = ReadPlan(r);
+  r.ExpectEnd();
+  return plan;
+}
+
+std::string EncodePeakResult(const harness::PeakFlopsResult& p, bool worker_exits) {
+  WireWriter w = Start(WorkerMessage::kPeakResult);
+  w.U8(worker_exits);
+  w.U8(p.ok);
+  w.F64(p.gflops);
+  w.F64(p.median_ms);
+  w.F64(p.spread);
+  w.Str(p.variant);
+  w.Str(p.error);
+  return w.bytes();
+}
+
+harness::PeakFlopsResult DecodePeakResult(const std::string& payload, bool* worker_exits) {
+  WireReader r = Open(payload, WorkerMessage::kPeakResult);
+  harness::PeakFlopsResult p;
+  bool exits = r.U8() != 0;
+  if (worker_exits) *worker_exits = exits;
+  p.ok = r.U8() != 0;
+  p.gflops = r.F64();
+  p.median_ms = r.F64();
+  p.spread = r.F64();
+  p.variant = r.Str();
+  p.error = r.Str();
+  r.ExpectEnd();
+  return p;
 }
 
 }  // namespace beast

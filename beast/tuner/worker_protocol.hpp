@@ -7,15 +7,21 @@
 //   worker -> tuner  kBuilt    the build succeeded; the kernel runs next
 //                    kOutcome  the result; `worker_exits` when the device is
 //                              unusable after it and the worker leaves
+//   tuner -> worker  kBaseline a vendor library's routine on a problem
+//   worker -> tuner  kBaselineResult  its result (and `worker_exits`)
+//   tuner -> worker  kPeak     the peak FLOP/s microbenchmark
+//   worker -> tuner  kPeakResult      its result (and `worker_exits`)
 //
-// One kMeasure is in flight at a time. The tuner closing its end tells the
+// One request is in flight at a time. The tuner closing its end tells the
 // worker to exit.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "harness/clblast_baseline.hpp"
 #include "harness/kernel_runner.hpp"
+#include "harness/peak_flops.hpp"
 #include "harness/timing.hpp"
 #include "instance_measure.hpp"
 #include "worker_wire.hpp"
@@ -24,14 +30,18 @@ namespace beast {
 
 // Raised whenever a message changes shape, so a worker from another build is
 // refused at kReady instead of misreading requests.
-constexpr int64_t kWorkerProtocolVersion = 1;
+constexpr int64_t kWorkerProtocolVersion = 2;
 
 enum class WorkerMessage : uint8_t {
   kReady = 1,
   kFatal = 2,
   kMeasure = 3,
   kBuilt = 4,
-  kOutcome = 5
+  kOutcome = 5,
+  kBaseline = 6,
+  kBaselineResult = 7,
+  kPeak = 8,
+  kPeakResult = 9
 };
 
 struct MeasureRequest {
@@ -40,6 +50,12 @@ struct MeasureRequest {
   std::string source;
   std::string kernel_name;
   harness::LaunchGeometry geometry;
+  harness::BenchmarkPlan plan;
+};
+
+struct BaselineRequest {
+  std::string problem_key;  // the worker reuses the problem's inputs and reference
+  std::string library;      // "clblast"
   harness::BenchmarkPlan plan;
 };
 
@@ -53,6 +69,10 @@ std::string EncodeFatal(const std::string& message);
 std::string EncodeMeasure(const MeasureRequest& request);
 std::string EncodeBuilt(double compile_ms);
 std::string EncodeOutcome(const Outcome& outcome, bool worker_exits);
+std::string EncodeBaseline(const BaselineRequest& request);
+std::string EncodeBaselineResult(const harness::BaselineResult& result, bool worker_exits);
+std::string EncodePeak(const harness::BenchmarkPlan& plan);
+std::string EncodePeakResult(const harness::PeakFlopsResult& result, bool worker_exits);
 
 // The kind of a payload; throws Error(kInternal) for an empty payload or an
 // unknown kind.
@@ -65,5 +85,9 @@ std::string DecodeFatal(const std::string& payload);
 MeasureRequest DecodeMeasure(const std::string& payload);
 double DecodeBuilt(const std::string& payload);
 Outcome DecodeOutcome(const std::string& payload, bool* worker_exits);
+BaselineRequest DecodeBaseline(const std::string& payload);
+harness::BaselineResult DecodeBaselineResult(const std::string& payload, bool* worker_exits);
+harness::BenchmarkPlan DecodePeak(const std::string& payload);
+harness::PeakFlopsResult DecodePeakResult(const std::string& payload, bool* worker_exits);
 
 }  // namespace beast

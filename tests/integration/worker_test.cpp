@@ -283,6 +283,60 @@ void ExpectProtocolError(const std::function<void()>& f, const std::string& mess
   }
 }
 
+TEST(WorkerProtocol, BaselineAndPeakMessagesRoundTrip) {
+  BaselineRequest q;
+  q.problem_key = "gemm:M=16,N=16,K=16,transA=0,transB=0,dtype=f32";
+  q.library = "clblast";
+  q.plan.warmup = 3;
+  q.plan.max_reps = 11;
+  q.plan.target_rel_ci = 0.25;
+  BaselineRequest rq = DecodeBaseline(EncodeBaseline(q));
+  EXPECT_EQ(rq.problem_key, q.problem_key);
+  EXPECT_EQ(rq.library, "clblast");
+  EXPECT_EQ(rq.plan.warmup, 3);
+  EXPECT_EQ(rq.plan.max_reps, 11);
+  EXPECT_EQ(rq.plan.target_rel_ci, 0.25);
+
+  harness::BaselineResult b;
+  b.status = "wrong_result";
+  b.routine = "Convgemm";
+  b.samples_ms = {1.5, 2.25};
+  b.median_ms = 1.875;
+  b.max_error = 3.5;
+  b.last_command_median_ms = 1.25;
+  b.error_text = "1 of 4 outputs wrong";
+  bool exits = false;
+  harness::BaselineResult rb = DecodeBaselineResult(EncodeBaselineResult(b, true), &exits);
+  EXPECT_TRUE(exits);
+  EXPECT_EQ(rb.status, "wrong_result");
+  EXPECT_EQ(rb.routine, "Convgemm");
+  EXPECT_EQ(rb.samples_ms, b.samples_ms);
+  EXPECT_EQ(rb.median_ms, 1.875);
+  EXPECT_FALSE(rb.spread.has_value());
+  EXPECT_EQ(rb.max_error, 3.5);
+  EXPECT_FALSE(rb.first_call_ms.has_value());
+  EXPECT_EQ(rb.last_command_median_ms, 1.25);
+  EXPECT_EQ(rb.error_text, b.error_text);
+
+  harness::BenchmarkPlan plan;
+  plan.min_reps = 4;
+  EXPECT_EQ(DecodePeak(EncodePeak(plan)).min_reps, 4);
+  harness::PeakFlopsResult p;
+  p.ok = true;
+  p.gflops = 191.5;
+  p.median_ms = 5.25;
+  p.spread = 0.125;
+  p.variant = "chains=12 local=8 groups=32";
+  harness::PeakFlopsResult rp = DecodePeakResult(EncodePeakResult(p, false), &exits);
+  EXPECT_FALSE(exits);
+  EXPECT_TRUE(rp.ok);
+  EXPECT_EQ(rp.gflops, 191.5);
+  EXPECT_EQ(rp.median_ms, 5.25);
+  EXPECT_EQ(rp.spread, 0.125);
+  EXPECT_EQ(rp.variant, p.variant);
+  EXPECT_EQ(rp.error, "");
+}
+
 TEST(WorkerProtocol, BrokenMessagesAreRefused) {
   std::string outcome = EncodeOutcome(Outcome{}, false);
   ExpectProtocolError([&] { DecodeOutcome(outcome.substr(0, outcome.size() - 1), nullptr); },
@@ -291,8 +345,8 @@ TEST(WorkerProtocol, BrokenMessagesAreRefused) {
                       "worker protocol: a message has 1 extra bytes");
   ExpectProtocolError([&] { DecodeMeasure(outcome); },
                       "worker protocol: message 5 where 3 was expected");
-  ExpectProtocolError([&] { MessageKind(std::string(1, '\x09')); },
-                      "worker protocol: unknown message 9");
+  ExpectProtocolError([&] { MessageKind(std::string(1, '\x0a')); },
+                      "worker protocol: unknown message 10");
   ExpectProtocolError([&] { MessageKind(""); }, "worker protocol: an empty message");
   std::string fatal = EncodeFatal("abc");
   fatal[1] = '\x7f';  // the string's length now runs past the message

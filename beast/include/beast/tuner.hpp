@@ -39,6 +39,23 @@ struct TuneOptions {
   int min_reps = 5;
   int max_reps = 30;
   double max_seconds_per_config = 2.0;
+  // Vendor-library baselines measured once per (device, problem) in the same
+  // run, unless the database has them: "auto" (CLBlast on OpenCL devices when
+  // this beast was built with it), "clblast", or "none".
+  std::string baselines = "auto";
+};
+
+// A vendor library's routine on one problem of the run (this run's
+// measurement, or the one the database already held).
+struct BaselineSummary {
+  std::string problem_key;
+  std::string library;  // "clblast"
+  std::string routine;  // "Sgemm", "Convgemm"
+  std::string status;   // results_db::kBaselineStatuses
+  double median_ms = 0;  // when ok
+  double gflops = 0;     // when ok
+  std::string error_text;
+  bool from_database = false;  // measured by an earlier run
 };
 
 struct PairSummary {
@@ -56,6 +73,12 @@ struct PairSummary {
   double best_ms = 0;
   double best_gflops = 0;
   double speedup_vs_default = 0;  // 0 when the default did not run ok
+  // The fastest ok baseline of the run's library on this device and problem
+  // (0 when none): baseline_ms / best_ms is the speed-up over the library.
+  std::string baseline_library, baseline_routine;
+  double baseline_ms = 0;
+  // best_gflops / the device's measured peak; 0 when either is unknown.
+  double fraction_of_peak = 0;
 };
 
 struct TuneSummary {
@@ -68,6 +91,12 @@ struct TuneSummary {
   double benchmark_seconds = 0;     // their timed runs (warm-up included): the device busy
   int worker_restarts = 0;          // device workers replaced after a crash, hang or lost device
   bool interrupted = false;
+  // Peak fp32 FLOP/s of the device, measured by peak_method at the start of
+  // the run (harness/peak_flops.hpp); 0 when the microbenchmark failed
+  // (peak_error says why).
+  double peak_gflops = 0;
+  std::string peak_method, peak_variant, peak_error;
+  std::vector<BaselineSummary> baselines;
   // benchmark_seconds / wall_seconds: how much of the run kept the device busy.
   double DeviceBusyFraction() const {
     return wall_seconds > 0 ? benchmark_seconds / wall_seconds : 0;
@@ -82,8 +111,9 @@ struct TuneSummary {
 // of the same command resumes: it measures exactly what is missing.
 TuneSummary Tune(const TuneOptions& options);
 
-// The winners table `beast tune` prints, with the time spent and the
-// fraction of it the device was busy.
+// The winners table `beast tune` prints (with the speed-up over the baseline
+// library and the fraction of the measured peak), the baselines that did not
+// run ok, the time spent and the fraction of it the device was busy.
 std::string FormatTuneSummary(const TuneSummary& summary);
 
 // The device worker process (the hidden `beast worker` verb): opens

@@ -1,0 +1,160 @@
+// Baselines and peak FLOP/s in a tuning run (tune_baselines.hpp).
+#include "tune_baselines.hpp"
+
+#include <cstdio>
+#include <set>
+
+#include "baseline_measure.hpp"
+#include "beast/error.hpp"
+#include "beast/json.hpp"
+#include "harness/clblast_baseline.hpp"
+
+namespace beast {
+
+std::string ResolveBaselineLibrary(const std::string& option, const DeviceInfo& device) {
+  if (option == "none") return "";
+  if (option == "auto") {
+    return device.backend == Backend::kOpenCL && harness::ClblastAvailable() ? kBaselineClblast
+                                                                             : "";
+  }
+  if (option == kBaselineClblast) {
+    if (!harness::ClblastAvailable()) {
+      throw Error(ErrorCode::kBadArgument,
+                  "--baselines clblast: this beast was built without CLBlast (install "
+                  "libclblast-dev and rebuild, or use --baselines none)");
+    }
+    if (device.backend != Backend::kOpenCL) {
+      throw Error(ErrorCode::kBadArgument,
+                  "--baselines clblast: CLBlast runs on OpenCL devices, not " + device.Id());
+    }
+    return kBaselineClblast;
+  }
+  throw Error(ErrorCode::kBadArgument,
+              "--baselines must be clblast or none, not \"" + option + "\"");
+}
+
+std::string LibraryDisplayName(const std::string& library) {
+  return library == kBaselineClblast ? "CLBlast" : library;
+}
+
+std::string LimitsWithMeasuredPeak(const std::string& limits_json,
+                                   const harness::PeakFlopsResult& peak) {
+  size_t close = limits_json.rfind('}');
+  if (!peak.ok || close == std::string::npos) return limits_json;
+  bool empty = limits_json.find_first_not_of(" \t\n{", 0) == close;
+  return limits_json.substr(0, close) + (empty ? "" : ", ") +
+         "\"peak_gflops_measured\": " + JsonNumber(peak.gflops) + ", \"peak_method\": " +
+         JsonString(std::string(harness::kPeakMethod) + ", best " + peak.variant) + "}";
+}
+
+std::optional<results_db::BaselineRow> FastestBaseline(results_db::Store& store, int64_t device_id,
+                                                       const std::string& problem_key,
+                                                       const std::string& library) {
+  results_db::BaselineFilter filter;
+  filter.device_id = device_id;
+  filter.problem_key = problem_key;
+  filter.library = library;
+  filter.status = "ok";
+  std::optional<results_db::BaselineRow> best;
+  for (auto& row : store.Baselines(filter)) {
+    if (row.median_ms && (!best || *row.median_ms < *best->median_ms)) best = std::move(row);
+  }
+  return best;
+}
+
+namespace {
+
+BaselineSummary FromRow(const results_db::BaselineRow& row) {
+  BaselineSummary s;
+  s.problem_key = row.problem_key;
+  s.library = row.library;
+  s.routine = row.routine;
+  s.status = row.status;
+  s.median_ms = row.median_ms.value_or(0);
+  s.gflops = row.gflops.value_or(0);
+  s.error_text = row.error_text;
+  s.from_database = true;
+  return s;
+}
+
+void PrintBaseline(const BaselineSummary& s) {
+  std::string what = LibraryDisplayName(s.library) + " " + s.routine;
+  if (s.status == "ok") {
+    std::fprintf(stderr, "baseline %s: %.4f ms, %.2f GFLOP/s%s  (%s)\n", what.c_str(), s.median_ms,
+                 s.gflops, s.from_database ? " (from the database)" : "", s.problem_key.c_str());
+  } else {
+    std::fprintf(stderr, "baseline %s: %s%s%s  (%s)\n", what.c_str(), s.status.c_str(),
+                 s.error_text.empty() ? "" : ": ", s.error_text.c_str(), s.problem_key.c_str());
+  }
+}
+
+}  // namespace
+
+std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
+                                             const std::vector<const Problem*>& problems,
+                                             const std::string& library,
+                                             const std::atomic<bool>& stop) {
+  std::vector<BaselineSummary> out;
+  std::set<std::string> seen;
+  for (const Problem* problem : problems) {
+    if (stop) break;
+    const std::string key = problem->Key();
+    if (!seen.insert(key).second) continue;
+    std::string why_not;
+    const std::string routine = harness::ClblastRoutine(*problem, &why_not);
+    int64_t problem_id = c.store.UpsertProblem(key, problem->OpName(), problem->Flops());
+    if (c.store.HasBaseline(c.device_id, problem_id, library, routine)) {
+      results_db::BaselineFilter filter;
+      filter.device_id = c.device_id;
+      filter.problem_key = key;
+      filter.library = library;
+      for (const auto& row : c.store.Baselines(filter)) {
+        if (row.routine == routine) out.push_back(FromRow(row));
+      }
+      if (c.progress && !out.empty()) PrintBaseline(out.back());
+      continue;
+    }
+    harness::BaselineResult result;
+    if (!why_not.empty()) {
+      // Nothing to run: recorded so reports say why there is no comparison.
+      result.status = "unsupported";
+      result.routine = routine;
+      result.error_text = why_not;
+    } else {
+      BaselineRequest request{key, library, c.plan};
+      std::optional<harness::BaselineResult> measured =
+          c.worker.MeasureBaseline(request, routine, c.timeout_seconds, stop);
+      if (!measured) break;  // interrupted: stays unmeasured, a rerun measures it
+      result = std::move(*measured);
+    }
+    results_db::BaselineRecord record;
+    record.run_id = c.run_id;
+    record.device_id = c.device_id;
+    record.problem_id = problem_id;
+    record.library = library;
+    record.routine = result.routine.empty() ? routine : result.routine;
+    record.status = result.status;
+    record.samples_ms = result.samples_ms;
+    record.median_ms = result.median_ms;
+    record.spread = result.spread;
+    if (result.median_ms && *result.median_ms > 0)
+      record.gflops = problem->Flops() / (*result.median_ms * 1e6);
+    record.max_error = result.max_error;
+    record.error_text = result.error_text;
+    record.library_version = harness::ClblastVersion();
+    c.store.RecordBaseline(record);
+    BaselineSummary s;
+    s.problem_key = key;
+    s.library = library;
+    s.routine = record.routine;
+    s.status = record.status;
+    s.median_ms = record.median_ms.value_or(0);
+    s.gflops = record.gflops.value_or(0);
+    s.error_text = record.error_text;
+    out.push_back(s);
+    if (c.progress) PrintBaseline(s);
+  }
+  return out;
+}
+
+}  // namespace beast

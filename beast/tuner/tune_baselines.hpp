@@ -1,0 +1,62 @@
+// The tuner's side of baselines and peak FLOP/s: which library a run
+// compares with, measuring each problem's baseline once per device (a resumed
+// run finds it in the database), recording every outcome, and the device's
+// measured peak in its limits JSON. The library calls and the microbenchmark
+// run in the device worker, like kernels.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "baseline_measure.hpp"
+#include "beast/device.hpp"
+#include "beast/problem.hpp"
+#include "beast/tuner.hpp"
+#include "harness/peak_flops.hpp"
+#include "harness/timing.hpp"
+#include "results_db/store.hpp"
+#include "worker_client.hpp"
+
+namespace beast {
+
+// The library TuneOptions::baselines names for `device`: "clblast" or ""
+// (none). Throws Error(kBadArgument) for an unknown name, or "clblast" asked
+// of a beast built without CLBlast or of a device that is not OpenCL.
+std::string ResolveBaselineLibrary(const std::string& option, const DeviceInfo& device);
+
+// "CLBlast" for "clblast": how tables name the library.
+std::string LibraryDisplayName(const std::string& library);
+
+// The device limits JSON with the measured peak added under
+// "peak_gflops_measured" and how it was measured under "peak_method" (the
+// database keeps both with the device); unchanged when the peak is unknown.
+std::string LimitsWithMeasuredPeak(const std::string& limits_json,
+                                   const harness::PeakFlopsResult& peak);
+
+struct BaselineRunContext {
+  WorkerClient& worker;
+  results_db::Store& store;
+  int64_t device_id;
+  int64_t run_id;
+  harness::BenchmarkPlan plan;
+  double timeout_seconds;  // per baseline, CLBlast's first-call compile included
+  bool progress;           // one line per baseline on stderr
+};
+
+// For each problem (in order, each once): the library's baseline from the
+// database, or measured now in the worker and recorded (unsupported problems
+// are recorded as such without a call). Stops early, leaving the rest
+// unmeasured, when `stop` turns true.
+std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& context,
+                                             const std::vector<const Problem*>& problems,
+                                             const std::string& library,
+                                             const std::atomic<bool>& stop);
+
+// The fastest ok baseline of `library` on the device for the problem.
+std::optional<results_db::BaselineRow> FastestBaseline(results_db::Store& store, int64_t device_id,
+                                                       const std::string& problem_key,
+                                                       const std::string& library);
+
+}  // namespace beast
