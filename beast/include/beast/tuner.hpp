@@ -54,6 +54,9 @@ struct BaselineSummary {
   std::string status;   // results_db::kBaselineStatuses
   double median_ms = 0;  // when ok
   double gflops = 0;     // when ok
+  // The median of CLBlast's last command alone (its GEMM kernel without the
+  // copies or im2col before it), measured now; 0 when unknown. Not stored.
+  double last_command_ms = 0;
   std::string error_text;
   bool from_database = false;  // measured by an earlier run
 };
