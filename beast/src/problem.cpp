@@ -74,7 +74,7 @@ Problem Problem::Parse(const std::string& text) {
       "N", "C", "H", "W", "K", "R", "S", "stride", "stride_h", "stride_w", "pad", "pad_h",
       "pad_w", "dilation", "dilation_h", "dilation_w", "groups", "bias", "layout", "dtype"};
   const std::vector<std::string> gemm_keys = {"M", "N", "K", "transA", "transB",
-                                              "trans_a", "trans_b", "dtype"};
+                                              "trans_a", "trans_b", "layout", "dtype"};
   const auto& known = p.op_ == OpKind::kConv2d ? conv_keys : gemm_keys;
   std::set<std::string> seen;
   std::stringstream items(text.substr(colon + 1));
@@ -128,6 +128,11 @@ Problem Problem::Parse(const std::string& text) {
       else if (key == "K") g.k = ParseInt(text, key, value);
       else if (key == "transA" || key == "trans_a") g.trans_a = ParseFlag(text, key, value);
       else if (key == "transB" || key == "trans_b") g.trans_b = ParseFlag(text, key, value);
+      else if (key == "layout") {
+        if (value == "row") g.col_major = false;
+        else if (value == "col") g.col_major = true;
+        else Fail(text, "layout \"" + value + "\" is not row or col");
+      }
     }
   }
   const std::vector<std::string> required = p.op_ == OpKind::kConv2d
@@ -204,7 +209,9 @@ std::string Problem::Key() const {
   std::ostringstream o;
   if (op_ == OpKind::kGemm) {
     o << "gemm:M=" << gemm_.m << ",N=" << gemm_.n << ",K=" << gemm_.k
-      << ",transA=" << gemm_.trans_a << ",transB=" << gemm_.trans_b << ",dtype=f32";
+      << ",transA=" << gemm_.trans_a << ",transB=" << gemm_.trans_b;
+    if (gemm_.col_major) o << ",layout=col";  // row-major keys stay as they always were
+    o << ",dtype=f32";
     return o.str();
   }
   const Conv2dShape& c = conv_;
@@ -227,8 +234,17 @@ double Problem::Flops() const {
 
 std::map<std::string, int64_t> Problem::Variables() const {
   if (op_ == OpKind::kGemm) {
-    return {{"M", gemm_.m}, {"N", gemm_.n}, {"K", gemm_.k},
-            {"trans_a", gemm_.trans_a}, {"trans_b", gemm_.trans_b}};
+    const GemmShape& g = gemm_;
+    if (g.col_major) {
+      // Templates are written row-major. A column-major C = op(A) op(B) is,
+      // read row-major, C^T = op(B)^T op(A)^T: an N x M product whose first
+      // operand is the B buffer, with the transpositions swapped. `col_major`
+      // tells the template to take its (A, B, C) arguments in that role.
+      return {{"M", g.n}, {"N", g.m}, {"K", g.k}, {"trans_a", g.trans_b},
+              {"trans_b", g.trans_a}, {"col_major", 1}};
+    }
+    return {{"M", g.m}, {"N", g.n}, {"K", g.k},
+            {"trans_a", g.trans_a}, {"trans_b", g.trans_b}, {"col_major", 0}};
   }
   const Conv2dShape& c = conv_;
   return {{"N", c.n}, {"C", c.c}, {"H", c.h}, {"W", c.w}, {"K", c.k}, {"R", c.r}, {"S", c.s},

@@ -17,6 +17,7 @@ std::vector<long long> ShapeFields(const Problem& problem) {
     f[2] = g.k;
     f[3] = g.trans_a ? 1 : 0;
     f[4] = g.trans_b ? 1 : 0;
+    f[5] = g.col_major ? 1 : 0;
     return f;
   }
   const Conv2dShape& c = problem.conv();

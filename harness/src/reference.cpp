@@ -114,10 +114,15 @@ void Conv(const Conv2dShape& s, const float* x, const float* w, const float* bia
 }
 
 void Gemm(const beast::GemmShape& s, const float* a, const float* b, float* c) {
+  // A column-major matrix is its transpose stored row-major: reading A, B
+  // column-major flips whether they are stored transposed, and C is written
+  // transposed.
+  const bool a_t = s.trans_a != s.col_major;
+  const bool b_t = s.trans_b != s.col_major;
   // B as KxN row-major, so the inner loop streams one row of it.
   std::vector<float> b_kn;
   const float* b_rows = b;
-  if (s.trans_b) {
+  if (b_t) {
     b_kn = SwapLastTwo(b, 1, s.n, s.k);
     b_rows = b_kn.data();
   }
@@ -125,11 +130,13 @@ void Gemm(const beast::GemmShape& s, const float* a, const float* b, float* c) {
   for (int64_t m = 0; m < s.m; ++m) {
     std::fill(acc.begin(), acc.end(), 0.0);
     for (int64_t kk = 0; kk < s.k; ++kk) {
-      const double am = s.trans_a ? a[kk * s.m + m] : a[m * s.k + kk];
+      const double am = a_t ? a[kk * s.m + m] : a[m * s.k + kk];
       const float* row = b_rows + kk * s.n;
       for (int64_t n = 0; n < s.n; ++n) acc[n] += am * static_cast<double>(row[n]);
     }
-    for (int64_t n = 0; n < s.n; ++n) c[m * s.n + n] = static_cast<float>(acc[n]);
+    for (int64_t n = 0; n < s.n; ++n) {
+      c[s.col_major ? n * s.m + m : m * s.n + n] = static_cast<float>(acc[n]);
+    }
   }
 }
 

@@ -32,12 +32,13 @@ using testing::RunCommand;
 const char* const kProblems[] = {
     "gemm:M=64,N=48,K=40,dtype=f32",
     "gemm:M=33,N=17,K=29,transA=1,transB=1,dtype=f32",
+    "gemm:M=33,N=17,K=29,transA=1,layout=col,dtype=f32",
     "conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,layout=NCHW,dtype=f32",
     "conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation=2,"
     "groups=2,bias=1,layout=NCHW,dtype=f32",
 };
 // The "ok" lines main.c prints when every check passes.
-constexpr size_t kConsumerChecks = 17;
+constexpr size_t kConsumerChecks = 20;
 const char kStaleHash[] = "0123456789abcdef";
 
 class ExportTest : public ::testing::Test {
@@ -123,7 +124,7 @@ class ExportTest : public ::testing::Test {
 TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   std::map<std::string, std::string> winners = RecordWinners();
   ExportSummary summary = ExportLibrary(options_);
-  ASSERT_EQ(summary.entries.size(), 4u);
+  ASSERT_EQ(summary.entries.size(), 5u);
   std::map<std::string, std::string> exported;
   for (const ExportEntry& e : summary.entries) {
     exported[e.problem_key] = e.config_key;

@@ -117,14 +117,15 @@ inline ProblemData GoldenProblemData(const GoldenConv& g, Layout layout,
   return d;
 }
 
-// GEMM shapes: all four transpositions, odd sizes, vectors and a long K.
+// GEMM shapes: all four transpositions, row- and column-major, odd sizes,
+// vectors and a long K.
 inline std::vector<std::string> GemmSweepShapes() {
   std::vector<std::string> shapes;
   for (const char* dims : {"M=1,N=1,K=1", "M=17,N=33,K=9", "M=64,N=64,K=64", "M=100,N=3,K=257",
                            "M=1,N=384,K=96", "M=255,N=129,K=31"}) {
-    for (int t = 0; t < 4; ++t) {
+    for (int t = 0; t < 8; ++t) {
       shapes.push_back(std::string("gemm:") + dims + ",transA=" + std::to_string(t & 1) +
-                       ",transB=" + std::to_string(t >> 1));
+                       ",transB=" + std::to_string((t >> 1) & 1) + (t & 4 ? ",layout=col" : ""));
     }
   }
   return shapes;

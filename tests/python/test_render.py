@@ -43,8 +43,9 @@ def conv_problem(N=1, C=64, H=56, W=56, K=64, R=3, S=3, stride=(1, 1), pad=(1, 1
     return p
 
 
-def gemm_problem(M=512, N=512, K=512, trans_a=0, trans_b=0):
-    return {"M": M, "N": N, "K": K, "trans_a": trans_a, "trans_b": trans_b}
+def gemm_problem(M=512, N=512, K=512, trans_a=0, trans_b=0, col_major=0):
+    return {"M": M, "N": N, "K": K, "trans_a": trans_a, "trans_b": trans_b,
+            "col_major": col_major}
 
 
 _FUNCTIONS = {"ceil_div": lambda a, b: -(-a // b), "min": min, "max": max, "abs": abs,
@@ -248,7 +249,7 @@ def test_unknown_backend_is_an_error(env):
     space = load_space("gemm/tiled")
     variables = template_vars(space, GEMM_DEFAULT, default_config(space, GEMM_DEFAULT), "hip")
     reply = render.render_request(env, TEMPLATES, {"template": "gemm/tiled.cl.j2", "vars": variables})
-    assert reply == {"error": "_common/dialect.j2:17 (from gemm/tiled.cl.j2:21): "
+    assert reply == {"error": "_common/dialect.j2:17 (from gemm/tiled.cl.j2:26): "
                               "BACKEND must be 'opencl' or 'cuda', not 'hip'"}
 
 
@@ -283,10 +284,10 @@ def test_missing_variable_is_an_error_naming_it(server):
     variables = template_vars(space, GEMM_DEFAULT, default_config(space, GEMM_DEFAULT))
     del variables["MWG"]
     reply = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
-    assert reply == {"error": "gemm/tiled.cl.j2:25: 'MWG' is undefined"}
+    assert reply == {"error": "gemm/tiled.cl.j2:30: 'MWG' is undefined"}
     del variables["BACKEND"]
     reply = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
-    assert reply == {"error": "_common/dialect.j2:16 (from gemm/tiled.cl.j2:21): "
+    assert reply == {"error": "_common/dialect.j2:16 (from gemm/tiled.cl.j2:26): "
                               "'BACKEND' is undefined"}
 
 

@@ -63,6 +63,24 @@ TEST(Problem, BiasIsAFlagThatTheKeyListsOnlyWhenSet) {
             std::string::npos);
 }
 
+TEST(Problem, ColumnMajorGemmIsTheTransposedRowMajorProductForTemplates) {
+  Problem col = Problem::Parse("gemm:M=64,N=32,K=16,transA=1,layout=col");
+  EXPECT_TRUE(col.gemm().col_major);
+  EXPECT_EQ(col.Key(), "gemm:M=64,N=32,K=16,transA=1,transB=0,layout=col,dtype=f32");
+  EXPECT_EQ(Problem::Parse(col.Key()).Key(), col.Key());
+  std::map<std::string, int64_t> v = col.Variables();
+  EXPECT_EQ(v.at("M"), 32);
+  EXPECT_EQ(v.at("N"), 64);
+  EXPECT_EQ(v.at("trans_a"), 0);
+  EXPECT_EQ(v.at("trans_b"), 1);
+  EXPECT_EQ(v.at("col_major"), 1);
+  Problem row = Problem::Parse("gemm:M=64,N=32,K=16,transA=1,layout=row");
+  EXPECT_EQ(row.Key(), "gemm:M=64,N=32,K=16,transA=1,transB=0,dtype=f32");
+  EXPECT_EQ(row.Variables().at("M"), 64);
+  EXPECT_EQ(ErrorOf("gemm:M=1,N=1,K=1,layout=NCHW"),
+            "problem \"gemm:M=1,N=1,K=1,layout=NCHW\": layout \"NCHW\" is not row or col");
+}
+
 TEST(Problem, DilationStrideAndGroupsShapeTheOutput) {
   Problem p = Problem::Parse("conv2d:N=1,C=4,H=10,W=10,K=6,R=3,S=3,dilation=2,stride=3,pad=2,groups=2");
   EXPECT_EQ(p.conv().OutH(), 4);  // (10 + 4 - 5) / 3 + 1
@@ -75,7 +93,7 @@ TEST(Problem, BadInputIsOneClearLine) {
   EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=x"), "problem \"gemm:M=1,N=2,K=x\": value of K is not an integer: \"x\"");
   EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=3,Q=4"),
             "problem \"gemm:M=1,N=2,K=3,Q=4\": unknown key \"Q\" for gemm (known: M N K transA transB trans_a "
-            "trans_b dtype)");
+            "trans_b layout dtype)");
   EXPECT_EQ(ErrorOf("gemm:M=1,M=2,N=2,K=3"), "problem \"gemm:M=1,M=2,N=2,K=3\": key \"M\" given twice");
   EXPECT_EQ(ErrorOf("gemm:M=0,N=2,K=3"), "problem \"gemm:M=0,N=2,K=3\": M must be positive, not 0");
   EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=3,dtype=f16"),

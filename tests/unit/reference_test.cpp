@@ -312,6 +312,26 @@ TEST(ReferenceGemm, AllTranspositionFlags) {
   }
 }
 
+TEST(ReferenceGemm, ColumnMajorInEveryTransposition) {
+  // The same product, every matrix column-major: A (2x3) is stored column by
+  // column, which is the row-major storage of its transpose, and so on.
+  const std::vector<float> a_col = {1, -4, -2, 5, 3, -6};    // A, 2x3 column-major
+  const std::vector<float> a_t_col = {1, -2, 3, -4, 5, -6};  // A^T, 3x2 column-major
+  const std::vector<float> b_col = {7, 9, 11, 8, 10, 12};    // B, 3x2 column-major
+  const std::vector<float> b_t_col = {7, 8, 9, 10, 11, 12};  // B^T, 2x3 column-major
+  for (bool trans_a : {false, true}) {
+    for (bool trans_b : {false, true}) {
+      GemmShape shape;
+      shape.m = 2, shape.n = 2, shape.k = 3, shape.trans_a = trans_a, shape.trans_b = trans_b;
+      shape.col_major = true;
+      std::vector<float> c(4);
+      ReferenceGemm(shape, trans_a ? a_t_col.data() : a_col.data(),
+                    trans_b ? b_t_col.data() : b_col.data(), c.data(), nullptr);
+      EXPECT_EQ(c, (std::vector<float>{22, -49, 24, -54})) << trans_a << trans_b;
+    }
+  }
+}
+
 TEST(ReferenceConv2d, ResNetLayerIsFast) {
   Conv2dShape shape;
   shape.n = 1, shape.c = 64, shape.h = 56, shape.w = 56, shape.k = 64, shape.r = 3, shape.s = 3;

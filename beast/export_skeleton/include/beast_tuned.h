@@ -38,11 +38,13 @@ typedef struct beast_conv2d_problem {
   int bias; /* 0 or 1; last, so initializers that stop before it mean no bias */
 } beast_conv2d_problem;
 
-/* Row-major c[m][n] = sum_k A(m,k) B(k,n); a is stored m x k (k x m when
- * trans_a), b is stored k x n (n x k when trans_b). */
+/* c (m x n) = sum_k A(m,k) B(k,n); a is stored m x k (k x m when trans_a),
+ * b is stored k x n (n x k when trans_b); every matrix row-major, or
+ * column-major (BLAS order) when col_major is 1. */
 typedef struct beast_gemm_problem {
   int m, n, k, trans_a, trans_b;
   beast_dtype dtype;
+  int col_major; /* last, so initializers that stop before it mean row-major */
 } beast_gemm_problem;
 
 /* One device opened for work. Kernels are compiled on first use and kept for

@@ -66,8 +66,10 @@ beast_status beast_gemm_shape(const beast_gemm_problem* p, long long shape[BEAST
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
                       "gemm: m, n and k must be positive, not %d, %d, %d", p->m, p->n, p->k);
   }
-  if ((p->trans_a != 0 && p->trans_a != 1) || (p->trans_b != 0 && p->trans_b != 1)) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "gemm: trans_a and trans_b must be 0 or 1");
+  if ((p->trans_a != 0 && p->trans_a != 1) || (p->trans_b != 0 && p->trans_b != 1) ||
+      (p->col_major != 0 && p->col_major != 1)) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "gemm: trans_a, trans_b and col_major must be 0 or 1");
   }
   if (p->dtype != BEAST_DTYPE_F32) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "gemm: unknown dtype %d", (int)p->dtype);
@@ -78,8 +80,9 @@ beast_status beast_gemm_shape(const beast_gemm_problem* p, long long shape[BEAST
   shape[2] = p->k;
   shape[3] = p->trans_a;
   shape[4] = p->trans_b;
-  snprintf(key, key_len, "gemm:M=%d,N=%d,K=%d,transA=%d,transB=%d,dtype=f32", p->m, p->n, p->k,
-           p->trans_a, p->trans_b);
+  shape[5] = p->col_major;
+  snprintf(key, key_len, "gemm:M=%d,N=%d,K=%d,transA=%d,transB=%d%s,dtype=f32", p->m, p->n, p->k,
+           p->trans_a, p->trans_b, p->col_major ? ",layout=col" : "");
   return BEAST_OK;
 }
 

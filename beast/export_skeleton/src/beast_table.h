@@ -11,7 +11,7 @@ typedef enum beast_op { BEAST_OP_CONV2D = 0, BEAST_OP_GEMM = 1 } beast_op;
 /* Shape fields, in this order, that must equal a call's for an entry to match.
  * conv2d: n c h w k r s stride_h stride_w pad_h pad_w dilation_h dilation_w
  *         groups layout (0 NCHW, 1 NHWC) bias (0, 1)
- * gemm:   m n k trans_a trans_b (then zeros) */
+ * gemm:   m n k trans_a trans_b col_major (then zeros) */
 #define BEAST_SHAPE_FIELDS 16
 
 typedef struct beast_entry {

@@ -26,6 +26,7 @@ struct Conv2dShape {
 struct GemmShape {
   int64_t m = 1, n = 1, k = 1;
   bool trans_a = false, trans_b = false;
+  bool col_major = false;  // every matrix column-major (BLAS order); else row-major
 };
 
 class Problem {

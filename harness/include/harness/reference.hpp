@@ -28,9 +28,10 @@ size_t Conv2dOutputCount(const beast::Conv2dShape& shape);  // N*K*P*Q
 void ReferenceConv2d(const beast::Conv2dShape& shape, const float* x, const float* w,
                      const float* bias, float* y, float* abs_y);
 
-// Row-major GEMM C[M][N] = sum_k A(m,k) B(k,n), where A is stored MxK (KxM
-// when trans_a) and B is stored KxN (NxK when trans_b). `abs_c`, when not
-// null, receives the same product over |A| and |B|.
+// GEMM C = sum_k A(m,k) B(k,n), C being M x N, A stored M x K (K x M when
+// trans_a) and B stored K x N (N x K when trans_b), every matrix row-major,
+// or column-major when shape.col_major. `abs_c`, when not null, receives the
+// same product over |A| and |B|.
 void ReferenceGemm(const beast::GemmShape& shape, const float* a, const float* b, float* c,
                    float* abs_c);
 

@@ -79,19 +79,25 @@ static void ReferenceConv(const beast_conv2d_problem* p, const float* x, const f
         }
 }
 
+/* Element (row, col) of a rows x cols matrix stored row- or column-major. */
+static size_t At(int col_major, int rows, int cols, int row, int col) {
+  return col_major ? (size_t)col * rows + row : (size_t)row * cols + col;
+}
+
 static void ReferenceGemm(const beast_gemm_problem* p, const float* a, const float* b, double* c,
                           double* bound) {
+  const int cm = p->col_major;
   for (int m = 0; m < p->m; ++m)
     for (int n = 0; n < p->n; ++n) {
       double sum = 0, abs_sum = 0;
       for (int k = 0; k < p->k; ++k) {
-        double av = p->trans_a ? a[(size_t)k * p->m + m] : a[(size_t)m * p->k + k];
-        double bv = p->trans_b ? b[(size_t)n * p->k + k] : b[(size_t)k * p->n + n];
+        double av = p->trans_a ? a[At(cm, p->k, p->m, k, m)] : a[At(cm, p->m, p->k, m, k)];
+        double bv = p->trans_b ? b[At(cm, p->n, p->k, n, k)] : b[At(cm, p->k, p->n, k, n)];
         sum += av * bv;
         abs_sum += fabs(av * bv);
       }
-      c[(size_t)m * p->n + n] = sum;
-      bound[(size_t)m * p->n + n] = abs_sum;
+      c[At(cm, p->m, p->n, m, n)] = sum;
+      bound[At(cm, p->m, p->n, m, n)] = abs_sum;
     }
 }
 
@@ -159,8 +165,8 @@ static void CheckGemm(beast_context* ctx, beast_gemm_problem p, uint64_t seed) {
   for (size_t i = 0; i < count; ++i) c[i] = NAN;
   ReferenceGemm(&p, a, b, ref, bound);
   char what[128], detail[1200];
-  snprintf(what, sizeof what, "gemm m=%d n=%d k=%d trans_a=%d trans_b=%d", p.m, p.n, p.k, p.trans_a,
-           p.trans_b);
+  snprintf(what, sizeof what, "gemm m=%d n=%d k=%d trans_a=%d trans_b=%d col_major=%d", p.m, p.n,
+           p.k, p.trans_a, p.trans_b, p.col_major);
   beast_status s = beast_gemm_host(ctx, &p, a, b, c);
   if (s != BEAST_OK) {
     snprintf(detail, sizeof detail, "status %d: %s", (int)s, beast_last_error());
@@ -190,13 +196,16 @@ int main(void) {
   }
   char detail[1200];
   snprintf(detail, sizeof detail, "%d entries", beast_tuned_entry_count());
-  Report(beast_tuned_entry_count() == 4, "entry count", detail);
+  Report(beast_tuned_entry_count() == 5, "entry count", detail);
 
-  /* gemm:M=64,N=48,K=40 and gemm:M=33,N=17,K=29,transA=1,transB=1 */
-  const beast_gemm_problem g1 = {64, 48, 40, 0, 0, BEAST_DTYPE_F32};
-  const beast_gemm_problem g2 = {33, 17, 29, 1, 1, BEAST_DTYPE_F32};
+  /* gemm:M=64,N=48,K=40, gemm:M=33,N=17,K=29,transA=1,transB=1 and
+   * gemm:M=33,N=17,K=29,transA=1,layout=col */
+  const beast_gemm_problem g1 = {64, 48, 40, 0, 0, BEAST_DTYPE_F32, 0};
+  const beast_gemm_problem g2 = {33, 17, 29, 1, 1, BEAST_DTYPE_F32, 0};
+  const beast_gemm_problem g4 = {33, 17, 29, 1, 0, BEAST_DTYPE_F32, 1};
   CheckGemm(ctx, g1, 11);
   CheckGemm(ctx, g2, 21);
+  CheckGemm(ctx, g4, 51);
 
   /* conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1 and
    * conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation=2,groups=2,
