@@ -29,16 +29,16 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
       inline_value = true;
     }
     if (flags.count(name)) {
-      if (inline_value) throw Error(ErrorCode::kBadArgument, "beast " + verb + ": --" + name + " takes no value");
+      if (inline_value) throw Error(ErrorCode::kBadArgument, "--" + name + " takes no value");
       flags_.insert(name);
     } else if (value_options.count(name)) {
       if (!inline_value) {
-        if (i + 1 >= argv.size()) throw Error(ErrorCode::kBadArgument, "beast " + verb + ": --" + name + " needs a value");
+        if (i + 1 >= argv.size()) throw Error(ErrorCode::kBadArgument, "--" + name + " needs a value");
         value = argv[++i];
       }
       values_[name].push_back(value);
     } else {
-      throw Error(ErrorCode::kBadArgument, "beast " + verb + ": unknown option --" + name + " (see beast " + verb + " --help)");
+      throw Error(ErrorCode::kBadArgument, "unknown option --" + name + " (see beast " + verb + " --help)");
     }
   }
 }
@@ -56,7 +56,7 @@ std::vector<std::string> Args::GetAll(const std::string& name) const {
 }
 
 std::string Args::Require(const std::string& name) const {
-  if (!values_.count(name)) throw Error(ErrorCode::kBadArgument, "beast " + verb_ + ": --" + name + " is required");
+  if (!values_.count(name)) throw Error(ErrorCode::kBadArgument, "--" + name + " is required");
   return Get(name);
 }
 
@@ -67,7 +67,7 @@ long Args::GetInt(const std::string& name, long fallback) const {
   char* end = nullptr;
   long v = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end || errno) {
-    throw Error(ErrorCode::kBadArgument, "beast " + verb_ + ": --" + name + " must be an integer, not \"" + text + "\"");
+    throw Error(ErrorCode::kBadArgument, "--" + name + " must be an integer, not \"" + text + "\"");
   }
   return v;
 }

@@ -1,9 +1,12 @@
 // Reading the result store: measurements with what they measured and their
 // speedup over the template's default config, the best per (device, problem,
 // template), and the winners the exporter builds a tuned library from.
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
+#include "beast/error.hpp"
 #include "results_db/store.hpp"
 #include "sqlite_handle.hpp"
 #include "store_impl.hpp"
@@ -11,9 +14,12 @@
 namespace results_db {
 namespace {
 
+using beast::Error;
+using beast::ErrorCode;
+
 // Every measurement joined with its names, filtered by bound parameters
-// (?1 problem key, ?2 op, ?3 template name, ?4 device id, ?5 status; NULL
-// matches all), with the median of the default config of the same template
+// (?1 problem key, ?2 op, ?3 template name, ?4 device id, ?5 status, ?7
+// device name; NULL matches all; parameter values from ?20 on, see RowsCte), with the median of the default config of the same template
 // version on the same device and problem (the first one recorded, if ok).
 const std::string kRowsCte = R"SQL(
 WITH result_rows AS (
@@ -34,10 +40,24 @@ WITH result_rows AS (
   JOIN templates t ON t.id = c.template_id
   WHERE (?1 IS NULL OR p.key = ?1) AND (?2 IS NULL OR p.op = ?2)
     AND (?3 IS NULL OR t.name = ?3) AND (?4 IS NULL OR m.device_id = ?4)
-    AND (?5 IS NULL OR m.status = ?5)
-))SQL";
+    AND (?5 IS NULL OR m.status = ?5) AND (?7 IS NULL OR d.name = ?7))SQL";
 
-// The best ok row per (device, problem, template version) — lowest median,
+// First parameter number of the PARAM=VALUE conditions: ?20 path, ?21 value, ...
+constexpr int kFirstParamMatch = 20;
+
+// The rows CTE with one bound condition per parameter match (the JSON path and
+// the value are both bound; only their numbers are written into the SQL).
+std::string RowsCte(size_t param_matches) {
+  std::string sql = kRowsCte;
+  for (size_t i = 0; i < param_matches; ++i) {
+    int path = kFirstParamMatch + 2 * static_cast<int>(i);
+    sql += "\n    AND json_extract(c.params_json, ?" + std::to_string(path) + ") = ?" +
+           std::to_string(path + 1);
+  }
+  return sql + "\n)";
+}
+
+// The ?8 best ok rows per (device, problem, template version) — lowest median,
 // first recorded on a tie — kept only for the newest version of each template
 // name that has an ok row there: an edited template's winners replace the old.
 const std::string kBestCte = R"SQL(,
@@ -49,7 +69,7 @@ best_rows AS (
            MAX(template_id) OVER (PARTITION BY device_id, problem_id, template_name)
              AS newest_template_id
     FROM result_rows WHERE status = 'ok' AND median_ms IS NOT NULL)
-  WHERE rank_in_version = 1 AND template_id = newest_template_id
+  WHERE rank_in_version <= ?8 AND template_id = newest_template_id
 ))SQL";
 
 const std::string kResultColumns = R"SQL(
@@ -63,10 +83,32 @@ ORDER BY device_name, device_id, problem_key, template_name, template_id,
          median_ms IS NULL, median_ms, measurement_id
 LIMIT ?6)SQL";
 
-const std::string kQueryAllSql = kRowsCte + kResultColumns + "FROM result_rows" + kOrder;
-const std::string kQueryBestSql = kRowsCte + kBestCte + kResultColumns + "FROM best_rows" + kOrder;
+std::string QuerySql(bool best, size_t param_matches) {
+  return RowsCte(param_matches) + (best ? kBestCte + kResultColumns + "FROM best_rows"
+                                        : kResultColumns + "FROM result_rows") +
+         kOrder;
+}
 
-const std::string kWinnersSql = kRowsCte + kBestCte + R"SQL(
+// A parameter's value as JSON has it: an integer, a real, or a string.
+void BindParamValue(internal::Statement& query, int index, const std::string& value) {
+  const char* begin = value.c_str();
+  char* end = nullptr;
+  errno = 0;
+  long long integer = std::strtoll(begin, &end, 10);
+  if (!value.empty() && *end == '\0' && errno == 0) {
+    query.BindInt(index, integer);
+    return;
+  }
+  errno = 0;
+  double real = std::strtod(begin, &end);
+  if (!value.empty() && *end == '\0' && errno == 0 && std::isfinite(real)) {
+    query.BindDouble(index, real);
+    return;
+  }
+  query.BindText(index, value);
+}
+
+const std::string kWinnersSql = RowsCte(0) + kBestCte + R"SQL(
 SELECT device_id, backend, device_name, vendor, driver_version, arch, problem_id, problem_key,
        op, template_id, template_name, template_hash, source_path, config_id, config_key,
        params_json, median_ms, gflops, default_ms, limits_json
@@ -80,8 +122,14 @@ std::optional<double> Speedup(std::optional<double> default_ms, std::optional<do
 }  // namespace
 
 std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
-  auto& query =
-      impl_->Prepared(filter.best_only ? kQueryBestSql : kQueryAllSql, "querying measurements");
+  if (filter.top_k < 0) throw Error(ErrorCode::kBadArgument, "top-k must be positive");
+  for (const ParamMatch& match : filter.params) {
+    if (match.name.empty() || match.name.find_first_of("\"\\") != std::string::npos) {
+      throw Error(ErrorCode::kBadArgument, "not a parameter name: '" + match.name + "'");
+    }
+  }
+  const int64_t top_k = filter.top_k > 0 ? filter.top_k : filter.best_only ? 1 : 0;
+  auto& query = impl_->Prepared(QuerySql(top_k > 0, filter.params.size()), "querying measurements");
   internal::StatementScope scope(query);
   query.BindOptionalText(1, filter.problem_key);
   query.BindOptionalText(2, filter.op);
@@ -89,6 +137,13 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
   query.BindOptionalInt(4, filter.device_id);
   query.BindOptionalText(5, filter.status);
   query.BindInt(6, filter.limit > 0 ? filter.limit : -1);  // SQLite: negative is no limit
+  query.BindOptionalText(7, filter.device_name);
+  if (top_k > 0) query.BindInt(8, top_k);
+  for (size_t i = 0; i < filter.params.size(); ++i) {
+    int path = kFirstParamMatch + 2 * static_cast<int>(i);
+    query.BindText(path, "$.\"" + filter.params[i].name + "\"");
+    BindParamValue(query, path + 1, filter.params[i].value);
+  }
 
   std::vector<ResultRow> rows;
   while (query.Step()) {
@@ -127,6 +182,7 @@ std::vector<WinnerRow> Store::Winners(std::optional<int64_t> device_id) {
   internal::StatementScope scope(query);
   query.BindOptionalInt(4, device_id);
   query.BindInt(6, -1);
+  query.BindInt(8, 1);
 
   std::vector<WinnerRow> rows;
   while (query.Step()) {

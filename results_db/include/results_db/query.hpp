@@ -10,6 +10,13 @@
 
 namespace results_db {
 
+// A config parameter's required value: a value that reads as a number matches
+// that number (32 matches 32 and 32.0), any other text matches a string.
+struct ParamMatch {
+  std::string name;   // as in the configs' params_json
+  std::string value;
+};
+
 // Every field set narrows the query; unset fields match everything.
 struct QueryFilter {
   std::optional<std::string> problem_key;    // exact canonical key
@@ -17,10 +24,15 @@ struct QueryFilter {
   std::optional<std::string> template_name;  // "gemm/tiled"
   std::optional<int64_t> device_id;
   std::optional<std::string> status;  // one of kMeasurementStatuses
+  std::optional<std::string> device_name;  // exact name (any driver version)
+  std::vector<ParamMatch> params;          // all must hold
   // Only the best "ok" measurement (lowest median, first recorded on a tie) per
   // (device, problem, template), taken from the newest version of the template
   // that has an ok measurement there.
   bool best_only = false;
+  // The top_k best ok measurements per (device, problem, template), chosen as
+  // best_only chooses one (best_only is top_k = 1); 0: off.
+  int64_t top_k = 0;
   int64_t limit = 0;  // 0: no limit
 };
 
@@ -88,6 +100,35 @@ struct WinnerRow {
   double median_ms = 0;
   std::optional<double> gflops;
   std::optional<double> speedup_vs_default;
+};
+
+// A device row of the database (one per backend, name and driver version).
+struct DeviceRow {
+  int64_t device_id = 0;
+  std::string backend;
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  std::string arch;
+};
+
+// One side of a comparison: a device's best ok config for a problem, over all
+// the templates the filter allows.
+struct ComparedBest {
+  std::string device_name;
+  std::string template_name;
+  std::string config_key;
+  double median_ms = 0;
+  std::optional<double> gflops;
+};
+
+// A problem both compared devices have an ok measurement of. ratio = a's
+// median / b's median: above 1, b is that many times faster.
+struct ComparisonRow {
+  std::string problem_key;
+  ComparedBest a;
+  ComparedBest b;
+  double ratio = 0;
 };
 
 // Every field set narrows Store::Baselines; unset fields match everything.

@@ -93,6 +93,16 @@ class Store {
   // device and problem (ResultRow::baselines).
   std::vector<ResultRow> Query(const QueryFilter& filter);
   std::vector<BaselineRow> Baselines(const BaselineFilter& filter = BaselineFilter());
+  // Every device, ordered by name, backend, driver version.
+  std::vector<DeviceRow> Devices();
+  // The parameter names in the configs of `template_name` (all templates when
+  // unset), sorted: what a ParamMatch may name.
+  std::vector<std::string> ParameterNames(const std::optional<std::string>& template_name);
+  // The problems both devices (exact names) have an ok measurement of, each
+  // with the best of each device over the templates `filter` allows (its
+  // device fields, best_only, top_k and limit are ignored); by problem key.
+  std::vector<ComparisonRow> Compare(const std::string& device_a, const std::string& device_b,
+                                     const QueryFilter& filter);
   // Best ok config per (device, problem, template) as QueryFilter::best_only
   // picks it, for one device or (nullopt) all; ordered by device, problem,
   // template name.
