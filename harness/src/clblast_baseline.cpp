@@ -117,13 +117,20 @@ Call MakeCall(const beast::Problem& problem, const BaselineOperands& ops) {
   cl_mem in0 = ops.input0.impl()->mem, in1 = ops.input1.impl()->mem, out = ops.output.impl()->mem;
   if (problem.op() == beast::OpKind::kGemm) {
     const beast::GemmShape g = problem.gemm();
-    // Row-major like beast: A is MxK (stored KxM when trans_a), B is KxN
-    // (stored NxK when trans_b); each leading dimension is its stored row length.
-    return [g, in0, in1, out](cl_command_queue* queue, cl_event* done) {
-      return CLBlastSgemm(
-          CLBlastLayoutRowMajor, g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
-          g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, g.m, g.n, g.k, 1.0f, in0, 0,
-          g.trans_a ? g.m : g.k, in1, 0, g.trans_b ? g.k : g.n, 0.0f, out, 0, g.n, queue, done);
+    // beast's storage: A is M x K (stored K x M when trans_a), B is K x N
+    // (stored N x K when trans_b), C is M x N, all row-major or all
+    // column-major; a leading dimension is the stored matrix's row length
+    // (row-major) or column length (column-major).
+    const size_t a_rows = g.trans_a ? g.k : g.m, a_cols = g.trans_a ? g.m : g.k;
+    const size_t b_rows = g.trans_b ? g.n : g.k, b_cols = g.trans_b ? g.k : g.n;
+    const size_t lda = g.col_major ? a_rows : a_cols;
+    const size_t ldb = g.col_major ? b_rows : b_cols;
+    const size_t ldc = g.col_major ? g.m : g.n;
+    const CLBlastLayout layout = g.col_major ? CLBlastLayoutColMajor : CLBlastLayoutRowMajor;
+    return [g, layout, lda, ldb, ldc, in0, in1, out](cl_command_queue* queue, cl_event* done) {
+      return CLBlastSgemm(layout, g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
+                          g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, g.m, g.n, g.k, 1.0f,
+                          in0, 0, lda, in1, 0, ldb, 0.0f, out, 0, ldc, queue, done);
     };
   }
   const beast::Conv2dShape s = problem.conv();

@@ -1,6 +1,6 @@
 // CLBlast baselines and the peak FLOP/s microbenchmark on the machine's first
-// OpenCL device (PoCL in CI): CLBlast's SGEMM (all four transpositions) and
-// Convgemm validate against beast's reference on beast's own inputs, what
+// OpenCL device (PoCL in CI): CLBlast's SGEMM (all four transpositions, row-
+// and column-major) and Convgemm validate against beast's reference on beast's own inputs, what
 // Convgemm cannot do is `unsupported` without a call, and the peak kernel
 // runs. Without CLBlast in the build the CLBlast runs are skipped and every
 // problem is unsupported.
@@ -72,13 +72,15 @@ TEST(ClblastBaseline, UnsupportedProblemsAreNotRun) {
   EXPECT_FALSE(r.median_ms.has_value());
 }
 
-TEST(ClblastBaseline, SgemmValidatesInEveryTransposition) {
+TEST(ClblastBaseline, SgemmValidatesInEveryTranspositionAndOrder) {
   if (!harness::ClblastAvailable()) GTEST_SKIP() << "built without CLBlast";
   harness::OpenCLContext context(0);
-  for (const char* trans :
-       {"transA=0,transB=0", "transA=1,transB=0", "transA=0,transB=1", "transA=1,transB=1"}) {
-    SCOPED_TRACE(trans);
-    ExpectOk(RunClblast(context, std::string("gemm:M=37,N=29,K=41,") + trans), "Sgemm");
+  for (const char* layout : {"", ",layout=col"}) {
+    for (const char* trans :
+         {"transA=0,transB=0", "transA=1,transB=0", "transA=0,transB=1", "transA=1,transB=1"}) {
+      SCOPED_TRACE(std::string(trans) + layout);
+      ExpectOk(RunClblast(context, std::string("gemm:M=37,N=29,K=41,") + trans + layout), "Sgemm");
+    }
   }
 }
 

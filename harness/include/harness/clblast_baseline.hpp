@@ -26,7 +26,7 @@ bool ClblastAvailable();
 std::string ClblastVersion();
 
 // The CLBlast routine that computes `problem`: "Sgemm" for every f32 GEMM
-// (row-major, any transposition), "Convgemm" for a conv2d. Convgemm takes an
+// (row- or column-major, any transposition), "Convgemm" for a conv2d. Convgemm takes an
 // NCHW image, a KCRS filter and no groups or bias; for anything else the
 // routine is still named (so a database can record it as unsupported) and
 // `why_not`, when given, says what it lacks. Pure: needs no device.
