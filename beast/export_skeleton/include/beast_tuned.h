@@ -14,7 +14,7 @@ extern "C" {
 typedef enum beast_status {
   BEAST_OK = 0,
   BEAST_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, an impossible shape, an unknown enum */
-  BEAST_ERROR_NOT_TUNED = 2,        /* no tuned kernel for this problem */
+  BEAST_ERROR_NOT_TUNED = 2,        /* no tuned kernel (not returned since the generic fallback) */
   BEAST_ERROR_DEVICE = 3,           /* no such device, or it refused a context / memory */
   BEAST_ERROR_BUILD = 4,            /* the device failed to compile the tuned kernel */
   BEAST_ERROR_LAUNCH = 5            /* the device refused or failed the kernel launch */
@@ -58,7 +58,9 @@ beast_status beast_context_create(beast_backend backend, int device_index, beast
 void beast_context_destroy(beast_context* ctx);
 
 /* Host-memory entry points: copy the inputs to the device, run the tuned
- * kernel, copy the output back. Blocking. `bias` (k values) is read when
+ * kernel, copy the output back. Blocking. A shape nobody tuned runs a generic
+ * kernel that is correct for every shape but not tuned (beast_explain says
+ * which runs and why). `bias` (k values) is read when
  * problem->bias is 1 and must then not be NULL; otherwise pass NULL. */
 beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
                                        const float* x, const float* w, const float* bias,

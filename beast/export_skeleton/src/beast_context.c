@@ -91,6 +91,7 @@ void beast_context_destroy(beast_context* ctx) {
   for (int i = 0; ctx->programs && i < beast_program_count; ++i) {
     if (ctx->programs[i]) clReleaseProgram(ctx->programs[i]);
   }
+  if (ctx->generic_program) clReleaseProgram(ctx->generic_program);
   if (ctx->queue) {
     clFinish(ctx->queue);
     clReleaseCommandQueue(ctx->queue);

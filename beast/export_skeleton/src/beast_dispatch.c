@@ -133,7 +133,15 @@ static beast_status Explain(beast_context* ctx, beast_op op,
                             const long long shape[BEAST_SHAPE_FIELDS], const char* key, char* buf,
                             size_t len) {
   const beast_entry* e = beast_select(ctx, op, shape, key);
-  if (!e) return BEAST_ERROR_NOT_TUNED;
+  if (!e) {
+    /* beast_select said why no tuned kernel serves the shape. */
+    snprintf(buf, len,
+             "%s -> generic kernel %s (correct for every shape, not tuned): %s; running on %s", key,
+             op == BEAST_OP_CONV2D ? "beast_generic_conv2d" : "beast_generic_gemm",
+             beast_last_error(), ctx->device_name);
+    beast_clear_error();
+    return BEAST_OK;
+  }
   int same = strcmp(e->device_name, ctx->device_name) == 0;
   snprintf(buf, len,
            "%s -> %s (kernel %s) config %s, global %zux%zux%zu local %zux%zux%zu; tuned on %s "

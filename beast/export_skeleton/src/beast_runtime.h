@@ -29,6 +29,9 @@ struct beast_context {
   pthread_mutex_t mutex;
   cl_program* programs;
   unsigned char* build_failed;
+  /* The generic fallback kernels (beast_generic.c), built on first use. */
+  cl_program generic_program;
+  int generic_failed;
 };
 
 /* Records a one-line message for beast_last_error() and returns status. */
@@ -48,11 +51,17 @@ beast_status beast_gemm_shape(const beast_gemm_problem* problem,
 
 /* The entry to run for (op, shape) on ctx's device: one tuned on this device
  * (by name) if any, else the fastest tuned elsewhere whose work-group this
- * device can launch. NULL with NOT_TUNED recorded when there is none. */
+ * device can launch. NULL, with the reason recorded as a NOT_TUNED error,
+ * when there is none: the caller then runs the generic kernel. */
 const beast_entry* beast_select(const beast_context* ctx, beast_op op,
                                 const long long shape[BEAST_SHAPE_FIELDS], const char* key);
 
 /* The built program of entry->program on ctx, building it on first use. */
 beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_program* program);
+
+/* The built program of the generic fallback kernels beast_generic_conv2d and
+ * beast_generic_gemm (shape as run-time int arguments, one output per
+ * work-item), building it on first use. */
+beast_status beast_generic_program(beast_context* ctx, cl_program* program);
 
 #endif /* BEAST_RUNTIME_H_ */

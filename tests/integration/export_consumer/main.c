@@ -1,6 +1,7 @@
 /* main.c: checks an exported BeastTuned library through its C API only. Runs
- * every problem export_test.cpp tunes against a naive CPU reference, asks
- * for shapes nobody tuned, misuses the API, and calls from two threads.
+ * every problem export_test.cpp tunes against a naive CPU reference, runs
+ * shapes nobody tuned (fixed and random: the generic kernel must be right),
+ * misuses the API, and calls from two threads.
  * Prints one "ok ..." or "FAIL ..." line per check; exits 0 only if all pass.
  * The problem lists here and in export_test.cpp must agree. */
 #include <math.h>
@@ -50,8 +51,9 @@ static int OutSize(int in, int pad, int dilation, int taps, int stride) {
   return (in + 2 * pad - dilation * (taps - 1) - 1) / stride + 1;
 }
 
-/* NCHW forward convolution in double (plus b[k] when b is not NULL), and the
- * same over absolute values. */
+/* Forward convolution in double (plus b[k] when b is not NULL), and the same
+ * over absolute values. NCHW: x[n][c][h][w], w[k][c][r][s], y[n][k][p][q];
+ * NHWC: x[n][h][w][c], w[k][r][s][c], y[n][p][q][k]. */
 static void ReferenceConv(const beast_conv2d_problem* p, const float* x, const float* w,
                           const float* b, double* y, double* bound) {
   int P = OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h);
@@ -68,12 +70,17 @@ static void ReferenceConv(const beast_conv2d_problem* p, const float* x, const f
                 int ih = oh * p->stride_h - p->pad_h + r * p->dilation_h;
                 int iw = ow * p->stride_w - p->pad_w + s * p->dilation_w;
                 if (ih < 0 || ih >= p->h || iw < 0 || iw >= p->w) continue;
-                double xv = x[((size_t)(n * p->c + (k / kg) * cg + c) * p->h + ih) * p->w + iw];
-                double wv = w[((size_t)(k * cg + c) * p->r + r) * p->s + s];
+                int ci = (k / kg) * cg + c;
+                int nhwc = p->layout == BEAST_LAYOUT_NHWC;
+                double xv = nhwc ? x[((size_t)(n * p->h + ih) * p->w + iw) * p->c + ci]
+                                 : x[((size_t)(n * p->c + ci) * p->h + ih) * p->w + iw];
+                double wv = nhwc ? w[((size_t)(k * p->r + r) * p->s + s) * cg + c]
+                                 : w[((size_t)(k * cg + c) * p->r + r) * p->s + s];
                 sum += xv * wv;
                 abs_sum += fabs(xv * wv);
               }
-          size_t o = ((size_t)(n * p->k + k) * P + oh) * Q + ow;
+          size_t o = p->layout == BEAST_LAYOUT_NHWC ? ((size_t)(n * P + oh) * Q + ow) * p->k + k
+                                                    : ((size_t)(n * p->k + k) * P + oh) * Q + ow;
           y[o] = sum;
           bound[o] = abs_sum;
         }
@@ -154,7 +161,10 @@ static void* RunConv(void* arg) {
   return NULL;
 }
 
-static void CheckGemm(beast_context* ctx, beast_gemm_problem p, uint64_t seed) {
+/* Runs p through the host API against the reference, again for the same
+ * bits, and asks beast_explain, whose answer must name `expect` (the template
+ * for a tuned shape, "generic" for one nobody tuned). */
+static void CheckGemm(beast_context* ctx, beast_gemm_problem p, uint64_t seed, const char* expect) {
   float* a = RandomInputs((size_t)p.m * p.k, seed);
   float* b = RandomInputs((size_t)p.k * p.n, seed + 1);
   size_t count = (size_t)p.m * p.n;
@@ -183,7 +193,7 @@ static void CheckGemm(beast_context* ctx, beast_gemm_problem p, uint64_t seed) {
   }
   s = beast_explain_gemm(ctx, &p, detail, sizeof detail);
   snprintf(what, sizeof what, "explain gemm m=%d n=%d k=%d", p.m, p.n, p.k);
-  Report(s == BEAST_OK && strstr(detail, "gemm/tiled") != NULL, what,
+  Report(s == BEAST_OK && strstr(detail, expect) != NULL, what,
          s == BEAST_OK ? detail : beast_last_error());
   free(a), free(b), free(c), free(again), free(ref), free(bound);
 }
@@ -203,9 +213,9 @@ int main(void) {
   const beast_gemm_problem g1 = {64, 48, 40, 0, 0, BEAST_DTYPE_F32, 0};
   const beast_gemm_problem g2 = {33, 17, 29, 1, 1, BEAST_DTYPE_F32, 0};
   const beast_gemm_problem g4 = {33, 17, 29, 1, 0, BEAST_DTYPE_F32, 1};
-  CheckGemm(ctx, g1, 11);
-  CheckGemm(ctx, g2, 21);
-  CheckGemm(ctx, g4, 51);
+  CheckGemm(ctx, g1, 11, "gemm/tiled");
+  CheckGemm(ctx, g2, 21, "gemm/tiled");
+  CheckGemm(ctx, g4, 51, "gemm/tiled");
 
   /* conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1 and
    * conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation=2,groups=2,
@@ -221,22 +231,61 @@ int main(void) {
   Report(s == BEAST_OK && strstr(detail, "conv2d/direct_nchw") != NULL, "explain conv2d",
          s == BEAST_OK ? detail : beast_last_error());
 
-  /* Shapes nobody tuned. */
+  /* Shapes nobody tuned run the generic kernel, and say so. */
   beast_gemm_problem g3 = g1;
   g3.m = 65;
-  float one = 1, out[1];
-  s = beast_gemm_host(ctx, &g3, &one, &one, out);
-  Report(s == BEAST_ERROR_NOT_TUNED && strstr(beast_last_error(), "gemm:M=65,N=48,K=40") != NULL,
-         "untuned gemm", beast_last_error());
+  CheckGemm(ctx, g3, 61, "generic kernel beast_generic_gemm");
   beast_conv2d_problem c3 = c1;
   c3.layout = BEAST_LAYOUT_NHWC;
-  s = beast_conv2d_forward_host(ctx, &c3, &one, &one, NULL, out);
-  Report(s == BEAST_ERROR_NOT_TUNED, "untuned conv2d", beast_last_error());
+  ConvCase t3 = MakeConvCase(c3, 71);
+  CheckConv(ctx, &t3, "untuned conv2d (c1 in NHWC)");
+  s = beast_explain_conv2d(ctx, &c3, detail, sizeof detail);
+  Report(s == BEAST_OK && strstr(detail, "generic kernel beast_generic_conv2d") != NULL &&
+             strstr(detail, "no tuned kernel for conv2d:N=1,C=3,H=11") != NULL,
+         "explain untuned conv2d", s == BEAST_OK ? detail : beast_last_error());
   beast_conv2d_problem c4 = c2; /* tuned with bias only */
   c4.bias = 0;
-  s = beast_conv2d_forward_host(ctx, &c4, t2.x, t2.w, NULL, out);
-  Report(s == BEAST_ERROR_NOT_TUNED && strstr(beast_last_error(), "groups=2,layout") != NULL,
-         "untuned conv2d without bias", beast_last_error());
+  ConvCase t4 = MakeConvCase(c4, 81);
+  CheckConv(ctx, &t4, "untuned conv2d (c2 without bias)");
+  float out[1];
+
+  /* Random shapes nobody tuned: every feature of the problem structs. */
+  uint64_t state = 12345;
+  int random_failures = 0;
+  char first_failure[1200] = "";
+  for (int i = 0; i < 30; ++i) {
+    float* r = RandomInputs(12, state += 7919);
+    int u[12];
+    for (int j = 0; j < 12; ++j) u[j] = (int)((r[j] + 1.0f) * 1000.0f); /* 0..1999 */
+    free(r);
+    int before = failures;
+    if (i % 2 == 0) {
+      int groups = 1 + u[0] % 3;
+      beast_conv2d_problem c = {1 + u[1] % 2, groups * (1 + u[2] % 4), 3 + u[3] % 9, 3 + u[4] % 9,
+                                groups * (1 + u[5] % 5), 1 + u[6] % 3, 1 + u[7] % 3,
+                                1 + u[8] % 2, 1 + u[9] % 2, u[10] % 2, u[11] % 2, 1, 1, groups,
+                                u[0] % 2 ? BEAST_LAYOUT_NHWC : BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32,
+                                u[1] % 2};
+      c.dilation_h = c.dilation_w = 1 + u[2] % 2;
+      if (c.h + 2 * c.pad_h < c.dilation_h * (c.r - 1) + 1 ||
+          c.w + 2 * c.pad_w < c.dilation_w * (c.s - 1) + 1) {
+        c.dilation_h = c.dilation_w = 1;
+      }
+      ConvCase t = MakeConvCase(c, 1000 + (uint64_t)i);
+      CheckConv(ctx, &t, "random untuned conv2d");
+      free(t.x), free(t.w), free(t.b), free(t.ref), free(t.bound);
+    } else {
+      beast_gemm_problem g = {1 + u[0] % 70, 1 + u[1] % 70, 1 + u[2] % 70, u[3] % 2, u[4] % 2,
+                              BEAST_DTYPE_F32, u[5] % 2};
+      CheckGemm(ctx, g, 2000 + (uint64_t)i, "generic kernel beast_generic_gemm");
+    }
+    if (failures > before && !first_failure[0]) snprintf(first_failure, sizeof first_failure,
+                                                         "shape %d", i);
+    random_failures += failures > before;
+  }
+  snprintf(detail, sizeof detail, "%d of 30 failed%s%s", random_failures,
+           first_failure[0] ? ", first: " : "", first_failure);
+  Report(random_failures == 0, "30 random untuned shapes", detail);
 
   /* Misuse. */
   beast_conv2d_problem bad = c2;
