@@ -52,6 +52,7 @@ constexpr SkeletonFile kSkeleton[] = {
     {"cmake/BeastTunedConfig.cmake.in", "cmake/BeastTunedConfig.cmake.in", CommentStyle::kHash,
      false},
     {"README.md.in", "README.md", CommentStyle::kMarkdown, true},
+    {"beast_tuned.pc.in", "beast_tuned.pc.in", CommentStyle::kHash, false},
     {"include/beast_tuned.h", "include/beast_tuned.h", CommentStyle::kC, false},
     {"src/beast_table.h", "src/beast_table.h", CommentStyle::kC, false},
     {"src/beast_runtime.h", "src/beast_runtime.h", CommentStyle::kC, false},

@@ -134,7 +134,8 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   EXPECT_EQ(exported, winners);
   EXPECT_EQ(summary.files,
             (std::vector<std::string>{
-                ".beast-export", "CMakeLists.txt", "README.md", "cmake/BeastTunedConfig.cmake.in",
+                ".beast-export", "CMakeLists.txt", "README.md", "beast_tuned.pc.in",
+                "cmake/BeastTunedConfig.cmake.in",
                 "include/beast_tuned.h", "src/beast_context.c", "src/beast_dispatch.c",
                 "src/beast_errors.c", "src/beast_generic.c", "src/beast_kernels.c", "src/beast_launch.c",
                 "src/beast_runtime.h", "src/beast_table.h"}));
@@ -165,6 +166,24 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                                                                              << run.output;
     EXPECT_EQ(CountOccurrences(run.output, "FAIL"), 0u) << way << "\n" << run.output;
   }
+  // A shared build, installed, found by pkg-config and linked without CMake.
+  const std::string shared_build = (dir_ / "build_shared").string();
+  const std::string shared_prefix = (dir_ / "prefix_shared").string();
+  ASSERT_EQ(Shell("cmake -S " + options_.out_dir + " -B " + shared_build +
+                  " -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=" +
+                  shared_prefix + " -DCMAKE_INSTALL_LIBDIR=lib"),
+            "");
+  ASSERT_EQ(Shell("cmake --build " + shared_build + " -j2"), "");
+  ASSERT_EQ(Shell("cmake --install " + shared_build), "");
+  ASSERT_TRUE(fs::exists(shared_prefix + "/lib/libbeast_tuned.so"));
+  const std::string consumer = (dir_ / "consumer_pkg_config").string();
+  ASSERT_EQ(Shell("PKG_CONFIG_PATH=" + shared_prefix + "/lib/pkgconfig cc -std=c11 -O2 -o " +
+                  consumer + " " + source + "/main.c $(PKG_CONFIG_PATH=" + shared_prefix +
+                  "/lib/pkgconfig pkg-config --cflags --libs beast_tuned) -lpthread -lm"),
+            "");
+  testing::CommandResult run = RunCommand("LD_LIBRARY_PATH=" + shared_prefix + "/lib " + consumer);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok "), kConsumerChecks) << run.output;
 }
 
 TEST_F(ExportTest, ReExportReplacesThePreviousExportWhole) {
