@@ -11,12 +11,18 @@
 namespace beast::cli {
 namespace {
 
+constexpr int kExitStale = 3;  // distinct from bad input (1) and usage (2), for scripts
+
 const char kHelp[] =
     "usage: beast export [--db FILE] --out DIR [--templates DIR] [--json]\n"
     "Writes the fastest ok config of every (device, problem) in the database (default\n"
     "beast.db) as a CMake project in DIR: the C library BeastTuned::beast_tuned with\n"
     "include/beast_tuned.h. DIR must be absent, empty or a previous export, which is\n"
-    "replaced. A template that changed since it was tuned is refused: re-tune it.\n";
+    "replaced. A template that changed since it was tuned is refused: re-tune it.\n"
+    "       beast export --check DIR [--db FILE] [--templates DIR]\n"
+    "Tells whether the export in DIR is stale: a better config measured since, a problem\n"
+    "tuned since or gone, a template edited since. Exit 0 when up to date, 3 when stale\n"
+    "(one line per difference), 1 or 2 on bad input (2: DIR is not an export).\n";
 
 void PrintJson(const ExportSummary& s) {
   std::string out = "{\"out\": " + JsonString(s.out_dir) + ", \"entries\": [";
@@ -44,15 +50,27 @@ void PrintJson(const ExportSummary& s) {
 
 int Export(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv, {"db", "out", "templates"}, {"json"}, "export");
+  Args args(argv, {"db", "out", "templates", "check"}, {"json"}, "export");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
                 "beast export: unexpected argument \"" + args.positional()[0] + "\" (see --help)");
   }
   ExportOptions options = ExportOptions::Defaults();
   options.db_path = args.Get("db", "beast.db");
-  options.out_dir = args.Require("out");
   options.templates_dir = args.Get("templates", options.templates_dir);
+  if (args.Has("check")) {
+    options.out_dir = args.Get("check", "");
+    ExportCheck check = CheckExport(options);
+    if (check.stale.empty()) {
+      std::printf("%s is up to date with %s (%zu kernels)\n", options.out_dir.c_str(),
+                  options.db_path.c_str(), check.entries);
+      return 0;
+    }
+    std::printf("%s is stale against %s:\n", options.out_dir.c_str(), options.db_path.c_str());
+    for (const auto& line : check.stale) std::printf("  %s\n", line.c_str());
+    return kExitStale;
+  }
+  options.out_dir = args.Require("out");
   ExportSummary s = ExportLibrary(options);
   if (args.Has("json")) {
     PrintJson(s);

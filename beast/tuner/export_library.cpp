@@ -103,6 +103,18 @@ std::string EntryRows(const std::vector<PlannedKernel>& kernels) {
   return rows;
 }
 
+// The stamp file: what was exported, from where, so that `beast export
+// --check` can tell later whether the database or the templates moved on.
+std::string ExportStamp(const std::string& db, const std::vector<PlannedKernel>& kernels) {
+  std::string text = "beast export\nbeast_version " BEAST_VERSION "\ndatabase " + db +
+                     "\nentries " + std::to_string(kernels.size()) + "\n";
+  for (const auto& k : kernels) {
+    const ExportEntry& e = k.entry;
+    text += FormatStampEntry(e) + "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 ExportOptions ExportOptions::Defaults() {
@@ -139,8 +151,7 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
                                               generator + " from database " + db +
                                                   "; each program names its template and hash. Do "
                                                   "not edit: export again.")));
-  staging.Write(kExportStampFile, "beast export\nbeast_version " BEAST_VERSION "\ndatabase " + db +
-                                      "\nentries " + std::to_string(plan.kernels.size()) + "\n");
+  staging.Write(kExportStampFile, ExportStamp(db, plan.kernels));
 
   ExportSummary summary;
   fs::path out = fs::absolute(options.out_dir).lexically_normal();

@@ -19,6 +19,8 @@
 namespace beast {
 namespace {
 
+}  // namespace
+
 // The fastest winner over every template, per (device, problem). Winners()
 // comes ordered by device, problem, template name, so a tie keeps the first
 // template by name.
@@ -35,6 +37,8 @@ std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::Winner
   }
   return best;
 }
+
+namespace {
 
 class Planner {
  public:

@@ -8,6 +8,7 @@
 
 #include "beast/exporter.hpp"
 #include "beast/problem.hpp"
+#include "results_db/query.hpp"
 
 namespace beast {
 
@@ -21,6 +22,10 @@ struct ExportPlan {
   std::vector<PlannedKernel> kernels;  // ordered by device, problem
   std::vector<std::string> skipped;    // winners left out, one line each (why)
 };
+
+// The fastest ok row over every template, per (device, problem), of rows as
+// Store::Winners() returns them.
+std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::WinnerRow> rows);
 
 // Reads options.db_path and renders every winner. Throws Error: kDatabase
 // when nothing can be exported, kBadInput when a template changed since it

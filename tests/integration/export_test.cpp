@@ -198,6 +198,56 @@ TEST_F(ExportTest, ReExportReplacesThePreviousExportWhole) {
   }
 }
 
+TEST_F(ExportTest, CheckTellsWhetherTheExportIsStale) {
+  RecordWinners();
+  ExportLibrary(options_);
+  ExportCheck fresh = CheckExport(options_);
+  EXPECT_EQ(fresh.entries, std::size(kProblems));
+  EXPECT_EQ(fresh.stale, std::vector<std::string>{});
+
+  // A faster config of the first problem measured after the export.
+  Problem problem = Problem::Parse(kProblems[0]);
+  SpaceSpec spec = SpaceSpec::Load(options_.templates_dir, "gemm/tiled");
+  std::vector<Config> configs = BoundSpace(spec, problem, device_).Enumerate();
+  const Config& faster = configs[1];
+  {
+    results_db::Store store = results_db::Store::Open(db_);
+    int64_t device_id =
+        store.UpsertDevice({"opencl", device_.name, device_.vendor, device_.driver_version,
+                            device_.arch, DeviceLimitsToJson(device_.limits)});
+    int64_t run = store.BeginRun("export_test", BEAST_VERSION);
+    results_db::MeasurementRecord m;
+    m.run_id = run;
+    m.device_id = device_id;
+    m.problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
+    m.config_id = store.UpsertConfig(store.UpsertTemplate(spec.name, spec.hash, spec.source_rel),
+                                     faster.Key(), faster.Hash(), faster.ToJson());
+    m.status = "ok";
+    m.samples_ms = {0.5};
+    m.median_ms = 0.5;
+    store.RecordMeasurement(m);
+    store.FinishRun(run, "finished");
+  }
+  const std::string exported = configs[configs.size() / 2].Key();
+  ExportCheck stale = CheckExport(options_);
+  EXPECT_EQ(stale.stale, std::vector<std::string>{problem.Key() + " on " + device_.name +
+                                                  ": exported gemm/tiled " + exported +
+                                                  " (1 ms), the database's best is now gemm/tiled " +
+                                                  faster.Key() + " (0.5 ms)"});
+  testing::CommandResult cli = RunCommand(testing::BeastBinary() + " export --check " +
+                                          options_.out_dir + " --db " + db_);
+  EXPECT_EQ(cli.exit_code, 3) << cli.output;
+  EXPECT_EQ(cli.output, options_.out_dir + " is stale against " + db_ + ":\n  " + stale.stale[0] +
+                            "\n");
+
+  ExportLibrary(options_);  // exporting again makes it current
+  EXPECT_EQ(CheckExport(options_).stale, std::vector<std::string>{});
+  cli = RunCommand(testing::BeastBinary() + " export --check " + dir_.string() + " --db " + db_);
+  EXPECT_EQ(cli.exit_code, 2);  // a bad argument
+  EXPECT_EQ(cli.output,
+            "beast export: " + dir_.string() + " is not a beast export (no .beast-export in it)\n");
+}
+
 TEST_F(ExportTest, RefusesAnEmptyDatabase) {
   results_db::Store::Open(db_);
   try {

@@ -54,4 +54,19 @@ ExportSummary ExportLibrary(const ExportOptions& options);
 // The name of the stamp file that marks a folder as a beast export.
 inline constexpr const char kExportStampFile[] = ".beast-export";
 
+// One exported entry as a stamp-file line: "entry", then device, driver,
+// problem, template, template hash, config and median ms, tab-separated.
+std::string FormatStampEntry(const ExportEntry& e);
+
+// Whether an export is stale against a database and the templates.
+struct ExportCheck {
+  size_t entries = 0;               // kernels in the export
+  std::vector<std::string> stale;   // one line per difference; empty: up to date
+};
+
+// Compares options.out_dir's stamp with the database's current winners and
+// the templates' current hashes. Throws Error(kBadArgument) when out_dir is not
+// a beast export, and what Store::OpenExisting throws for the database.
+ExportCheck CheckExport(const ExportOptions& options);
+
 }  // namespace beast
