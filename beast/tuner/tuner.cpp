@@ -196,7 +196,10 @@ std::optional<Outcome> MeasureConfig(Run& run, const Pair& pair, const Config& c
   TimeLimit limit;
   limit.timeout_seconds = run.options.timeout_seconds;
   auto best = run.best_ms_by_problem.find(problem.Key());
-  if (best != run.best_ms_by_problem.end()) limit.best_ms = best->second;
+  if (best != run.best_ms_by_problem.end()) {
+    limit.best_ms = best->second;
+    request.plan.best_ms = best->second;  // clear losers stop early
+  }
   limit.launches = 1 + run.plan.warmup + run.plan.max_reps;
   return run.worker.Measure(request, limit, g_interrupted);
 }

@@ -29,6 +29,9 @@ void WritePlan(WireWriter& w, const harness::BenchmarkPlan& plan) {
   w.I64(plan.max_reps);
   w.F64(plan.max_seconds);
   w.F64(plan.target_rel_ci);
+  w.F64(plan.best_ms);
+  w.I64(plan.loser_reps);
+  w.F64(plan.loser_factor);
 }
 
 harness::BenchmarkPlan ReadPlan(WireReader& r) {
@@ -38,6 +41,9 @@ harness::BenchmarkPlan ReadPlan(WireReader& r) {
   plan.max_reps = static_cast<int>(r.I64());
   plan.max_seconds = r.F64();
   plan.target_rel_ci = r.F64();
+  plan.best_ms = r.F64();
+  plan.loser_reps = static_cast<int>(r.I64());
+  plan.loser_factor = r.F64();
   return plan;
 }
 

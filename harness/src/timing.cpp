@@ -72,7 +72,12 @@ std::vector<double> Benchmark(const std::function<std::optional<double>()>& run_
       return samples;
     }
     samples.push_back(*value);
-    if (static_cast<int>(samples.size()) < plan.min_reps) continue;
+    const int n = static_cast<int>(samples.size());
+    if (plan.best_ms > 0 && n >= plan.loser_reps &&
+        *std::min_element(samples.begin(), samples.end()) > plan.loser_factor * plan.best_ms) {
+      break;  // a clear loser: more samples would only refine a time nobody picks
+    }
+    if (n < plan.min_reps) continue;
     if (MedianRelativeHalfWidth(samples) <= plan.target_rel_ci) break;
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -117,3 +117,35 @@ TEST(Benchmark, RejectsImpossiblePlans) {
 
 }  // namespace
 }  // namespace beast::harness
+
+namespace beast::harness {
+namespace {
+
+// Replays `values` in order (warm-ups included), counting the calls.
+std::function<std::optional<double>()> Replay(std::vector<double> values, int* calls) {
+  return [values, calls]() -> std::optional<double> {
+    return values[std::min<size_t>(static_cast<size_t>((*calls)++), values.size() - 1)];
+  };
+}
+
+TEST(BenchmarkEarlyStop, ClearLosersStopAfterLoserRepsSamples) {
+  BenchmarkPlan plan;
+  plan.warmup = 1;
+  plan.min_reps = 5;
+  plan.best_ms = 1.0;  // loser_reps 3, loser_factor 2
+  int calls = 0;
+  // Every timed sample above 2 ms: three are enough to know.
+  EXPECT_EQ(Benchmark(Replay({9, 3.0, 2.5, 2.1, 1.0}, &calls), plan, nullptr),
+            (std::vector<double>{3.0, 2.5, 2.1}));
+  EXPECT_EQ(calls, 4);
+  // One sample within 2x of the best keeps it in the race to min_reps.
+  calls = 0;
+  EXPECT_GE(Benchmark(Replay({9, 3.0, 1.9, 2.1, 2.1, 2.1}, &calls), plan, nullptr).size(), 5u);
+  // No best yet: no early stop.
+  plan.best_ms = 0;
+  calls = 0;
+  EXPECT_EQ(Benchmark(Replay({9, 30, 30, 30, 30, 30}, &calls), plan, nullptr).size(), 5u);
+}
+
+}  // namespace
+}  // namespace beast::harness

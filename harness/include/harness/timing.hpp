@@ -29,6 +29,13 @@ struct BenchmarkPlan {
   int max_reps = 30;            // never more
   double max_seconds = 2.0;     // wall-clock budget of the timed runs, checked after min_reps
   double target_rel_ci = 0.02;  // stop once the 95% CI of the median is within +-2%
+  // Early stop of clear losers: once loser_reps samples are in, a config
+  // whose fastest sample is more than loser_factor times best_ms (the best
+  // median so far on the problem; 0: none yet) stops. Its median is still
+  // honest, only less precise, and it cannot be the winner.
+  double best_ms = 0;
+  int loser_reps = 3;
+  double loser_factor = 2.0;
 };
 
 // Relative half-width of a distribution-free 95% confidence interval of the
@@ -41,7 +48,8 @@ double MedianRelativeHalfWidth(std::vector<double> samples);
 
 // Runs `run_once` plan.warmup times, then collects its values until
 // MedianRelativeHalfWidth <= target_rel_ci (after min_reps), max_reps are
-// taken, or max_seconds have passed (after min_reps). Returns the raw timed
+// taken, max_seconds have passed (after min_reps), or the config is a clear
+// loser (see BenchmarkPlan::best_ms). Returns the raw timed
 // samples. When run_once returns nullopt the loop stops at once: `error` (if
 // not null) names the failing run and the samples so far are returned;
 // otherwise `error` is cleared. Throws Error(kBadArgument) for an impossible
