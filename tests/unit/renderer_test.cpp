@@ -76,7 +76,7 @@ TEST(RendererTest, RoundTripIsByteExact) {
 TEST(RendererTest, RendersTheGemmTemplate) {
   Renderer r(kPython, kScript, kTemplates);
   std::string vars =
-      "{\"M\": 64, \"N\": 64, \"K\": 64, \"trans_a\": 0, \"trans_b\": 0, \"MWG\": 32, \"NWG\": 32,"
+      "{\"M\": 64, \"N\": 64, \"K\": 64, \"trans_a\": 0, \"trans_b\": 0, \"col_major\": 0, \"MWG\": 32, \"NWG\": 32,"
       " \"MDIMC\": 8, \"NDIMC\": 8, \"SA\": 1, \"SB\": 1, \"VWN\": 4, \"KWI\": 4, \"KWG\": 16,"
       " \"MWI\": 4, \"NWI\": 4, \"LAYOUT\": \"ROW_MAJOR\", \"KERNEL_NAME\": \"gemm_tiled\","
       " \"BACKEND\": \"opencl\", \"DTYPE\": \"float\"}";
