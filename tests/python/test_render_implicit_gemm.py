@@ -20,9 +20,12 @@ NAME = "conv2d/implicit_gemm"
 LAYOUTS = ["NCHW", "NHWC"]
 
 
-def config(**values):
-    """The default config of the default problem with some values changed."""
-    c = default_config(load_space(NAME), CONV_DEFAULT)
+def config(problem=CONV_DEFAULT, **values):
+    """The default config of the problem with some values changed (CB, the
+    unstaged channel block, is 1 in staged configs)."""
+    c = default_config(load_space(NAME), problem)
+    if values.get("SA") or values.get("SB"):
+        c["CB"] = 1
     c.update(values)
     return c
 
@@ -49,7 +52,7 @@ def test_space_size_on_default_problem():
     # conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW
     # --device opencl:0` on PoCL (the same for layout=NHWC: expressions do
     # not see the layout).
-    assert count_valid(load_space(NAME), CONV_DEFAULT) == (95040, 49860)
+    assert count_valid(load_space(NAME), CONV_DEFAULT) == (164160, 69804)
 
 
 def test_default_config_passes_every_constraint():
@@ -83,7 +86,7 @@ def test_default_config_renders(env, layout):
         assert "if (ok0 && ok1) {" in source
         assert "const float8 a0 = vload8(0, wg + wr + c);" in source
         assert "acc0_0 += a0 * b0;" in source
-        assert re.search(r"yg\[pix0 \* 64 \+ m\] = \(\(\(acc0_0\.s0 \+ acc0_0\.s1\)", source)
+        assert "yg[yo0 + m] = (((acc0_0.s0 + acc0_0.s1) + (acc0_0.s2 + acc0_0.s3)) + " in source
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -104,13 +107,15 @@ TAIL_PROBLEM = conv_problem(C=3, H=13, W=13, K=17)  # nothing divides anything
 def test_tails_render_clamps_and_guards(env, layout):
     # MWG = 2 * 4 = 8 does not divide 17 channels: rows shift back inside;
     # NWG = 4 * 2 * 4 = 32 does not divide 169 pixels: pixels clamp.
-    source = render(env, TAIL_PROBLEM, config(MWI=4, NWI=2, VW=4, MDIMC=2, NDIMC=4), layout)
+    source = render(env, TAIL_PROBLEM, config(TAIL_PROBLEM, MWI=4, NWI=2, VW=4, MDIMC=2, NDIMC=4), layout)
     assert "const int mb = min(ms, 13);" in source
     assert "mb + 0 >= ms" in source
     if layout == "NCHW":
         # 13 columns are no multiple of 4: vectors are gathered element by element
         assert "min(pix0 + 3, 168)" in source
         assert "const int xt0_3 = " in source and "const bool lk0_3 = " in source
+        # lanes may lie in different rows: no per-vector row (ih0) exists
+        assert re.search(r"\bih0\b", source) is None
         assert "if (mb + 1 >= ms && pix0 + 3 < 169) yg[yb0_3 + m * 169] = acc1_0.s3;" in source
     else:
         # 3 channels are no whole vector of 4: the tail step zero-fills
@@ -123,7 +128,7 @@ def test_tails_render_clamps_and_guards(env, layout):
 def test_fewer_channels_than_a_thread_tile_clamp_rows(env, layout):
     # depthwise: one channel per group, MWI = 4 rows clamp to it
     problem = conv_problem(C=32, H=14, W=14, K=32, groups=32)
-    source = render(env, problem, config(MWI=4, NWI=1, VW=2, MDIMC=1, NDIMC=8), layout)
+    source = render(env, problem, config(problem, MWI=4, NWI=1, VW=2, MDIMC=1, NDIMC=8), layout)
     assert "const int g = ((int)get_group_id(2));" in source
     assert "const int wr3 = min(ms + 3, 0) * 9;" in source
     assert "if (ms + 3 < 1 && pix0 < 196)" in source
@@ -134,7 +139,7 @@ def test_one_by_one_filters_read_contiguous_pixels(env):
     # across output rows (7 x 7 = 49 pixels, vectors of 8), the last one
     # clamped and stored lane by lane
     problem = conv_problem(C=64, H=7, W=7, K=64, R=1, S=1, pad=(0, 0))
-    source = render(env, problem, config(MWI=4, NWI=1, VW=8, MDIMC=2, NDIMC=4), "NCHW")
+    source = render(env, problem, config(problem, MWI=4, NWI=1, VW=8, MDIMC=2, NDIMC=4), "NCHW")
     assert "const int pc0 = min(pix0, 41);" in source
     assert "const float8 b0 = vload8(0, xc0);" in source
     assert "if (pc0 + 7 >= pix0) yg[yb0 + m * 49 + 7] = acc0_0.s7;" in source
@@ -142,10 +147,40 @@ def test_one_by_one_filters_read_contiguous_pixels(env):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
+def test_padded_rows_render(env, layout):
+    # 14 columns in rows padded to 16 (PADQ): NCHW loads every vector whole
+    # (blending lanes outside the image), both store only real columns
+    problem = conv_problem(C=256, H=14, W=14, K=256)
+    space = load_space(NAME)
+    cfg = config(problem, MWI=4, NWI=2, VW=8, PADQ=1, MDIMC=2, NDIMC=4)
+    names = complete(space, problem, cfg)
+    assert (names["QP"], names["NPIX"], names["N_TILES"]) == (16, 224, 4)
+    source = render(env, problem, cfg, layout)
+    assert "const int v0_q = v0_pq - v0_p * 16;" in source
+    if layout == "NCHW":
+        # items inside the image for every tap run the taps unrolled without
+        # checks (real lanes inside, the last padding lane's load inside x)
+        assert ("const bool allfast = ih0 >= 0 && ih0 + 2 < 14 && iw0 >= 0 && iw0 + 2 + wl0 < 14"
+                " && xb0 + 50017 < 50176 && ") in source
+        # the others a rolled loop over the taps: a vector stays inside x for
+        # a block of CB = 16 channels when it starts at or before
+        # 256*196 - 8 - 15*196; a tap whose vectors all lie in rows outside
+        # the image is skipped
+        assert "const bool inb0 = (unsigned)(xb0 + (c0) * 196 + (r) * 14 + s) <= 47228u;" in source
+        assert "if ((unsigned)(ih0 + r) >= 14u && (unsigned)(ih1 + r) >= 14u) {" in source
+        assert "else if (inb0 && inb1)" in source
+        assert "if (pix0 < 224 && v0_q + 8 <= 14) {" in source
+        assert "if (v1_q + 6 < 14) yg[yb1 + m * 196 + 6] = acc3_1.s6;" in source
+    else:
+        assert "const int v0_iw = min(v0_q, 13) * 1 - 1;" in source
+        assert "if (pix1 < 224 && v1_q < 14)" in source
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_staged_configs_render(env, layout):
     # KWG = 8 does not divide C*R*S = 27: a partial last chunk; both tiles staged
     problem = conv_problem(N=2, C=3, H=9, W=11, K=5, stride=(2, 1), pad=(0, 2), dilation=(2, 1))
-    cfg = config(MWI=2, NWI=1, VW=4, MDIMC=2, NDIMC=2, SA=1, SB=1, KWG=8, KWI=2, UNROLL_RS=0)
+    cfg = config(problem, MWI=2, NWI=1, VW=4, MDIMC=2, NDIMC=2, SA=1, SB=1, KWG=8, KWI=2, UNROLL_RS=0)
     source = render(env, problem, cfg, layout)
     assert "__local float As[32];" in source
     assert ("__local float Bs[%d];" % (8 * 8 // (4 if layout == "NHWC" else 1))) in source
@@ -159,7 +194,7 @@ def test_staged_configs_render(env, layout):
 @pytest.mark.parametrize("staged", [0, 1])
 def test_bias_is_an_argument_between_w_and_y(env, layout, staged):
     problem = conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2, bias=1)
-    cfg = config(MWI=2, NWI=1, VW=2, MDIMC=1, NDIMC=8, SA=staged, SB=staged,
+    cfg = config(problem, MWI=2, NWI=1, VW=2, MDIMC=1, NDIMC=8, SA=staged, SB=staged,
                  KWG=8 if staged else 1, UNROLL_RS=0 if staged else 1)
     source = render(env, problem, cfg, layout)
     assert re.search(r"restrict w,\n\s+__global const float\* restrict b,\n\s+__global float\* restrict y\)",
@@ -175,7 +210,7 @@ def test_bias_is_an_argument_between_w_and_y(env, layout, staged):
 def test_rolled_taps_render(env):
     problem = conv_problem(C=8, H=12, W=12, K=8, R=5, S=5, stride=(2, 2), pad=(2, 2))
     for layout in LAYOUTS:
-        source = render(env, problem, config(MWI=2, NWI=2, VW=2, MDIMC=2, NDIMC=4, UNROLL_RS=0), layout)
+        source = render(env, problem, config(problem, MWI=2, NWI=2, VW=2, MDIMC=2, NDIMC=4, UNROLL_RS=0), layout)
         assert "for (int r = 0; r < 5; ++r) {" in source
         assert "for (int s = 0; s < 5; ++s)" in source
 
