@@ -38,7 +38,7 @@ const char* const kProblems[] = {
     "groups=2,bias=1,layout=NCHW,dtype=f32",
 };
 // The "ok" lines main.c prints when every check passes.
-constexpr size_t kConsumerChecks = 84;
+constexpr size_t kConsumerChecks = 95;
 const char kStaleHash[] = "0123456789abcdef";
 
 class ExportTest : public ::testing::Test {
@@ -137,7 +137,8 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                 ".beast-export", "CMakeLists.txt", "README.md", "beast_tuned.pc.in",
                 "cmake/BeastTunedConfig.cmake.in",
                 "include/beast_tuned.h", "src/beast_context.c", "src/beast_dispatch.c",
-                "src/beast_errors.c", "src/beast_generic.c", "src/beast_kernels.c", "src/beast_launch.c",
+                "src/beast_errors.c", "src/beast_generic.c", "src/beast_host.c", "src/beast_kernels.c",
+                "src/beast_launch.c",
                 "src/beast_runtime.h", "src/beast_table.h"}));
   std::ifstream kernels(dir_ / "tuned" / "src" / "beast_kernels.c");
   std::string first_line;
@@ -178,8 +179,8 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   ASSERT_TRUE(fs::exists(shared_prefix + "/lib/libbeast_tuned.so"));
   const std::string consumer = (dir_ / "consumer_pkg_config").string();
   ASSERT_EQ(Shell("PKG_CONFIG_PATH=" + shared_prefix + "/lib/pkgconfig cc -std=c11 -O2 -o " +
-                  consumer + " " + source + "/main.c $(PKG_CONFIG_PATH=" + shared_prefix +
-                  "/lib/pkgconfig pkg-config --cflags --libs beast_tuned) -lpthread -lm"),
+                  consumer + " " + source + "/*.c $(PKG_CONFIG_PATH=" + shared_prefix +
+                  "/lib/pkgconfig pkg-config --cflags --libs beast_tuned) -lOpenCL -lpthread -lm"),
             "");
   testing::CommandResult run = RunCommand("LD_LIBRARY_PATH=" + shared_prefix + "/lib " + consumer);
   EXPECT_EQ(run.exit_code, 0) << run.output;

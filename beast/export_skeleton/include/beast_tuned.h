@@ -57,11 +57,36 @@ typedef struct beast_context beast_context;
 beast_status beast_context_create(beast_backend backend, int device_index, beast_context** ctx);
 void beast_context_destroy(beast_context* ctx);
 
-/* Host-memory entry points: copy the inputs to the device, run the tuned
- * kernel, copy the output back. Blocking. A shape nobody tuned runs a generic
+/* Wraps an OpenCL context the caller already has (a cl_context and one of
+ * its cl_device_id, passed as void*), so the caller's own buffers and queues
+ * work with beast_conv2d_forward and beast_gemm. The context is retained until
+ * beast_context_destroy; beast adds one in-order queue of its own to it. */
+beast_status beast_context_create_opencl(void* cl_context, void* cl_device_id,
+                                         beast_context** ctx);
+
+/* The OpenCL objects behind ctx (any output may be NULL): its cl_context,
+ * cl_device_id and own cl_command_queue, not retained for the caller. Device
+ * buffers for the calls below must belong to that cl_context. */
+beast_status beast_context_opencl(beast_context* ctx, void** cl_context, void** cl_device_id,
+                                  void** cl_command_queue);
+
+/* Device-memory entry points. x, w, bias, y (and a, b, c) are cl_mem buffers
+ * of ctx's cl_context, passed as void*, each at least as large as the problem
+ * needs (float32). `queue` is a cl_command_queue of ctx's context and device:
+ * the kernel is enqueued on it and the call returns without waiting (order it
+ * after your writes and before your reads the way your queue does: an in-order
+ * queue does it for you). With queue NULL the call runs on ctx's own queue and
+ * returns when the kernel has finished. A shape nobody tuned runs a generic
  * kernel that is correct for every shape but not tuned (beast_explain says
- * which runs and why). `bias` (k values) is read when
- * problem->bias is 1 and must then not be NULL; otherwise pass NULL. */
+ * which runs and why). `bias` (k values) is read when problem->bias is 1 and
+ * must then not be NULL; otherwise pass NULL. */
+beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem* problem, void* x,
+                                  void* w, void* bias, void* y, void* queue);
+beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, void* a, void* b,
+                        void* c, void* queue);
+
+/* Host-memory entry points: copy the inputs to the device, run the call above
+ * on ctx's own queue, copy the output back. Blocking. */
 beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
                                        const float* x, const float* w, const float* bias,
                                        float* y);

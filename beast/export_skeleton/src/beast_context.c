@@ -1,6 +1,7 @@
 /* beast_context.c: opening an OpenCL device as beast numbers it, and the
  * per-context cache of built programs (each tuned program is compiled once per
  * context, on first use, under the context's mutex). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,21 +44,10 @@ static void QueryText(cl_device_id device, cl_device_info what, char* text, size
   text[len - 1] = '\0';
 }
 
-beast_status beast_context_create(beast_backend backend, int device_index, beast_context** ctx) {
-  beast_clear_error();
-  if (!ctx) return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_create: ctx is NULL");
-  *ctx = NULL;
-  if (backend != BEAST_BACKEND_OPENCL) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "backend %d is not supported (OpenCL only)",
-                      (int)backend);
-  }
-  if (device_index < 0) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "device index %d is negative", device_index);
-  }
-  cl_device_id device = NULL;
-  beast_status status = FindDevice(device_index, &device);
-  if (status != BEAST_OK) return status;
-
+/* A context on `device`: `context` when given (retained), else a new one;
+ * plus beast's own in-order queue. */
+static beast_status Open(cl_device_id device, cl_context context, const char* what,
+                         beast_context** ctx) {
   beast_context* c = (beast_context*)calloc(1, sizeof(beast_context));
   if (!c) return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
   pthread_mutex_init(&c->mutex, NULL);
@@ -75,14 +65,77 @@ beast_status beast_context_create(beast_backend backend, int device_index, beast
   clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof c->max_work_item_sizes,
                   c->max_work_item_sizes, NULL);
   cl_int err = CL_SUCCESS;
-  c->context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  if (context) {
+    err = clRetainContext(context);
+    if (err == CL_SUCCESS) c->context = context;
+  } else {
+    c->context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  }
   if (err == CL_SUCCESS) c->queue = clCreateCommandQueue(c->context, device, 0, &err);
   if (err != CL_SUCCESS) {
     beast_context_destroy(c);
-    return beast_fail(BEAST_ERROR_DEVICE, "cannot open OpenCL device %d (error %d)", device_index,
-                      (int)err);
+    return beast_fail(BEAST_ERROR_DEVICE, "cannot open %s (error %d)", what, (int)err);
   }
   *ctx = c;
+  return BEAST_OK;
+}
+
+beast_status beast_context_create(beast_backend backend, int device_index, beast_context** ctx) {
+  beast_clear_error();
+  if (!ctx) return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_create: ctx is NULL");
+  *ctx = NULL;
+  if (backend != BEAST_BACKEND_OPENCL) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "backend %d is not supported (OpenCL only)",
+                      (int)backend);
+  }
+  if (device_index < 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "device index %d is negative", device_index);
+  }
+  cl_device_id device = NULL;
+  beast_status status = FindDevice(device_index, &device);
+  if (status != BEAST_OK) return status;
+  char what[64];
+  snprintf(what, sizeof what, "OpenCL device %d", device_index);
+  return Open(device, NULL, what, ctx);
+}
+
+beast_status beast_context_create_opencl(void* cl_context_handle, void* cl_device_handle,
+                                         beast_context** ctx) {
+  beast_clear_error();
+  if (!ctx || !cl_context_handle || !cl_device_handle) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_create_opencl: a NULL argument");
+  }
+  *ctx = NULL;
+  cl_context context = (cl_context)cl_context_handle;
+  cl_device_id device = (cl_device_id)cl_device_handle;
+  /* The device must be one of the context's, or every build would fail later. */
+  cl_uint count = 0;
+  if (clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof count, &count, NULL) != CL_SUCCESS) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "beast_context_create_opencl: not a valid cl_context");
+  }
+  cl_device_id* devices = (cl_device_id*)calloc(count ? count : 1, sizeof(cl_device_id));
+  if (!devices) return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
+  int found = 0;
+  if (clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id), devices, NULL) ==
+      CL_SUCCESS) {
+    for (cl_uint i = 0; i < count; ++i) found |= devices[i] == device;
+  }
+  free(devices);
+  if (!found) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "beast_context_create_opencl: the device is not one of the context's");
+  }
+  return Open(device, context, "the given OpenCL context", ctx);
+}
+
+beast_status beast_context_opencl(beast_context* ctx, void** cl_context_handle,
+                                  void** cl_device_handle, void** cl_queue_handle) {
+  beast_clear_error();
+  if (!ctx) return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_opencl: ctx is NULL");
+  if (cl_context_handle) *cl_context_handle = ctx->context;
+  if (cl_device_handle) *cl_device_handle = ctx->device;
+  if (cl_queue_handle) *cl_queue_handle = ctx->queue;
   return BEAST_OK;
 }
 

@@ -86,6 +86,21 @@ beast_status beast_gemm_shape(const beast_gemm_problem* p, long long shape[BEAST
   return BEAST_OK;
 }
 
+void beast_conv2d_bytes(const beast_conv2d_problem* p, size_t bytes[4]) {
+  size_t out_h = (size_t)OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h);
+  size_t out_w = (size_t)OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w);
+  bytes[0] = sizeof(float) * (size_t)p->n * (size_t)p->c * (size_t)p->h * (size_t)p->w;
+  bytes[1] = sizeof(float) * (size_t)p->k * (size_t)(p->c / p->groups) * (size_t)p->r * (size_t)p->s;
+  bytes[2] = p->bias ? sizeof(float) * (size_t)p->k : 0;
+  bytes[3] = sizeof(float) * (size_t)p->n * (size_t)p->k * out_h * out_w;
+}
+
+void beast_gemm_bytes(const beast_gemm_problem* p, size_t bytes[3]) {
+  bytes[0] = sizeof(float) * (size_t)p->m * (size_t)p->k;
+  bytes[1] = sizeof(float) * (size_t)p->k * (size_t)p->n;
+  bytes[2] = sizeof(float) * (size_t)p->m * (size_t)p->n;
+}
+
 static int Fits(const beast_context* ctx, const beast_entry* e) {
   size_t group = e->local[0] * e->local[1] * e->local[2];
   if (group > ctx->max_work_group_size) return 0;

@@ -1,22 +1,17 @@
-/* beast_launch.c: the host-memory entry points. Each call copies its inputs to
- * device buffers, launches the selected entry's kernel with its tuned
- * geometry (or, for a shape nobody tuned, the generic kernel) and reads the
- * output back; kernels and buffers are per call, so calls on one context may
- * run from several threads. */
-#include <stdint.h>
+/* beast_launch.c: the device-memory entry points beast_conv2d_forward and
+ * beast_gemm. Each call checks its buffers and queue against the context,
+ * picks the entry for the shape (beast_select) and enqueues its kernel with
+ * the tuned geometry, or, for a shape nobody tuned, the generic kernel. A
+ * kernel object is made per call (clSetKernelArg on a shared one would race),
+ * so calls on one context may run from several threads. */
 #include <stdio.h>
 
 #include "beast_runtime.h"
 
-typedef struct HostBuffer {
-  const void* data;
-  size_t bytes;
-} HostBuffer;
-
-/* A kernel to launch: its geometry and the int arguments after the buffers. */
+/* A kernel to enqueue: its geometry and the int arguments after the buffers. */
 typedef struct Launch {
   cl_kernel kernel;
-  const char* what; /* for messages: "conv2d/direct_nchw (KWI=4,...)" */
+  const char* what; /* for messages: "conv2d_direct_nchw (conv2d/direct_nchw, KWI=4,...)" */
   cl_uint dims;
   size_t global[3];
   const size_t* local; /* NULL: the implementation chooses */
@@ -24,67 +19,93 @@ typedef struct Launch {
   int n_ints;
 } Launch;
 
-/* Runs the kernel with the inputs in order, then the output, then the ints:
- * the kernel contract of beast is conv2d (x, w, y) or (x, w, b, y), gemm
- * (A, B, C); the generic kernels add the shape. */
-#define MAX_INPUTS 3
-static beast_status RunKernel(beast_context* ctx, const Launch* k, const HostBuffer* in, int n_in,
-                              float* out, size_t out_bytes) {
-  beast_status status = BEAST_OK;
-  cl_int err = CL_SUCCESS;
-  cl_mem buffers[MAX_INPUTS + 1] = {NULL, NULL, NULL, NULL};
-  const int n_buffers = n_in + 1;
-  const cl_mem_flags in_flags = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-  size_t total_bytes = out_bytes;
-  for (int i = 0; i < n_in && err == CL_SUCCESS; ++i) {
-    total_bytes += in[i].bytes;
-    buffers[i] =
-        clCreateBuffer(ctx->context, in_flags, in[i].bytes, (void*)(uintptr_t)in[i].data, &err);
+/* The queue to enqueue on: the caller's (checked against ctx) or ctx's own. */
+static beast_status ResolveQueue(beast_context* ctx, void* queue, const char* fn,
+                                 cl_command_queue* resolved) {
+  if (!queue) {
+    *resolved = ctx->queue;
+    return BEAST_OK;
   }
-  if (err == CL_SUCCESS) {
-    buffers[n_in] = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, out_bytes, NULL, &err);
+  cl_command_queue q = (cl_command_queue)queue;
+  cl_context context = NULL;
+  cl_device_id device = NULL;
+  if (clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS ||
+      clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, NULL) != CL_SUCCESS) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: queue is not a valid cl_command_queue", fn);
   }
-  if (err != CL_SUCCESS) {
-    status = beast_fail(BEAST_ERROR_DEVICE, "%s cannot allocate %zu bytes in %d buffers (error %d)",
-                        ctx->device_name, total_bytes, n_buffers, (int)err);
+  if (context != ctx->context || device != ctx->device) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "%s: queue belongs to another %s than the beast context's (see "
+                      "beast_context_create_opencl)",
+                      fn, context != ctx->context ? "cl_context" : "device");
   }
-  for (cl_uint i = 0; i < (cl_uint)(n_buffers + k->n_ints) && status == BEAST_OK; ++i) {
-    err = (int)i < n_buffers
-              ? clSetKernelArg(k->kernel, i, sizeof(cl_mem), &buffers[i])
-              : clSetKernelArg(k->kernel, i, sizeof(cl_int), &k->ints[(int)i - n_buffers]);
-    if (err != CL_SUCCESS) {
-      status = beast_fail(BEAST_ERROR_LAUNCH, "kernel %s rejects argument %u (error %d)", k->what,
-                          (unsigned)i, (int)err);
-    }
-  }
-  if (status == BEAST_OK) {
-    err = clEnqueueNDRangeKernel(ctx->queue, k->kernel, k->dims, NULL, k->global, k->local, 0,
-                                 NULL, NULL);
-    if (err != CL_SUCCESS) {
-      status = beast_fail(BEAST_ERROR_LAUNCH,
-                          "%s refused kernel %s with global %zux%zux%zu (error %d)",
-                          ctx->device_name, k->what, k->global[0], k->global[1], k->global[2],
-                          (int)err);
-    }
-  }
-  if (status == BEAST_OK) {
-    /* A kernel that fails on the device surfaces here, at the blocking read. */
-    err = clEnqueueReadBuffer(ctx->queue, buffers[n_in], CL_TRUE, 0, out_bytes, out, 0, NULL,
-                              NULL);
-    if (err != CL_SUCCESS) {
-      status = beast_fail(BEAST_ERROR_LAUNCH, "kernel %s failed on %s (error %d)", k->what,
-                          ctx->device_name, (int)err);
-    }
-  }
-  for (int i = 0; i < n_buffers; ++i) {
-    if (buffers[i]) clReleaseMemObject(buffers[i]);
-  }
-  return status;
+  *resolved = q;
+  return BEAST_OK;
 }
 
-/* Runs a tuned entry with its tuned geometry. */
-static beast_status RunEntry(beast_context* ctx, const beast_entry* e, const HostBuffer* in,
-                             int n_in, float* out, size_t out_bytes) {
+/* A buffer argument: a cl_mem of ctx's context holding at least `bytes`. */
+static beast_status CheckBuffer(beast_context* ctx, void* buffer, const char* name, size_t bytes,
+                                const char* fn) {
+  cl_mem mem = (cl_mem)buffer;
+  cl_context context = NULL;
+  size_t size = 0;
+  if (clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS ||
+      clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: %s is not a valid cl_mem", fn, name);
+  }
+  if (context != ctx->context) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "%s: %s belongs to another cl_context than the beast context's", fn, name);
+  }
+  if (size < bytes) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: %s holds %zu bytes, the problem needs %zu",
+                      fn, name, size, bytes);
+  }
+  return BEAST_OK;
+}
+
+/* Sets the buffers (a NULL one becomes a NULL pointer), then the ints, and
+ * enqueues. With `wait` the call waits for the kernel, so a kernel that
+ * fails on the device is reported here. */
+static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const Launch* k,
+                            const cl_mem* buffers, int n_buffers, int wait) {
+  cl_int err = CL_SUCCESS;
+  for (cl_uint i = 0; i < (cl_uint)(n_buffers + k->n_ints); ++i) {
+    if ((int)i < n_buffers) {
+      err = clSetKernelArg(k->kernel, i, sizeof(cl_mem), buffers[i] ? &buffers[i] : NULL);
+    } else {
+      err = clSetKernelArg(k->kernel, i, sizeof(cl_int), &k->ints[(int)i - n_buffers]);
+    }
+    if (err != CL_SUCCESS) {
+      return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s rejects argument %u (error %d)", k->what,
+                        (unsigned)i, (int)err);
+    }
+  }
+  cl_event event = NULL;
+  err = clEnqueueNDRangeKernel(queue, k->kernel, k->dims, NULL, k->global, k->local, 0, NULL,
+                               wait ? &event : NULL);
+  if (err != CL_SUCCESS) {
+    return beast_fail(BEAST_ERROR_LAUNCH, "%s refused kernel %s with global %zux%zux%zu (error %d)",
+                      ctx->device_name, k->what, k->global[0], k->global[1], k->global[2],
+                      (int)err);
+  }
+  if (!wait) return BEAST_OK;
+  err = clWaitForEvents(1, &event);
+  cl_int exec = CL_COMPLETE;
+  if (err == CL_SUCCESS) {
+    clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+  }
+  clReleaseEvent(event);
+  if (err != CL_SUCCESS || exec < 0) {
+    return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s failed on %s (error %d)", k->what,
+                      ctx->device_name, err != CL_SUCCESS ? (int)err : (int)exec);
+  }
+  return BEAST_OK;
+}
+
+/* Enqueues a tuned entry with its tuned geometry. */
+static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const beast_entry* e,
+                             const cl_mem* buffers, int n_buffers, int wait) {
   cl_program program = NULL;
   beast_status status = beast_program(ctx, e, &program);
   if (status != BEAST_OK) return status;
@@ -98,16 +119,17 @@ static beast_status RunEntry(beast_context* ctx, const beast_entry* e, const Hos
   char what[512];
   snprintf(what, sizeof what, "%s (%s, %s)", e->kernel_name, e->template_name, e->config_key);
   k.what = what;
-  status = RunKernel(ctx, &k, in, n_in, out, out_bytes);
-  clReleaseKernel(k.kernel);
+  status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait);
+  clReleaseKernel(k.kernel); /* an enqueued command keeps its own reference */
   return status;
 }
 
-/* Runs the generic fallback kernel `name` over `outputs` work-items. The
+/* Enqueues the generic fallback kernel `name` over `outputs` work-items. The
  * failure to find a tuned entry that the dispatcher recorded is cleared: the
  * call succeeds, and beast_explain tells why the generic kernel ran. */
-static beast_status RunGeneric(beast_context* ctx, const char* name, const int* ints, int n_ints,
-                               const HostBuffer* in, int n_in, float* out, size_t outputs) {
+static beast_status RunGeneric(beast_context* ctx, cl_command_queue queue, const char* name,
+                               const int* ints, int n_ints, const cl_mem* buffers, int n_buffers,
+                               size_t outputs, int wait) {
   beast_clear_error();
   cl_program program = NULL;
   beast_status status = beast_generic_program(ctx, &program);
@@ -118,64 +140,84 @@ static beast_status RunGeneric(beast_context* ctx, const char* name, const int* 
   if (err != CL_SUCCESS) {
     return beast_fail(BEAST_ERROR_BUILD, "generic kernel %s is missing (error %d)", name, (int)err);
   }
-  status = RunKernel(ctx, &k, in, n_in, out, outputs * sizeof(float));
+  status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait);
   clReleaseKernel(k.kernel);
   return status;
 }
 
-beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
-                                       const float* x, const float* w, const float* bias,
-                                       float* y) {
+beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem* problem, void* x,
+                                  void* w, void* bias, void* y, void* queue) {
+  static const char kFn[] = "beast_conv2d_forward";
   beast_clear_error();
   if (!ctx || !problem || !x || !w || !y) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_conv2d_forward_host: a NULL argument");
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: a NULL argument", kFn);
   }
   if ((problem->bias == 1) != (bias != NULL)) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
-                      "beast_conv2d_forward_host: problem->bias is %d but bias is %s",
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: problem->bias is %d but bias is %s", kFn,
                       problem->bias, bias ? "given" : "NULL");
   }
   long long shape[BEAST_SHAPE_FIELDS];
   char key[512];
   beast_status status = beast_conv2d_shape(problem, shape, key, sizeof key);
+  cl_command_queue q = NULL;
+  if (status == BEAST_OK) status = ResolveQueue(ctx, queue, kFn, &q);
   if (status != BEAST_OK) return status;
-  const beast_entry* e = beast_select(ctx, BEAST_OP_CONV2D, shape, key);
+  size_t bytes[4];
+  beast_conv2d_bytes(problem, bytes); /* only of a valid problem: it divides by strides */
+  void* const args[4] = {x, w, bias, y};
+  static const char* const kNames[4] = {"x", "w", "bias", "y"};
+  for (int i = 0; i < 4 && status == BEAST_OK; ++i) {
+    if (args[i]) status = CheckBuffer(ctx, args[i], kNames[i], bytes[i], kFn);
+  }
+  if (status != BEAST_OK) return status;
+
   const beast_conv2d_problem* p = problem;
-  size_t out_h = (size_t)((p->h + 2 * p->pad_h - p->dilation_h * (p->r - 1) - 1) / p->stride_h + 1);
-  size_t out_w = (size_t)((p->w + 2 * p->pad_w - p->dilation_w * (p->s - 1) - 1) / p->stride_w + 1);
-  HostBuffer in[MAX_INPUTS] = {
-      {x, sizeof(float) * (size_t)p->n * (size_t)p->c * (size_t)p->h * (size_t)p->w},
-      {w, sizeof(float) * (size_t)p->k * (size_t)(p->c / p->groups) * (size_t)p->r * (size_t)p->s},
-      {bias, sizeof(float) * (size_t)p->k}};
-  size_t outputs = (size_t)p->n * (size_t)p->k * out_h * out_w;
-  if (e) return RunEntry(ctx, e, in, p->bias ? 3 : 2, y, outputs * sizeof(float));
-  /* The generic kernel always takes a bias buffer; a zero stands in. */
-  static const float kNoBias = 0;
-  if (!p->bias) in[2] = (HostBuffer){&kNoBias, sizeof kNoBias};
+  const beast_entry* e = beast_select(ctx, BEAST_OP_CONV2D, shape, key);
+  if (e) {
+    /* The tuned contract: (x, w, y), or (x, w, b, y) with a bias. */
+    const cl_mem with_bias[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
+    const cl_mem without[3] = {(cl_mem)x, (cl_mem)w, (cl_mem)y};
+    return RunEntry(ctx, q, e, p->bias ? with_bias : without, p->bias ? 4 : 3, queue == NULL);
+  }
+  /* The generic kernel always takes b; without a bias it gets NULL, unread. */
+  const cl_mem buffers[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
+  const int out_h = (p->h + 2 * p->pad_h - p->dilation_h * (p->r - 1) - 1) / p->stride_h + 1;
+  const int out_w = (p->w + 2 * p->pad_w - p->dilation_w * (p->s - 1) - 1) / p->stride_w + 1;
   const int ints[] = {p->n,        p->c,          p->h,       p->w,         p->k,
-                      p->r,        p->s,          (int)out_h, (int)out_w,   p->stride_h,
+                      p->r,        p->s,          out_h,      out_w,        p->stride_h,
                       p->stride_w, p->pad_h,      p->pad_w,   p->dilation_h, p->dilation_w,
                       p->groups,   p->layout == BEAST_LAYOUT_NHWC, p->bias};
-  return RunGeneric(ctx, "beast_generic_conv2d", ints, (int)(sizeof ints / sizeof ints[0]), in, 3,
-                    y, outputs);
+  return RunGeneric(ctx, q, "beast_generic_conv2d", ints, (int)(sizeof ints / sizeof ints[0]),
+                    buffers, 4, bytes[3] / sizeof(float), queue == NULL);
 }
 
-beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const float* a,
-                             const float* b, float* c) {
+beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, void* a, void* b,
+                        void* c, void* queue) {
+  static const char kFn[] = "beast_gemm";
   beast_clear_error();
   if (!ctx || !problem || !a || !b || !c) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_gemm_host: a NULL argument");
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: a NULL argument", kFn);
   }
   long long shape[BEAST_SHAPE_FIELDS];
   char key[512];
   beast_status status = beast_gemm_shape(problem, shape, key, sizeof key);
+  cl_command_queue q = NULL;
+  if (status == BEAST_OK) status = ResolveQueue(ctx, queue, kFn, &q);
   if (status != BEAST_OK) return status;
-  const beast_entry* e = beast_select(ctx, BEAST_OP_GEMM, shape, key);
+  size_t bytes[3];
+  beast_gemm_bytes(problem, bytes); /* only of a valid problem: it divides by strides */
+  void* const args[3] = {a, b, c};
+  static const char* const kNames[3] = {"a", "b", "c"};
+  for (int i = 0; i < 3 && status == BEAST_OK; ++i) {
+    status = CheckBuffer(ctx, args[i], kNames[i], bytes[i], kFn);
+  }
+  if (status != BEAST_OK) return status;
+
   const beast_gemm_problem* p = problem;
-  HostBuffer in[2] = {{a, sizeof(float) * (size_t)p->m * (size_t)p->k},
-                      {b, sizeof(float) * (size_t)p->k * (size_t)p->n}};
-  size_t outputs = (size_t)p->m * (size_t)p->n;
-  if (e) return RunEntry(ctx, e, in, 2, c, outputs * sizeof(float));
+  const cl_mem buffers[3] = {(cl_mem)a, (cl_mem)b, (cl_mem)c};
+  const beast_entry* e = beast_select(ctx, BEAST_OP_GEMM, shape, key);
+  if (e) return RunEntry(ctx, q, e, buffers, 3, queue == NULL);
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
-  return RunGeneric(ctx, "beast_generic_gemm", ints, 6, in, 2, c, outputs);
+  return RunGeneric(ctx, q, "beast_generic_gemm", ints, 6, buffers, 3, bytes[2] / sizeof(float),
+                    queue == NULL);
 }

@@ -49,6 +49,11 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* problem,
 beast_status beast_gemm_shape(const beast_gemm_problem* problem,
                               long long shape[BEAST_SHAPE_FIELDS], char* key, size_t key_len);
 
+/* The bytes of each buffer of a problem that passed the checks above:
+ * conv2d x, w, bias (0 without one), y; gemm a, b, c. */
+void beast_conv2d_bytes(const beast_conv2d_problem* problem, size_t bytes[4]);
+void beast_gemm_bytes(const beast_gemm_problem* problem, size_t bytes[3]);
+
 /* The entry to run for (op, shape) on ctx's device: one tuned on this device
  * (by name) if any, else the fastest tuned elsewhere whose work-group this
  * device can launch. NULL, with the reason recorded as a NOT_TUNED error,

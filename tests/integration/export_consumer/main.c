@@ -1,7 +1,8 @@
 /* main.c: checks an exported BeastTuned library through its C API only. Runs
  * every problem export_test.cpp tunes against a naive CPU reference, runs
  * shapes nobody tuned (fixed and random: the generic kernel must be right),
- * misuses the API, and calls from two threads.
+ * misuses the API, calls from two threads, and runs the checks of the other
+ * files (consumer.h).
  * Prints one "ok ..." or "FAIL ..." line per check; exits 0 only if all pass.
  * The problem lists here and in export_test.cpp must agree. */
 #include <math.h>
@@ -11,139 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beast_tuned.h"
-
-/* |y - ref| / sum|products| may not exceed this: float rounding of sums of
- * tens of terms stays well below it, an indexing error lands far above. */
-#define TOLERANCE 1e-5
-
-static int failures = 0;
-
-static void Report(int ok, const char* what, const char* detail) {
-  printf("%s %s%s%s\n", ok ? "ok" : "FAIL", what, detail[0] ? ": " : "", detail);
-  if (!ok) ++failures;
-}
-
-/* Uniform in [-1, 1), multiples of 2^-23, from a splitmix64 stream. */
-static float* RandomInputs(size_t count, uint64_t seed) {
-  float* v = (float*)malloc(count * sizeof(float));
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    v[i] = (float)((double)(z >> 40) / 8388608.0 - 1.0);
-  }
-  return v;
-}
-
-/* Largest |y - ref| / bound over the outputs. */
-static double MaxRelativeError(const float* y, const double* ref, const double* bound, size_t n) {
-  double worst = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double e = fabs((double)y[i] - ref[i]) / (bound[i] > 0 ? bound[i] : 1.0);
-    if (!(e <= worst)) worst = e; /* a NaN output counts as the worst */
-  }
-  return worst;
-}
-
-static int OutSize(int in, int pad, int dilation, int taps, int stride) {
-  return (in + 2 * pad - dilation * (taps - 1) - 1) / stride + 1;
-}
-
-/* Forward convolution in double (plus b[k] when b is not NULL), and the same
- * over absolute values. NCHW: x[n][c][h][w], w[k][c][r][s], y[n][k][p][q];
- * NHWC: x[n][h][w][c], w[k][r][s][c], y[n][p][q][k]. */
-static void ReferenceConv(const beast_conv2d_problem* p, const float* x, const float* w,
-                          const float* b, double* y, double* bound) {
-  int P = OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h);
-  int Q = OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w);
-  int cg = p->c / p->groups, kg = p->k / p->groups;
-  for (int n = 0; n < p->n; ++n)
-    for (int k = 0; k < p->k; ++k)
-      for (int oh = 0; oh < P; ++oh)
-        for (int ow = 0; ow < Q; ++ow) {
-          double sum = b ? b[k] : 0, abs_sum = b ? fabs(b[k]) : 0;
-          for (int c = 0; c < cg; ++c)
-            for (int r = 0; r < p->r; ++r)
-              for (int s = 0; s < p->s; ++s) {
-                int ih = oh * p->stride_h - p->pad_h + r * p->dilation_h;
-                int iw = ow * p->stride_w - p->pad_w + s * p->dilation_w;
-                if (ih < 0 || ih >= p->h || iw < 0 || iw >= p->w) continue;
-                int ci = (k / kg) * cg + c;
-                int nhwc = p->layout == BEAST_LAYOUT_NHWC;
-                double xv = nhwc ? x[((size_t)(n * p->h + ih) * p->w + iw) * p->c + ci]
-                                 : x[((size_t)(n * p->c + ci) * p->h + ih) * p->w + iw];
-                double wv = nhwc ? w[((size_t)(k * p->r + r) * p->s + s) * cg + c]
-                                 : w[((size_t)(k * cg + c) * p->r + r) * p->s + s];
-                sum += xv * wv;
-                abs_sum += fabs(xv * wv);
-              }
-          size_t o = p->layout == BEAST_LAYOUT_NHWC ? ((size_t)(n * P + oh) * Q + ow) * p->k + k
-                                                    : ((size_t)(n * p->k + k) * P + oh) * Q + ow;
-          y[o] = sum;
-          bound[o] = abs_sum;
-        }
-}
-
-/* Element (row, col) of a rows x cols matrix stored row- or column-major. */
-static size_t At(int col_major, int rows, int cols, int row, int col) {
-  return col_major ? (size_t)col * rows + row : (size_t)row * cols + col;
-}
-
-static void ReferenceGemm(const beast_gemm_problem* p, const float* a, const float* b, double* c,
-                          double* bound) {
-  const int cm = p->col_major;
-  for (int m = 0; m < p->m; ++m)
-    for (int n = 0; n < p->n; ++n) {
-      double sum = 0, abs_sum = 0;
-      for (int k = 0; k < p->k; ++k) {
-        double av = p->trans_a ? a[At(cm, p->k, p->m, k, m)] : a[At(cm, p->m, p->k, m, k)];
-        double bv = p->trans_b ? b[At(cm, p->n, p->k, n, k)] : b[At(cm, p->k, p->n, k, n)];
-        sum += av * bv;
-        abs_sum += fabs(av * bv);
-      }
-      c[At(cm, p->m, p->n, m, n)] = sum;
-      bound[At(cm, p->m, p->n, m, n)] = abs_sum;
-    }
-}
-
-/* One conv2d problem's data, its reference, and a check of an output. */
-typedef struct ConvCase {
-  beast_conv2d_problem p;
-  float *x, *w, *b; /* b: NULL unless p.bias */
-  double *ref, *bound;
-  size_t y_count;
-} ConvCase;
-
-static ConvCase MakeConvCase(beast_conv2d_problem p, uint64_t seed) {
-  ConvCase t;
-  t.p = p;
-  size_t P = (size_t)OutSize(p.h, p.pad_h, p.dilation_h, p.r, p.stride_h);
-  size_t Q = (size_t)OutSize(p.w, p.pad_w, p.dilation_w, p.s, p.stride_w);
-  t.y_count = (size_t)p.n * p.k * P * Q;
-  t.x = RandomInputs((size_t)p.n * p.c * p.h * p.w, seed);
-  t.w = RandomInputs((size_t)p.k * (p.c / p.groups) * p.r * p.s, seed + 1);
-  t.b = p.bias ? RandomInputs((size_t)p.k, seed + 2) : NULL;
-  t.ref = (double*)malloc(t.y_count * sizeof(double));
-  t.bound = (double*)malloc(t.y_count * sizeof(double));
-  ReferenceConv(&t.p, t.x, t.w, t.b, t.ref, t.bound);
-  return t;
-}
+#include "consumer.h"
 
 static void CheckConv(beast_context* ctx, const ConvCase* t, const char* what) {
   float* y = (float*)malloc(t->y_count * sizeof(float));
   for (size_t i = 0; i < t->y_count; ++i) y[i] = NAN; /* every output must be written */
-  char detail[1200];
   beast_status s = beast_conv2d_forward_host(ctx, &t->p, t->x, t->w, t->b, y);
-  if (s != BEAST_OK) {
-    snprintf(detail, sizeof detail, "status %d: %s", (int)s, beast_last_error());
-    Report(0, what, detail);
-  } else {
-    double e = MaxRelativeError(y, t->ref, t->bound, t->y_count);
-    snprintf(detail, sizeof detail, "max relative error %.3g", e);
-    Report(e <= TOLERANCE, what, detail);
-  }
+  CheckOutput(what, s, y, t->ref, t->bound, t->y_count);
   free(y);
 }
 
@@ -165,37 +40,27 @@ static void* RunConv(void* arg) {
  * bits, and asks beast_explain, whose answer must name `expect` (the template
  * for a tuned shape, "generic" for one nobody tuned). */
 static void CheckGemm(beast_context* ctx, beast_gemm_problem p, uint64_t seed, const char* expect) {
-  float* a = RandomInputs((size_t)p.m * p.k, seed);
-  float* b = RandomInputs((size_t)p.k * p.n, seed + 1);
-  size_t count = (size_t)p.m * p.n;
-  float* c = (float*)malloc(count * sizeof(float));
-  float* again = (float*)malloc(count * sizeof(float));
-  double* ref = (double*)malloc(count * sizeof(double));
-  double* bound = (double*)malloc(count * sizeof(double));
-  for (size_t i = 0; i < count; ++i) c[i] = NAN;
-  ReferenceGemm(&p, a, b, ref, bound);
-  char what[128], detail[1200];
+  GemmCase t = MakeGemmCase(p, seed);
+  float* c = (float*)malloc(t.c_count * sizeof(float));
+  float* again = (float*)malloc(t.c_count * sizeof(float));
+  for (size_t i = 0; i < t.c_count; ++i) c[i] = NAN;
+  char what[128];
   snprintf(what, sizeof what, "gemm m=%d n=%d k=%d trans_a=%d trans_b=%d col_major=%d", p.m, p.n,
            p.k, p.trans_a, p.trans_b, p.col_major);
-  beast_status s = beast_gemm_host(ctx, &p, a, b, c);
-  if (s != BEAST_OK) {
-    snprintf(detail, sizeof detail, "status %d: %s", (int)s, beast_last_error());
-    Report(0, what, detail);
-  } else {
-    double e = MaxRelativeError(c, ref, bound, count);
-    snprintf(detail, sizeof detail, "max relative error %.3g", e);
-    Report(e <= TOLERANCE, what, detail);
+  beast_status s = beast_gemm_host(ctx, &p, t.a, t.b, c);
+  CheckOutput(what, s, c, t.ref, t.bound, t.c_count);
+  if (s == BEAST_OK) {
     /* A second call reuses the built program and gives the same bits. */
-    s = beast_gemm_host(ctx, &p, a, b, again);
+    s = beast_gemm_host(ctx, &p, t.a, t.b, again);
     snprintf(what, sizeof what, "gemm m=%d n=%d k=%d again", p.m, p.n, p.k);
-    Report(s == BEAST_OK && memcmp(c, again, count * sizeof(float)) == 0, what,
+    Report(s == BEAST_OK && memcmp(c, again, t.c_count * sizeof(float)) == 0, what,
            s == BEAST_OK ? "" : beast_last_error());
   }
-  s = beast_explain_gemm(ctx, &p, detail, sizeof detail);
   snprintf(what, sizeof what, "explain gemm m=%d n=%d k=%d", p.m, p.n, p.k);
-  Report(s == BEAST_OK && strstr(detail, expect) != NULL, what,
-         s == BEAST_OK ? detail : beast_last_error());
-  free(a), free(b), free(c), free(again), free(ref), free(bound);
+  const char* const expected[] = {expect, NULL};
+  CheckExplainGemm(ctx, &p, what, expected);
+  free(c), free(again);
+  FreeGemmCase(&t);
 }
 
 int main(void) {
@@ -273,7 +138,7 @@ int main(void) {
       }
       ConvCase t = MakeConvCase(c, 1000 + (uint64_t)i);
       CheckConv(ctx, &t, "random untuned conv2d");
-      free(t.x), free(t.w), free(t.b), free(t.ref), free(t.bound);
+      FreeConvCase(&t);
     } else {
       beast_gemm_problem g = {1 + u[0] % 70, 1 + u[1] % 70, 1 + u[2] % 70, u[3] % 2, u[4] % 2,
                               BEAST_DTYPE_F32, u[5] % 2};
@@ -323,6 +188,7 @@ int main(void) {
     Report(0, "two threads", beast_last_error());
   }
   beast_context_destroy(ctx);
+  CheckDeviceApi();
   printf("%d failures\n", failures);
   return failures == 0 ? 0 : 1;
 }
