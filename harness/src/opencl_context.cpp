@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "beast/error.hpp"
+#include "harness/cached_build.hpp"
 #include "opencl_errors.hpp"
 #include "opencl_handles.hpp"
 
@@ -87,6 +88,15 @@ OpenCLContext::~OpenCLContext() = default;
 const beast::DeviceInfo& OpenCLContext::device() const { return impl_->info; }
 
 BuildResult OpenCLContext::Build(const std::string& source, const std::string& options) {
+  if (cache_) return BuildThroughCache(*this, *cache_, source, options);
+  return BuildFromSource(source, options);
+}
+
+void OpenCLContext::UseProgramCache(std::shared_ptr<const ProgramCache> cache) {
+  cache_ = std::move(cache);
+}
+
+BuildResult OpenCLContext::BuildFromSource(const std::string& source, const std::string& options) {
   BuildResult result;
   auto start = std::chrono::steady_clock::now();
   const char* text = source.c_str();
@@ -109,6 +119,7 @@ BuildResult OpenCLContext::Build(const std::string& source, const std::string& o
     // no log at all.
     if (!result.log.empty() && result.log.back() != '\n') result.log += '\n';
     result.log += "clBuildProgram failed: " + OpenCLErrorText(status);
+    result.rejected = status == CL_BUILD_PROGRAM_FAILURE;
     return result;
   }
   result.ok = true;

@@ -13,6 +13,7 @@ namespace beast::harness {
 
 struct ProgramImpl;  // owns a cl_program (opencl_handles.hpp)
 struct BufferImpl;   // owns a cl_mem
+class ProgramCache;  // program_cache.hpp
 
 // A built program; null when the build failed.
 using ProgramHandle = std::shared_ptr<const ProgramImpl>;
@@ -20,8 +21,16 @@ using ProgramHandle = std::shared_ptr<const ProgramImpl>;
 struct BuildResult {
   bool ok = false;
   std::string log;        // the compiler's full build log (warnings too)
-  double compile_ms = 0;  // wall clock of create + build
+  // Wall clock of create + build from source; for a program from the cache,
+  // that of the build which made the entry (the program's compile time,
+  // whoever paid it).
+  double compile_ms = 0;
   ProgramHandle program;  // set when ok
+  // The compiler rejected the source (CL_BUILD_PROGRAM_FAILURE), as opposed
+  // to a runtime that failed (no memory, bad options): only this is cached.
+  bool rejected = false;
+  bool from_cache = false;  // loaded from a ProgramCache entry, not compiled now
+  double load_ms = 0;       // when from_cache: wall clock of reading and loading it
 };
 
 // A device allocation; copies share it, the last copy releases it.
@@ -55,8 +64,13 @@ class OpenCLContext {
   const beast::DeviceInfo& device() const;
 
   // Compiles `source` with clBuildProgram `options`. Never throws for a bad
-  // source or bad options: that is data (ok=false, log says why).
+  // source or bad options: that is data (ok=false, log says why). With a
+  // program cache set, goes through it (cached_build.hpp).
   BuildResult Build(const std::string& source, const std::string& options);
+  // Compiles from source, never through the cache.
+  BuildResult BuildFromSource(const std::string& source, const std::string& options);
+  // Builds from here on go through `cache` (null: none).
+  void UseProgramCache(std::shared_ptr<const ProgramCache> cache);
 
   // Allocates `bytes` (> 0) of device memory. Throws Error(kBadArgument) for
   // 0 bytes, Error(kEnvironment) when the device refuses.
@@ -71,6 +85,7 @@ class OpenCLContext {
 
  private:
   std::unique_ptr<Impl> impl_;
+  std::shared_ptr<const ProgramCache> cache_;
 };
 
 }  // namespace beast::harness
