@@ -1,4 +1,4 @@
--- beast result database, schema version 2.
+-- beast result database, schema version 3.
 -- Executed in one transaction when `beast` creates a new database. The two
 -- header fields below identify the file: application_id 0x42454153 ('BEAS')
 -- says it is a beast database, user_version is the schema version that
@@ -6,7 +6,7 @@
 -- end of a table, so every column a migration adds is listed last here, in the
 -- same order (a test compares a migrated database with a fresh one).
 PRAGMA application_id = 1111834963;
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- A compute device as it was when measured: a driver update is a new device
 -- row, because timings from different drivers must not be mixed.
@@ -64,7 +64,9 @@ CREATE TABLE runs (
 
 -- One config measured (or failed) on one device for one problem. The UNIQUE
 -- key is what makes a resumed tune skip work already done: the first result
--- recorded is kept.
+-- recorded is kept. 'pruned_after_compile': compiled, then rejected by a
+-- post-compile constraint on its resources and not run; 'compiled' (version
+-- 3): compiled fine for a device that is not present (compile-only tuning).
 CREATE TABLE measurements (
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs (id),
@@ -74,7 +76,7 @@ CREATE TABLE measurements (
   is_default INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
   status TEXT NOT NULL
     CHECK (status IN ('ok', 'compile_error', 'runtime_error', 'crashed', 'timeout',
-                      'wrong_result', 'pruned_after_compile')),
+                      'wrong_result', 'pruned_after_compile', 'compiled')),
   samples_json TEXT NOT NULL DEFAULT '[]', -- raw samples in ms
   median_ms REAL,
   spread REAL,                           -- (p75 - p25) / median
@@ -89,6 +91,13 @@ CREATE TABLE measurements (
   -- version string, e.g. PoCL's, or NVRTC's "12.4"). '' when unknown.
   compiler TEXT NOT NULL DEFAULT '',
   compiler_version TEXT NOT NULL DEFAULT '',
+  -- Version 3: what the compiled kernel needs, as its compiler reports it;
+  -- NULL where the backend does not say (OpenCL reports no registers or
+  -- spills) or nothing was compiled.
+  registers INTEGER,                     -- per thread (ptxas)
+  spill_bytes INTEGER,                   -- spill stores + spill loads (ptxas)
+  stack_bytes INTEGER,                   -- ptxas stack frame; OpenCL private memory
+  shared_bytes INTEGER,                  -- per group: CUDA static shared, OpenCL local memory
   UNIQUE (device_id, problem_id, config_id)
 );
 
@@ -132,7 +141,7 @@ CREATE INDEX baselines_by_run ON baselines (run_id);
 -- the device (name, architecture, driver, clock where known), the compiler and
 -- its version, beast's version, the template version (its hash covers the
 -- template and space text), the problem and config, the raw samples, status
--- and error text.
+-- and error text; since version 3 also the compiled resources.
 CREATE VIEW measurement_provenance AS
 SELECT m.id AS measurement_id, m.run_id, r.beast_version, r.command,
        d.backend, d.name AS device_name, d.vendor, d.arch, d.driver_version,
@@ -141,7 +150,8 @@ SELECT m.id AS measurement_id, m.run_id, r.beast_version, r.command,
        t.name AS template_name, t.hash AS template_hash, t.source_path,
        p.key AS problem_key, c.config_key, c.params_json,
        m.status, m.samples_json, m.median_ms, m.spread, m.gflops, m.max_error,
-       m.compile_ms, m.error_text, m.created_at
+       m.compile_ms, m.error_text, m.created_at,
+       m.registers, m.spill_bytes, m.stack_bytes, m.shared_bytes
 FROM measurements m
 JOIN runs r ON r.id = m.run_id
 JOIN devices d ON d.id = m.device_id

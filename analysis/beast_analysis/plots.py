@@ -165,15 +165,16 @@ def failures(frame, path):
     if frame.empty:
         message_figure(path, title, "No measurement in the database.")
         return ""
-    failed = frame[frame["status"] != "ok"]
+    # Not failures: ran ok, or compiled for a device that is not present.
+    failed = frame[~frame["status"].isin(("ok", "compiled"))]
     if failed.empty:
         message_figure(path, title, f"No failures: all {len(frame)} measurements are ok.")
         return ""
     counts = frame.groupby(_GROUP + ["status"]).size().unstack(fill_value=0)
     fig, ax = figure(10, 1.0 + 1.1 * len(counts), layout="constrained")
     left = [0] * len(counts)
-    for status in MEASUREMENT_STATUSES[1:]:
-        if status not in counts.columns or not counts[status].any():
+    for status in MEASUREMENT_STATUSES:
+        if status in ("ok", "compiled") or status not in counts.columns or not counts[status].any():
             continue
         ax.barh(range(len(counts)), counts[status], left=left, color=_STATUS_COLORS[status],
                 label=status, height=0.6)

@@ -21,6 +21,7 @@ MEASUREMENT_STATUSES = (
     "timeout",
     "wrong_result",
     "pruned_after_compile",
+    "compiled",
 )
 
 # Filters are bound parameters: :device (name), :problem (key), :template (name).

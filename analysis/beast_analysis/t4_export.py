@@ -31,6 +31,8 @@ _STATUS = {
     "timeout": ("timeout", 0, "RuntimeFailedConfig"),
     "wrong_result": ("correctness", 0, "RuntimeFailedConfig"),
     "pruned_after_compile": ("constraints", 0, "InvalidConfig"),
+    # Compile-only tuning: valid and compiled, never run (no time, correctness unknown).
+    "compiled": ("correct", 0, None),
 }
 
 

@@ -2,7 +2,8 @@
 // every row, the best or top-k per device, problem and template, filtered by
 // device, problem, template, status and parameter values (all bound, never
 // pasted into SQL), with the speed-up over the default config and over each
-// vendor library's baseline; or two devices compared on their common problems.
+// vendor library's baseline and the compiled kernel's resources where known;
+// or two devices compared on their common problems.
 #include <cstdio>
 #include <set>
 
@@ -25,7 +26,10 @@ const char kHelp[] =
     "template. --best keeps the best ok config of each, --top K the K best, with the speed-up\n"
     "over the template's default config. Where a vendor library's baseline was measured on\n"
     "the same device and problem, a column \"vs LIBRARY\" gives its fastest ok time divided\n"
-    "by the row's time.\n"
+    "by the row's time. The compiled kernel's resources (registers, spill, stack and\n"
+    "shared/local memory bytes) show where the backend reported them: always in --json\n"
+    "(null when unknown), as columns in --csv and a line per row in the table when any\n"
+    "row has one.\n"
     "  --device D          a device name as `beast query` shows it (or a unique part of it)\n"
     "  --where PARAM=VALUE configs whose parameter PARAM has VALUE (repeatable: all must hold)\n"
     "  --compare A B       the problems both devices measured ok: the best of each and\n"
@@ -33,6 +37,25 @@ const char kHelp[] =
 
 std::string Opt(const std::optional<double>& v) { return v ? JsonNumber(*v) : ""; }
 std::string Num(const std::optional<double>& v) { return v ? JsonNumber(*v) : "null"; }
+std::string OptInt(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : ""; }
+std::string Int(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "null"; }
+
+bool HasResources(const results_db::ResultRow& r) {
+  return r.registers || r.spill_bytes || r.stack_bytes || r.shared_bytes;
+}
+
+// "registers 40, spills 0 B, stack 16 B, shared 8192 B", the known ones only.
+std::string ResourcesText(const results_db::ResultRow& r) {
+  std::string text;
+  auto add = [&](const char* name, const std::optional<int64_t>& v, const char* unit) {
+    if (v) text += (text.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(*v) + unit;
+  };
+  add("registers", r.registers, "");
+  add("spills", r.spill_bytes, " B");
+  add("stack", r.stack_bytes, " B");
+  add("shared", r.shared_bytes, " B");
+  return text;
+}
 
 std::string Ratio(const std::optional<double>& v) {
   if (!v) return "";
@@ -119,6 +142,8 @@ void CheckParameters(results_db::Store& store, const results_db::QueryFilter& fi
 
 void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool csv) {
   const std::vector<std::string> libraries = BaselineLibraries(rows);
+  bool any_resources = false;
+  for (const auto& r : rows) any_resources = any_resources || HasResources(r);
   if (json) {
     std::string out = "[";
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -130,7 +155,10 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
              ", \"is_default\": " + (r.is_default ? "true" : "false") + ", \"median_ms\": " + Num(r.median_ms) +
              ", \"spread\": " + Num(r.spread) + ", \"gflops\": " + Num(r.gflops) +
              ", \"max_error\": " + Num(r.max_error) + ", \"speedup_vs_default\": " + Num(r.speedup_vs_default) +
-             ", \"error\": " + JsonString(r.error_text) + ", \"baselines\": [";
+             ", \"compile_ms\": " + Num(r.compile_ms) + ", \"registers\": " + Int(r.registers) +
+             ", \"spill_bytes\": " + Int(r.spill_bytes) + ", \"stack_bytes\": " + Int(r.stack_bytes) +
+             ", \"shared_bytes\": " + Int(r.shared_bytes) + ", \"error\": " + JsonString(r.error_text) +
+             ", \"baselines\": [";
       for (size_t j = 0; j < r.baselines.size(); ++j) {
         const auto& b = r.baselines[j];
         out += std::string(j ? ", " : "") + "{\"library\": " + JsonString(b.library) +
@@ -146,10 +174,15 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
     std::string header =
         "device,backend,problem,template,config,status,is_default,median_ms,spread,gflops,max_error,"
         "speedup_vs_default";
+    if (any_resources) header += ",registers,spill_bytes,stack_bytes,shared_bytes";
     for (const auto& library : libraries) header += "," + CsvField("vs_" + library);
     std::printf("%s\n", header.c_str());
     for (const auto& r : rows) {
       std::string vs;
+      if (any_resources) {
+        vs += "," + OptInt(r.registers) + "," + OptInt(r.spill_bytes) + "," + OptInt(r.stack_bytes) + "," +
+              OptInt(r.shared_bytes);
+      }
       for (const auto& library : libraries) vs += "," + Opt(VsLibrary(r, library));
       std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(), r.backend.c_str(),
                   CsvField(r.problem_key).c_str(), CsvField(r.template_name).c_str(),
@@ -182,6 +215,7 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
                 r.status.c_str(), median, gflops, Ratio(r.speedup_vs_default).c_str(), vs.c_str(),
                 r.is_default ? "default" : "", r.config_key.c_str(), indent, "", r.device_name.c_str(), indent,
                 "", r.problem_key.c_str());
+    if (HasResources(r)) std::printf("%*s  %s\n", indent, "", ResourcesText(r).c_str());
   }
   std::printf("%zu rows\n", rows.size());
 }

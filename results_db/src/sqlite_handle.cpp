@@ -127,6 +127,11 @@ std::optional<double> Statement::ColumnOptionalDouble(int column) const {
   return sqlite3_column_double(stmt_, column);
 }
 
+std::optional<int64_t> Statement::ColumnOptionalInt(int column) const {
+  if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_column_int64(stmt_, column);
+}
+
 Transaction::Transaction(Connection& connection) : connection_(connection) {
   connection_.Exec("BEGIN IMMEDIATE", "starting a transaction");
 }

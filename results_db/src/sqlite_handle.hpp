@@ -61,6 +61,7 @@ class Statement {
   double ColumnDouble(int column) const;
   std::string ColumnText(int column) const;
   std::optional<double> ColumnOptionalDouble(int column) const;
+  std::optional<int64_t> ColumnOptionalInt(int column) const;
 
  private:
   void CheckBind(int rc);

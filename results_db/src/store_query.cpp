@@ -27,7 +27,8 @@ WITH result_rows AS (
          d.vendor, d.driver_version, d.arch, d.limits_json, m.problem_id, p.key AS problem_key, p.op,
          c.template_id, t.name AS template_name, t.hash AS template_hash, t.source_path,
          m.config_id, c.config_key, c.params_json, m.status, m.is_default, m.median_ms,
-         m.spread, m.gflops, m.max_error, m.compile_ms, m.error_text,
+         m.spread, m.gflops, m.max_error, m.compile_ms, m.error_text, m.registers,
+         m.spill_bytes, m.stack_bytes, m.shared_bytes,
          (SELECT dm.median_ms FROM measurements dm JOIN configs dc ON dc.id = dm.config_id
            WHERE dm.device_id = m.device_id AND dm.problem_id = m.problem_id
              AND dc.template_id = c.template_id AND dm.is_default = 1
@@ -75,7 +76,8 @@ best_rows AS (
 const std::string kResultColumns = R"SQL(
 SELECT measurement_id, run_id, device_id, backend, device_name, problem_id, problem_key,
        template_id, template_name, template_hash, config_id, config_key, params_json, status,
-       is_default, median_ms, spread, gflops, max_error, compile_ms, default_ms, error_text
+       is_default, median_ms, spread, gflops, max_error, compile_ms, default_ms, error_text,
+       registers, spill_bytes, stack_bytes, shared_bytes
 )SQL";
 
 const std::string kOrder = R"SQL(
@@ -171,6 +173,10 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.speedup_vs_default =
         row.status == "ok" ? Speedup(query.ColumnOptionalDouble(20), row.median_ms) : std::nullopt;
     row.error_text = query.ColumnText(21);
+    row.registers = query.ColumnOptionalInt(22);
+    row.spill_bytes = query.ColumnOptionalInt(23);
+    row.stack_bytes = query.ColumnOptionalInt(24);
+    row.shared_bytes = query.ColumnOptionalInt(25);
     rows.push_back(std::move(row));
   }
   impl_->AttachBaselines(rows, filter.device_id);

@@ -139,8 +139,9 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   auto& insert = impl_->Prepared(
       "INSERT INTO measurements (run_id, device_id, problem_id, config_id, is_default, status, "
       "samples_json, median_ms, spread, gflops, max_error, compile_ms, error_text, build_log, "
-      "compiler, compiler_version) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
+      "compiler, compiler_version, registers, spill_bytes, stack_bytes, shared_bytes) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+      "?19, ?20) "
       "ON CONFLICT (device_id, problem_id, config_id) DO NOTHING",
       "recording a measurement");
   internal::StatementScope scope(insert);
@@ -160,6 +161,10 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   insert.BindText(14, m.build_log);
   insert.BindText(15, m.compiler);
   insert.BindText(16, m.compiler_version);
+  insert.BindOptionalInt(17, m.registers);
+  insert.BindOptionalInt(18, m.spill_bytes);
+  insert.BindOptionalInt(19, m.stack_bytes);
+  insert.BindOptionalInt(20, m.shared_bytes);
   insert.Run();
   if (sqlite3_changes(impl_->connection.get()) > 0) return true;
   if (m.is_default) {

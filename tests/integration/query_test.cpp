@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "command_runner.hpp"
@@ -193,10 +194,68 @@ TEST_F(QueryCli, StatusAsJson) {
             "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
             "\"config\": \"MWG=64,VW=4\", \"params\": {\"MWG\": 64, \"VW\": 4}, \"status\": "
             "\"compile_error\", \"is_default\": false, \"median_ms\": null, \"spread\": null, "
-            "\"gflops\": null, \"max_error\": null, \"speedup_vs_default\": null, \"error\": "
-            "\"error: out of registers\", \"baselines\": [{\"library\": \"clblast\", \"routine\": "
+            "\"gflops\": null, \"max_error\": null, \"speedup_vs_default\": null, "
+            "\"compile_ms\": null, \"registers\": null, \"spill_bytes\": null, \"stack_bytes\": null, "
+            "\"shared_bytes\": null, \"error\": \"error: out of registers\", \"baselines\": [{\"library\": \"clblast\", \"routine\": "
             "\"Sgemm\", \"median_ms\": 3, \"speedup\": null}, {\"library\": \"cublas\", "
             "\"routine\": \"Sgemm\", \"median_ms\": 1, \"speedup\": null}]}]\n");
+}
+
+TEST_F(QueryCli, CompiledResourcesWherePresent) {
+  {
+    results_db::Store s = results_db::Store::Open(db_);
+    results_db::DeviceRecord d;
+    d.backend = "cuda";
+    d.name = "compile-only sm_90";
+    d.driver_version = "spec table";
+    int64_t sm90 = s.UpsertDevice(d);
+    int64_t problem = s.UpsertProblem(kGemm64, "gemm", 524288.0);
+    int64_t tiled = s.UpsertTemplate("gemm/tiled", "aaaa", "");
+    int64_t run = s.BeginRun("beast tune", "0.1.0");
+    auto record = [&](const std::string& key, const std::string& status,
+                      std::optional<int64_t> registers) {
+      results_db::MeasurementRecord m;
+      m.run_id = run;
+      m.device_id = sm90;
+      m.problem_id = problem;
+      m.config_id = s.UpsertConfig(tiled, key, "h" + key, "{}");  // the existing configs
+      m.status = status;
+      m.compile_ms = 250;
+      m.registers = registers;
+      m.spill_bytes = 0;
+      m.stack_bytes = 8;
+      m.shared_bytes = 4096;
+      if (status != "compiled") m.error_text = "violates hard constraint \"registers <= 64\"";
+      s.RecordMeasurement(m);
+    };
+    record("MWG=16,VW=1", "compiled", 40);
+    record("MWG=64,VW=4", "pruned_after_compile", 96);
+  }
+  EXPECT_EQ(Query("--device sm_90 --csv"),
+            std::string(kCsvHeader) + ",registers,spill_bytes,stack_bytes,shared_bytes\n" +
+                "compile-only sm_90,cuda,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\","
+                "gemm/tiled,\"MWG=16,VW=1\",compiled,0,,,,,,40,0,8,4096\n"
+                "compile-only sm_90,cuda,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\","
+                "gemm/tiled,\"MWG=64,VW=4\",pruned_after_compile,0,,,,,,96,0,8,4096\n");
+  EXPECT_EQ(Query("--device sm_90 --status compiled --json"),
+            "[{\"device\": \"compile-only sm_90\", \"backend\": \"cuda\", \"problem\": "
+            "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
+            "\"config\": \"MWG=16,VW=1\", \"params\": {\"MWG\": 16, \"VW\": 1}, \"status\": "
+            "\"compiled\", "
+            "\"is_default\": false, \"median_ms\": null, \"spread\": null, \"gflops\": null, "
+            "\"max_error\": null, \"speedup_vs_default\": null, \"compile_ms\": 250, "
+            "\"registers\": 40, \"spill_bytes\": 0, \"stack_bytes\": 8, \"shared_bytes\": 4096, "
+            "\"error\": \"\", \"baselines\": []}]\n");
+  std::string table = Query("--device sm_90 --status pruned_after_compile");
+  EXPECT_NE(table.find("\n" + std::string(75, ' ') +
+                       "  registers 96, spills 0 B, stack 8 B, shared 4096 B\n1 rows\n"),
+            std::string::npos)
+      << table;
+  // Rows without resources get no such columns.
+  EXPECT_EQ(Query("--device GPU --status compile_error --csv"),
+            std::string(kCsvHeader) + ",vs_clblast,vs_cublas\n" +
+                "GPU A100,opencl,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
+                "\"MWG=64,VW=4\",compile_error,0,,,,,,,\n");
 }
 
 TEST_F(QueryCli, CompareTwoDevices) {
@@ -232,7 +291,7 @@ TEST_F(QueryCli, BadInputIsOneClearLine) {
                                         ": CPU EPYC, GPU A100; give the whole name\n");
   EXPECT_EQ(Fails("--status exploded", 2),
             "beast query: unknown status 'exploded' (one of ok, compile_error, runtime_error, "
-            "crashed, timeout, wrong_result, pruned_after_compile)\n");
+            "crashed, timeout, wrong_result, pruned_after_compile, compiled)\n");
   EXPECT_EQ(Fails("--top 0", 2), "beast query: --top takes a positive number\n");
   EXPECT_EQ(Fails("--best --top 2", 2), "beast query: --best is --top 1; give one of them\n");
   EXPECT_EQ(Fails("--compare GPU", 2),
@@ -261,14 +320,14 @@ TEST_F(QueryCli, DatabasesOfOtherVersions) {
   EXPECT_EQ(upgraded.exit_code, 0);
   EXPECT_EQ(upgraded.output,
             std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,\n");
-  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "2");
+  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "3");
 
   // A newer one is refused, untouched.
-  RawSql(db_, "PRAGMA user_version = 3");
+  RawSql(db_, "PRAGMA user_version = 4");
   EXPECT_EQ(Fails("--best", 1), "beast query: " + db_ +
-                                    ": database schema version 3 is newer than this beast (2): "
+                                    ": database schema version 4 is newer than this beast (3): "
                                     "upgrade beast\n");
-  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "3");
+  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "4");
   const std::string text = (dir_ / "notes.txt").string();
   std::ofstream(text) << "not a database\n";
   auto r = RunCommand(BeastBinary() + " query --db " + text);

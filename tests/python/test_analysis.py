@@ -122,6 +122,7 @@ def test_status_counts(db_path):
         "timeout": 0,
         "wrong_result": 0,
         "pruned_after_compile": 0,
+        "compiled": 0,
     }
     assert list(status_counts(db_path)) == list(beast_analysis.MEASUREMENT_STATUSES)
     cpu = status_counts(db_path, device="CPU")
@@ -161,9 +162,9 @@ def test_not_a_database(tmp_path):
 
 def test_newer_schema_version(db_path):
     connection = sqlite3.connect(db_path)
-    connection.execute("PRAGMA user_version = 3")
+    connection.execute("PRAGMA user_version = 4")
     connection.close()
     with pytest.raises(BeastDatabaseError) as error:
         winners(db_path)
     assert str(error.value) == (
-        f"{db_path}: database schema version 3 is newer than this beast (2): upgrade beast")
+        f"{db_path}: database schema version 4 is newer than this beast (3): upgrade beast")

@@ -1,8 +1,8 @@
-"""Tests of schema migrations in the Python package: a version-1 file (made
-from the frozen first schema, tests/data/schema_v1.sql) is upgraded in place by
-the reader and by the importer, keeps its rows, and ends with the same tables,
-columns, indexes and views as a file made from results_db/schema.sql; a failed
-upgrade leaves the file at version 1."""
+"""Tests of schema migrations in the Python package: version-1 and version-2
+files (made from the frozen schemas tests/data/schema_v1.sql, schema_v2.sql)
+are upgraded in place by the reader and by the importer, keep their rows, and
+end with the same tables, columns, indexes and views as a file made from
+results_db/schema.sql; a failed upgrade leaves the file at its version."""
 
 import json
 import sqlite3
@@ -85,10 +85,45 @@ def test_import_upgrades_a_version_1_file(tmp_path):
         "tune_params": {"X": [1]}, "cache": {"1": {"X": 1, "time": 2.0, "times": [2.0]}}}))
     import_cache(cache, path)
     connection = sqlite3.connect(path)
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert connection.execute("SELECT count(*) FROM measurements").fetchone()[0] == 3
     connection.close()
     assert schema_of(path) == schema_of(fresh(tmp_path / "fresh.db"))
+
+
+def test_reader_upgrades_a_version_2_file(tmp_path):
+    path = tmp_path / "v2.db"
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.executescript((REPO_ROOT / "tests" / "data" / "schema_v2.sql").read_text())
+    connection.executescript(f"""
+        INSERT INTO runs (id) VALUES (1);
+        INSERT INTO devices (id, backend, name) VALUES (1, 'opencl', 'CPU');
+        INSERT INTO problems (id, key, op, flops) VALUES (1, '{GEMM}', 'gemm', 524288.0);
+        INSERT INTO templates (id, name, hash) VALUES (1, 'gemm/tiled', 'bbbb');
+        INSERT INTO configs (id, template_id, config_key, config_hash, params_json)
+          VALUES (1, 1, 'MWG=16', 'h16', '{{"MWG": 16}}'), (2, 1, 'MWG=32', 'h32', '{{"MWG": 32}}');
+        INSERT INTO measurements (id, run_id, device_id, problem_id, config_id, is_default, status,
+                                  median_ms, compiler, compiler_version)
+          VALUES (4, 1, 1, 1, 1, 1, 'ok', 6.0, 'opencl', 'PoCL 6.0'),
+                 (8, 1, 1, 1, 2, 0, 'ok', 3.0, 'opencl', 'PoCL 6.0');
+    """)
+    connection.close()
+    rows = winners(path)
+    assert [(row["config"], row["median_ms"], row["speedup_vs_default"]) for row in rows] == [
+        ("MWG=32", 3.0, 2.0)]
+    assert schema_of(path) == schema_of(fresh(tmp_path / "fresh.db"))
+    connection = sqlite3.connect(path)
+    assert connection.execute(
+        "SELECT group_concat(id || ' ' || compiler_version || ' ' || ifnull(registers, 'null'), ', ') "
+        "FROM measurements").fetchone()[0] == "4 PoCL 6.0 null, 8 PoCL 6.0 null"
+    # The status compile-only tuning records passes the widened CHECK.
+    connection.execute("INSERT INTO configs (id, template_id, config_key, config_hash, params_json) "
+                       "VALUES (3, 1, 'MWG=64', 'h64', '{}')")
+    connection.execute(
+        "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, registers) "
+        "VALUES (1, 1, 1, 3, 'compiled', 32)")
+    assert connection.execute("SELECT max(id), registers FROM measurements").fetchone() == (9, 32)
+    connection.close()
 
 
 def test_failed_upgrade_leaves_version_1(tmp_path):

@@ -1,9 +1,10 @@
-// Tests of schema migrations on real database files: a file created with the
-// frozen first schema (tests/data/schema_v1.sql) and holding measurements is
-// upgraded in place when the store opens it, keeps its data, and ends with the
-// same schema as a fresh file (every object's SQL, comments and layout aside,
-// and every table's columns); a failed upgrade leaves the file as it was; a
-// newer file is refused; two stores opening one old file at once both work.
+// Tests of schema migrations on real database files: files created with the
+// frozen first and second schemas (tests/data/schema_v1.sql, schema_v2.sql)
+// and holding measurements are upgraded in place when the store opens them,
+// keep their data, and end with the same schema as a fresh file (every
+// object's SQL, comments and layout aside, and every table's columns); a
+// failed upgrade leaves the file as it was; a newer file is refused; two
+// stores opening one old file at once both work.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -152,7 +153,7 @@ TEST_F(StoreMigrationTest, OpeningUpgradesInPlaceAndKeepsTheData) {
   const std::string path = MakeV1("v1.db");
   {
     Store store = Store::Open(path);
-    EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "2");
+    EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
     std::vector<ResultRow> rows = store.Query(QueryFilter());
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].config_key, "MWG=16");
@@ -186,9 +187,13 @@ TEST_F(StoreMigrationTest, OpeningUpgradesInPlaceAndKeepsTheData) {
                            "|| template_hash || ' ' || samples_json FROM measurement_provenance "
                            "WHERE status = 'ok'"),
             "GPU 1500 0.1.0 aaaa [4,4.5]");
-  // A second open finds version 2 and changes nothing.
+  // Nor the resources version 3 added.
+  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM measurements WHERE registers IS NULL AND "
+                           "spill_bytes IS NULL AND stack_bytes IS NULL AND shared_bytes IS NULL"),
+            "2");
+  // A second open finds version 3 and changes nothing.
   Store::Open(path);
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "2");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM baselines"), "1");
 }
 
@@ -205,18 +210,92 @@ TEST_F(StoreMigrationTest, MigratedSchemaEqualsFreshSchema) {
       if (l.rfind(line, 0) == 0) return true;
     return false;
   };
-  EXPECT_TRUE(has("version 2"));
+  EXPECT_TRUE(has("version 3"));
   EXPECT_TRUE(has("table baselines on baselines: CREATE TABLE baselines("));
   EXPECT_TRUE(has("view measurement_provenance on measurement_provenance: CREATE VIEW"));
   EXPECT_TRUE(has("index baselines_by_run on baselines: CREATE INDEX"));
   EXPECT_TRUE(has("measurements column 16|compiler|TEXT|1|''|0|0"));
   EXPECT_TRUE(has("measurements column 17|compiler_version|TEXT|1|''|0|0"));
-  // The statuses a baseline takes are checked the same way in both.
+  EXPECT_TRUE(has("measurements column 18|registers|INTEGER|0|NULL|0|0"));
+  EXPECT_TRUE(has("measurements column 21|shared_bytes|INTEGER|0|NULL|0|0"));
+  EXPECT_TRUE(has("index measurements_by_problem on measurements: CREATE INDEX"));
+  // The statuses a baseline and a measurement take are checked the same way in
+  // both ('compiled' since version 3).
   for (const std::string& path : {migrated, fresh}) {
     RawExec(path,
             "INSERT INTO baselines (run_id, device_id, problem_id, library, routine, status) "
             "SELECT 1, 1, 1, 'clblast', 'Convgemm', 'unsupported'");
+    RawExec(path, "INSERT OR IGNORE INTO runs (id) VALUES (1); "
+                  "INSERT OR IGNORE INTO devices (id, backend, name) VALUES (1, 'cuda', 'sm_90'); "
+                  "INSERT OR IGNORE INTO problems (id, key, op, flops) VALUES (1, 'p', 'gemm', 1); "
+                  "INSERT OR IGNORE INTO templates (id, name, hash) VALUES (1, 't', 'h'); "
+                  "INSERT INTO configs (template_id, config_key, config_hash, params_json) "
+                  "VALUES (1, 'X=1', 'x', '{}'); "
+                  "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, "
+                  "registers) SELECT 1, 1, 1, max(id), 'compiled', 32 FROM configs");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db,
+                           "INSERT INTO measurements (run_id, device_id, problem_id, config_id, "
+                           "status) SELECT 1, 1, 1, min(id), 'compiled_ok' FROM configs",
+                           nullptr, nullptr, nullptr),
+              SQLITE_CONSTRAINT)
+        << path;
+    sqlite3_close(db);
   }
+}
+
+TEST_F(StoreMigrationTest, VersionTwoFileKeepsItsRowsIdsAndProvenance) {
+  const std::string path = PathOf("v2.db");
+  RawExec(path, ReadFile(std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/schema_v2.sql"));
+  RawExec(path, std::string(R"SQL(
+    INSERT INTO runs (id, command, beast_version, status) VALUES (1, 'beast tune', '0.2.0', 'finished');
+    INSERT INTO devices (id, backend, name, driver_version) VALUES (1, 'opencl', 'CPU', '6.0');
+    INSERT INTO problems (id, key, op, flops) VALUES (1, ')SQL") +
+                    kGemm + R"SQL(', 'gemm', 524288.0);
+    INSERT INTO templates (id, name, hash) VALUES (1, 'gemm/tiled', 'bbbb');
+    INSERT INTO configs (id, template_id, config_key, config_hash, params_json)
+      VALUES (1, 1, 'MWG=16', 'h16', '{"MWG": 16}'), (2, 1, 'MWG=32', 'h32', '{"MWG": 32}');
+    INSERT INTO measurements (id, run_id, device_id, problem_id, config_id, is_default, status,
+                              median_ms, compile_ms, build_log, compiler, compiler_version)
+      VALUES (5, 1, 1, 1, 1, 1, 'ok', 3.0, 20.0, '', 'opencl', 'PoCL 6.0'),
+             (9, 1, 1, 1, 2, 0, 'pruned_after_compile', NULL, 25.0, 'log', 'opencl', 'PoCL 6.0');
+    INSERT INTO baselines (run_id, device_id, problem_id, library, routine, status, median_ms)
+      VALUES (1, 1, 1, 'clblast', 'Sgemm', 'ok', 6.0);
+  )SQL");
+  const std::string fresh = PathOf("fresh.db");
+  {
+    Store store = Store::Open(path);
+    std::vector<ResultRow> rows = store.Query(QueryFilter());
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].measurement_id, 5);
+    EXPECT_EQ(rows[0].speedup_vs_default, 1.0);
+    ASSERT_EQ(rows[0].baselines.size(), 1u);
+    EXPECT_EQ(rows[0].baselines[0].speedup, 2.0);
+    EXPECT_EQ(rows[1].measurement_id, 9);
+    EXPECT_EQ(rows[1].status, "pruned_after_compile");
+    EXPECT_FALSE(rows[1].registers.has_value());
+  }
+  Store::Open(fresh);
+  EXPECT_EQ(SchemaOf(path), SchemaOf(fresh));
+  EXPECT_EQ(RawQuery(path, "SELECT group_concat(measurement_id || ' ' || compiler_version || ' ' || "
+                           "compile_ms || ' ' || ifnull(registers, 'null'), ', ') FROM "
+                           "measurement_provenance"),
+            "5 PoCL 6.0 20.0 null, 9 PoCL 6.0 25.0 null");
+  EXPECT_EQ(RawQuery(path, "SELECT build_log FROM measurements WHERE id = 9"), "log");
+  // The next measurement gets a fresh id, after the copied ones.
+  {
+    Store store = Store::Open(path);
+    MeasurementRecord m;
+    m.run_id = 1;
+    m.device_id = 1;
+    m.problem_id = 1;
+    m.config_id = store.UpsertConfig(1, "MWG=64", "h64", "{}");
+    m.status = "compiled";
+    m.registers = 64;
+    EXPECT_TRUE(store.RecordMeasurement(m));
+  }
+  EXPECT_EQ(RawQuery(path, "SELECT id FROM measurements WHERE registers = 64"), "10");
 }
 
 TEST_F(StoreMigrationTest, NormalizeSqlIgnoresCommentsAndLayoutOnly) {
@@ -244,16 +323,16 @@ TEST_F(StoreMigrationTest, FailedUpgradeLeavesTheFileAsItWas) {
 }
 
 TEST_F(StoreMigrationTest, NewerDatabaseIsRefusedUntouched) {
-  const std::string path = MakeV1("v3.db");
-  RawExec(path, "PRAGMA user_version = 3");
+  const std::string path = MakeV1("v4.db");
+  RawExec(path, "PRAGMA user_version = 4");
   try {
     Store::OpenExisting(path);
     FAIL() << "opened a newer database";
   } catch (const beast::Error& error) {
     EXPECT_EQ(std::string(error.what()),
-              path + ": database schema version 3 is newer than this beast (2): upgrade beast");
+              path + ": database schema version 4 is newer than this beast (3): upgrade beast");
   }
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "4");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM sqlite_master WHERE name = 'baselines'"), "0");
 }
 
@@ -273,9 +352,9 @@ TEST_F(StoreMigrationTest, TwoStoresOpeningOneOldFileAtOnce) {
   second.join();
   EXPECT_EQ(errors[0], "");
   EXPECT_EQ(errors[1], "");
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "2");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM devices"), "3");
-  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM pragma_table_info('measurements')"), "18");
+  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM pragma_table_info('measurements')"), "22");
 }
 
 }  // namespace

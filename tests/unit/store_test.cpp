@@ -33,7 +33,7 @@ TEST_F(StoreTest, CreatesDatabaseWithBeastIdsAndReopensIt) {
     device_id = store.UpsertDevice(Device("GPU"));
   }
   EXPECT_EQ(RawQuery(path, "PRAGMA application_id"), "1111834963");  // 0x42454153
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "2");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
   EXPECT_EQ(RawQuery(path, "PRAGMA journal_mode"), "wal");
   EXPECT_EQ(RawQuery(path,
                      "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
@@ -48,7 +48,7 @@ TEST_F(StoreTest, EmptyFileBecomesBeastDatabase) {
   const std::string path = PathOf("empty.db");
   std::ofstream(path).close();
   Store::Open(path);
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "2");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
 }
 
 TEST_F(StoreTest, OpenExistingRefusesMissingFile) {
@@ -85,10 +85,10 @@ TEST_F(StoreTest, RefusesFilesThatAreNotBeastDatabases) {
 TEST_F(StoreTest, RefusesNewerSchemaVersion) {
   const std::string path = PathOf("future.db");
   Store::Open(path);
-  RawExec(path, "PRAGMA user_version = 3");
+  RawExec(path, "PRAGMA user_version = 4");
   EXPECT_EQ(OpenError(path),
-            path + ": database schema version 3 is newer than this beast (2): upgrade beast");
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");  // left untouched
+            path + ": database schema version 4 is newer than this beast (3): upgrade beast");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "4");  // left untouched
 }
 
 TEST_F(StoreTest, UpsertsAreIdempotent) {
@@ -158,6 +158,46 @@ TEST_F(StoreTest, FirstMeasurementIsKept) {
   EXPECT_TRUE(rows[0].is_default);
   EXPECT_EQ(rows[0].median_ms, 2.0);
   EXPECT_EQ(rows[0].speedup_vs_default, 1.0);
+}
+
+TEST_F(StoreTest, CompiledResourcesRoundTripAndUnreportedOnesAreNull) {
+  const std::string path = PathOf("beast.db");
+  Store store = Store::Open(path);
+  int64_t run = store.BeginRun("tune", "0.1.0");
+  int64_t device = store.UpsertDevice(Device("GPU"));
+  int64_t problem = store.UpsertProblem("gemm:M=64,N=64,K=64", "gemm", 524288.0);
+  int64_t tiled = store.UpsertTemplate("gemm/tiled", "aaaa", "");
+  MeasurementRecord compiled = Failed(run, device, problem,
+                                      store.UpsertConfig(tiled, "MWG=16", "h16", "{}"), "compiled");
+  compiled.registers = 40;
+  compiled.spill_bytes = 0;
+  compiled.stack_bytes = 16;
+  compiled.shared_bytes = 8192;
+  EXPECT_TRUE(store.RecordMeasurement(compiled));
+  // OpenCL reports local and private memory only.
+  MeasurementRecord pruned = Failed(run, device, problem,
+                                    store.UpsertConfig(tiled, "MWG=32", "h32", "{}"),
+                                    "pruned_after_compile");
+  pruned.stack_bytes = 0;
+  pruned.shared_bytes = 2048;
+  EXPECT_TRUE(store.RecordMeasurement(pruned));
+  std::vector<ResultRow> rows = store.Query(QueryFilter());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].config_key, "MWG=16");
+  EXPECT_EQ(rows[0].status, "compiled");
+  EXPECT_EQ(rows[0].registers, 40);
+  EXPECT_EQ(rows[0].spill_bytes, 0);
+  EXPECT_EQ(rows[0].stack_bytes, 16);
+  EXPECT_EQ(rows[0].shared_bytes, 8192);
+  EXPECT_EQ(rows[1].status, "pruned_after_compile");
+  EXPECT_FALSE(rows[1].registers.has_value());
+  EXPECT_FALSE(rows[1].spill_bytes.has_value());
+  EXPECT_EQ(rows[1].stack_bytes, 0);
+  EXPECT_EQ(rows[1].shared_bytes, 2048);
+  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM measurements WHERE registers IS NULL"), "1");
+  EXPECT_EQ(RawQuery(path, "SELECT group_concat(registers || '/' || shared_bytes) FROM "
+                           "measurement_provenance WHERE status = 'compiled'"),
+            "40/8192");
 }
 
 TEST_F(StoreTest, RecordMeasurementChecksStatusAndReferences) {

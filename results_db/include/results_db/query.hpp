@@ -69,6 +69,8 @@ struct ResultRow {
   std::optional<double> gflops;
   std::optional<double> max_error;
   std::optional<double> compile_ms;
+  // The compiled kernel's resources (MeasurementRecord); unset when unknown.
+  std::optional<int64_t> registers, spill_bytes, stack_bytes, shared_bytes;
   // Median of the default config of the same template version on the same
   // device and problem, divided by this median; unset unless both are ok.
   std::optional<double> speedup_vs_default;

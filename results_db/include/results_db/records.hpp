@@ -22,9 +22,12 @@ struct DeviceRecord {
 
 // Measurement statuses, in the order the schema lists them. A failed config is
 // data: it is recorded with its status so a resumed run does not retry it.
+// "pruned_after_compile": a post-compile constraint rejected the compiled
+// kernel, which did not run; "compiled": compiled fine for a device that is
+// not present (compile-only tuning), so not run.
 inline constexpr const char* kMeasurementStatuses[] = {
-    "ok",      "compile_error", "runtime_error",       "crashed",
-    "timeout", "wrong_result",  "pruned_after_compile"};
+    "ok",      "compile_error", "runtime_error",        "crashed",
+    "timeout", "wrong_result",  "pruned_after_compile", "compiled"};
 bool IsMeasurementStatus(const std::string& status);
 
 // Run statuses: a run starts "running" and ends "finished" or "interrupted".
@@ -52,6 +55,12 @@ struct MeasurementRecord {
   // (the OpenCL platform version, e.g. PoCL's, or NVRTC's). "" when unknown.
   std::string compiler;
   std::string compiler_version;
+  // What the compiled kernel needs (schema version 3), as its compiler
+  // reports it; unset where the backend does not say or nothing compiled.
+  std::optional<int64_t> registers;     // per thread
+  std::optional<int64_t> spill_bytes;   // spill stores + spill loads
+  std::optional<int64_t> stack_bytes;   // stack frame / OpenCL private memory
+  std::optional<int64_t> shared_bytes;  // CUDA shared / OpenCL local memory per group
 };
 
 // Baseline statuses: the measurement statuses that apply to a library call,
