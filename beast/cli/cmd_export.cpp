@@ -1,11 +1,15 @@
 // beast export: writes the winners of a database as a tuned kernel library (a
 // CMake project with a C API), then says what it wrote and how to build it.
 #include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "args.hpp"
 #include "beast/error.hpp"
 #include "beast/exporter.hpp"
 #include "beast/json.hpp"
+#include "beast/problem.hpp"
 #include "verbs.hpp"
 
 namespace beast::cli {
@@ -14,15 +18,44 @@ namespace {
 constexpr int kExitStale = 3;  // distinct from bad input (1) and usage (2), for scripts
 
 const char kHelp[] =
-    "usage: beast export [--db FILE] --out DIR [--templates DIR] [--json]\n"
+    "usage: beast export [--db FILE] --out DIR [--problem P]... [--shapes FILE] [--templates DIR]\n"
+    "                    [--json]\n"
     "Writes the fastest ok config of every (device, problem) in the database (default\n"
     "beast.db) as a CMake project in DIR: the C library BeastTuned::beast_tuned with\n"
     "include/beast_tuned.h. DIR must be absent, empty or a previous export, which is\n"
     "replaced. A template that changed since it was tuned is refused: re-tune it.\n"
+    "--problem P (repeatable) and --shapes FILE (one problem per line, # comments) name\n"
+    "shapes the library will be called with that may not be tuned: on each device that\n"
+    "did not tune one, it gets the winner config of the nearest tuned problem of the\n"
+    "same op and layout (transpositions for gemm) whose template's hard constraints\n"
+    "accept it, rendered for it; distance: Euclidean over the log2 sizes. One with no\n"
+    "fitting winner stays on the generic kernel, and the export says so.\n"
     "       beast export --check DIR [--db FILE] [--templates DIR]\n"
     "Tells whether the export in DIR is stale: a better config measured since, a problem\n"
-    "tuned since or gone, a template edited since. Exit 0 when up to date, 3 when stale\n"
-    "(one line per difference), 1 or 2 on bad input (2: DIR is not an export).\n";
+    "tuned since or gone, a nearest choice that changed, a template edited since. Exit 0\n"
+    "when up to date, 3 when stale (one line per difference), 1 or 2 on bad input (2: DIR\n"
+    "is not an export).\n";
+
+// The problems of a --shapes file, each checked: FILE:LINE names a bad one.
+std::vector<std::string> ReadShapes(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw Error(ErrorCode::kNotFound, "cannot read --shapes " + path);
+  std::vector<std::string> problems;
+  std::string line;
+  for (int number = 1; std::getline(file, line); ++number) {
+    line = line.substr(0, line.find('#'));
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
+    try {
+      Problem::Parse(line);
+    } catch (const Error& e) {
+      throw Error(ErrorCode::kBadInput, path + ":" + std::to_string(number) + ": " + e.what());
+    }
+    problems.push_back(line);
+  }
+  return problems;
+}
 
 void PrintJson(const ExportSummary& s) {
   std::string out = "{\"out\": " + JsonString(s.out_dir) + ", \"entries\": [";
@@ -34,7 +67,12 @@ void PrintJson(const ExportSummary& s) {
            ", \"config\": " + JsonString(e.config_key) +
            ", \"device\": " + JsonString(e.device_name) +
            ", \"driver\": " + JsonString(e.device_driver) +
-           ", \"median_ms\": " + JsonNumber(e.median_ms) + "}";
+           ", \"median_ms\": " + JsonNumber(e.median_ms) +
+           ", \"tier\": " + JsonString(e.nearest ? "nearest" : "exact") +
+           (e.nearest ? ", \"source_problem\": " + JsonString(e.source_problem) +
+                            ", \"distance\": " + JsonNumber(e.distance)
+                      : std::string()) +
+           "}";
   }
   out += "], \"files\": [";
   for (size_t i = 0; i < s.files.size(); ++i)
@@ -43,6 +81,10 @@ void PrintJson(const ExportSummary& s) {
   for (size_t i = 0; i < s.skipped.size(); ++i) {
     out += std::string(i ? ", " : "") + JsonString(s.skipped[i]);
   }
+  out += "], \"generic\": [";
+  for (size_t i = 0; i < s.generic.size(); ++i) {
+    out += std::string(i ? ", " : "") + JsonString(s.generic[i]);
+  }
   std::printf("%s]}\n", out.c_str());
 }
 
@@ -50,7 +92,7 @@ void PrintJson(const ExportSummary& s) {
 
 int Export(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv, {"db", "out", "templates", "check"}, {"json"}, "export");
+  Args args(argv, {"db", "out", "templates", "check", "problem", "shapes"}, {"json"}, "export");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
                 "beast export: unexpected argument \"" + args.positional()[0] + "\" (see --help)");
@@ -71,6 +113,10 @@ int Export(const Argv& argv) {
     return kExitStale;
   }
   options.out_dir = args.Require("out");
+  options.requested = args.GetAll("problem");
+  if (args.Has("shapes")) {
+    for (const auto& p : ReadShapes(args.Get("shapes"))) options.requested.push_back(p);
+  }
   ExportSummary s = ExportLibrary(options);
   if (args.Has("json")) {
     PrintJson(s);
@@ -79,10 +125,18 @@ int Export(const Argv& argv) {
   std::printf("exported %zu tuned kernels from %s to %s:\n", s.entries.size(),
               options.db_path.c_str(), s.out_dir.c_str());
   for (const ExportEntry& e : s.entries) {
-    std::printf("  %s  %s  %s  on %s (%.4g ms)\n", e.problem_key.c_str(), e.template_name.c_str(),
-                e.config_key.c_str(), e.device_name.c_str(), e.median_ms);
+    if (e.nearest) {
+      std::printf("  %s  nearest: %s  %s  tuned for %s (distance %.3f) on %s (%.4g ms there)\n",
+                  e.problem_key.c_str(), e.template_name.c_str(), e.config_key.c_str(),
+                  e.source_problem.c_str(), e.distance, e.device_name.c_str(), e.median_ms);
+    } else {
+      std::printf("  %s  %s  %s  on %s (%.4g ms)\n", e.problem_key.c_str(),
+                  e.template_name.c_str(), e.config_key.c_str(), e.device_name.c_str(),
+                  e.median_ms);
+    }
   }
   for (const auto& line : s.skipped) std::printf("skipped %s\n", line.c_str());
+  for (const auto& line : s.generic) std::printf("generic %s\n", line.c_str());
   std::printf("wrote %zu files. Build and install it with:\n", s.files.size());
   std::printf("  cmake -S %s -B %s/build -DCMAKE_BUILD_TYPE=Release\n", s.out_dir.c_str(),
               s.out_dir.c_str());

@@ -9,6 +9,7 @@
 #include "beast/error.hpp"
 #include "beast/exporter.hpp"
 #include "beast/paths.hpp"
+#include "beast/problem.hpp"
 #include "export_folder.hpp"
 #include "export_plan.hpp"
 #include "export_table.hpp"
@@ -98,17 +99,27 @@ std::string EntryRows(const std::vector<PlannedKernel>& kernels) {
     const ExportEntry& e = k.entry;
     std::ostringstream median;
     median << e.median_ms;
-    rows += "| " + cell(e.problem_key) + " | " + e.template_name + " | " + cell(e.config_key) +
-            " | " + e.device_name + " (" + e.device_driver + ") | " + median.str() + " |\n";
+    std::ostringstream distance;
+    distance.precision(3);
+    distance << std::fixed << e.distance;
+    const std::string tier =
+        e.nearest ? "nearest: " + cell(e.source_problem) + " (distance " + distance.str() + ")"
+                  : "exact";
+    rows += "| " + cell(e.problem_key) + " | " + tier + " | " + e.template_name + " | " +
+            cell(e.config_key) + " | " + e.device_name + " (" + e.device_driver + ") | " +
+            median.str() + " |\n";
   }
   return rows;
 }
 
 // The stamp file: what was exported, from where, so that `beast export
 // --check` can tell later whether the database or the templates moved on.
-std::string ExportStamp(const std::string& db, const std::vector<PlannedKernel>& kernels) {
+// The requested problems are kept so that --check can redo the nearest choices.
+std::string ExportStamp(const std::string& db, const std::vector<PlannedKernel>& kernels,
+                        const std::vector<std::string>& requested) {
   std::string text = "beast export\nbeast_version " BEAST_VERSION "\ndatabase " + db +
                      "\nentries " + std::to_string(kernels.size()) + "\n";
+  for (const auto& key : requested) text += "requested\t" + Problem::Parse(key).Key() + "\n";
   for (const auto& k : kernels) {
     const ExportEntry& e = k.entry;
     text += FormatStampEntry(e) + "\n";
@@ -152,7 +163,7 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
                                               generator + " from database " + db +
                                                   "; each program names its template and hash. Do "
                                                   "not edit: export again.")));
-  staging.Write(kExportStampFile, ExportStamp(db, plan.kernels));
+  staging.Write(kExportStampFile, ExportStamp(db, plan.kernels, options.requested));
 
   ExportSummary summary;
   fs::path out = fs::absolute(options.out_dir).lexically_normal();
@@ -160,6 +171,7 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
   for (auto& k : plan.kernels) summary.entries.push_back(k.entry);
   summary.files = staging.Files();
   summary.skipped = plan.skipped;
+  summary.generic = plan.generic;
   staging.Commit();
   return summary;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "beast/device.hpp"
 #include "beast/exporter.hpp"
 #include "beast/problem.hpp"
 #include "results_db/query.hpp"
@@ -19,15 +20,21 @@ struct PlannedKernel {
 };
 
 struct ExportPlan {
-  std::vector<PlannedKernel> kernels;  // ordered by device, problem
+  std::vector<PlannedKernel> kernels;  // exact ones by device, problem; then nearest ones
   std::vector<std::string> skipped;    // winners left out, one line each (why)
+  std::vector<std::string> generic;    // requested problems left to the generic kernel (why)
 };
 
 // The fastest ok row over every template, per (device, problem), of rows as
 // Store::Winners() returns them.
 std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::WinnerRow> rows);
 
-// Reads options.db_path and renders every winner. Throws Error: kDatabase
+// The tuning device of a winner as a space binds it, with the limits recorded
+// when it was measured, so the export needs no access to that device.
+DeviceInfo BindingDevice(const results_db::WinnerRow& row);
+
+// Reads options.db_path and renders every winner, and the nearest winner
+// for each of options.requested not tuned on a device. Throws Error: kDatabase
 // when nothing can be exported, kBadInput when a template changed since it
 // was tuned, kNotFound for a template that is gone.
 ExportPlan PlanExport(const ExportOptions& options);

@@ -107,6 +107,8 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const s
       shape += (shape.empty() ? "" : ", ") + std::to_string(v);
     char median[40];
     std::snprintf(median, sizeof median, "%.17g", e.median_ms);
+    char distance[40];
+    std::snprintf(distance, sizeof distance, "%.17g", e.distance);
     auto q = [](const std::string& s) { return CStringLiteral(s, ""); };
     out += "    {" +
            std::string(kernels[i].problem.op() == OpKind::kGemm ? "BEAST_OP_GEMM"
@@ -115,7 +117,8 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const s
            ", " + q(e.template_hash) + ",\n     " + q(e.config_key) + ",\n     " +
            q(e.kernel_name) + ", " + std::to_string(program_index[i]) + ", " + Sizes(e.global) +
            ", " + Sizes(e.local) + ",\n     " + q(e.device_name) + ", " + q(e.device_vendor) +
-           ", " + q(e.device_driver) + ", " + q(e.device_arch) + ",\n     " + median + "},\n";
+           ", " + q(e.device_driver) + ", " + q(e.device_arch) + ",\n     " + median + ", " +
+           (e.nearest ? "1" : "0") + ", " + q(e.source_problem) + ", " + distance + "},\n";
   }
   out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n";
   return out;

@@ -4,8 +4,8 @@
 // find_package and checks every tuned problem against a CPU reference. Also
 // the refusals: an empty database, a changed template, a foreign folder.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,13 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "beast/bound_space.hpp"
 #include "beast/error.hpp"
-#include "beast/exporter.hpp"
-#include "beast/paths.hpp"
-#include "command_runner.hpp"
-#include "harness/opencl_devices.hpp"
-#include "results_db/store.hpp"
+#include "export_fixture.hpp"
 
 namespace beast {
 namespace {
@@ -28,118 +23,73 @@ namespace fs = std::filesystem;
 using testing::CountOccurrences;
 using testing::RunCommand;
 
-// The problems export_consumer/main.c runs (the two lists must agree).
-const char* const kProblems[] = {
+// Shapes the consumer calls that were not all tuned, named to the export:
+// two get the winner of their nearest tuned problem, one (ONNX's
+// pytorch-converted/test_Conv2d) too, two stay on the generic kernel, one is
+// tuned exactly. export_consumer/dispatch.c checks what each runs.
+const std::vector<std::string> kRequested = {
+    "gemm:M=60,N=48,K=40,dtype=f32",
+    "conv2d:N=1,C=3,H=12,W=12,K=5,R=3,S=3,stride=2,pad=1,layout=NCHW,dtype=f32",
+    "conv2d:N=2,C=3,H=7,W=5,K=4,R=3,S=2,bias=1,layout=NCHW,dtype=f32",
+    "gemm:M=64,N=60,K=64,transB=1,dtype=f32",
+    "conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,layout=NHWC,dtype=f32",
     "gemm:M=64,N=48,K=40,dtype=f32",
-    "gemm:M=33,N=17,K=29,transA=1,transB=1,dtype=f32",
-    "gemm:M=33,N=17,K=29,transA=1,layout=col,dtype=f32",
-    "conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,layout=NCHW,dtype=f32",
-    "conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation=2,"
-    "groups=2,bias=1,layout=NCHW,dtype=f32",
 };
-// The "ok" lines main.c prints when every check passes.
-constexpr size_t kConsumerChecks = 95;
-const char kStaleHash[] = "0123456789abcdef";
+// The "ok" lines the consumer prints when every check passes.
+constexpr size_t kConsumerChecks = 105;
 
-class ExportTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::vector<DeviceInfo> devices = harness::ListOpenCLDevices();
-    if (devices.empty()) GTEST_SKIP() << "no OpenCL device";
-    device_ = devices[0];
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("beast_export_test_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = (dir_ / "beast.db").string();
-    options_ = ExportOptions::Defaults();
-    options_.templates_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
-    options_.render_script = std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render.py";
-    options_.skeleton_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/beast/export_skeleton";
-    options_.db_path = db_;
-    options_.out_dir = (dir_ / "tuned").string();
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-
-  // Records, for each problem, its template's first valid config at 2 ms, a
-  // middle one at 1 ms (the winner) and the last as a compile error; returns
-  // the winners' config keys by problem key. Template `stale` is recorded with
-  // a hash it does not have.
-  std::map<std::string, std::string> RecordWinners(const std::string& stale = "") {
-    results_db::Store store = results_db::Store::Open(db_);
-    int64_t device_id =
-        store.UpsertDevice({"opencl", device_.name, device_.vendor, device_.driver_version,
-                            device_.arch, DeviceLimitsToJson(device_.limits)});
-    int64_t run = store.BeginRun("export_test", BEAST_VERSION);
-    std::map<std::string, std::string> winners;
-    for (const char* key : kProblems) {
-      Problem problem = Problem::Parse(key);
-      SpaceSpec spec =
-          SpaceSpec::Load(options_.templates_dir,
-                          problem.op() == OpKind::kGemm ? "gemm/tiled" : "conv2d/direct_nchw");
-      int64_t problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
-      int64_t template_id = store.UpsertTemplate(
-          spec.name, spec.name == stale ? kStaleHash : spec.hash, spec.source_rel);
-      std::vector<Config> configs = BoundSpace(spec, problem, device_).Enumerate();
-      EXPECT_GE(configs.size(), 3u) << key;
-      const Config* picks[3] = {&configs.front(), &configs[configs.size() / 2], &configs.back()};
-      for (int i = 0; i < 3; ++i) {
-        results_db::MeasurementRecord m;
-        m.run_id = run;
-        m.device_id = device_id;
-        m.problem_id = problem_id;
-        m.config_id =
-            store.UpsertConfig(template_id, picks[i]->Key(), picks[i]->Hash(), picks[i]->ToJson());
-        m.is_default = false;
-        m.status = i == 2 ? "compile_error" : "ok";
-        if (i < 2) {
-          m.samples_ms = {2.0 - i, 2.0 - i, 2.0 - i};
-          m.median_ms = 2.0 - i;
-        }
-        store.RecordMeasurement(m);
-      }
-      winners[problem.Key()] = picks[1]->Key();
-    }
-    store.FinishRun(run, "finished");
-    return winners;
-  }
-
-  // Runs a shell command, returning its output when it fails.
-  static std::string Shell(const std::string& command) {
-    testing::CommandResult r = RunCommand(command);
-    return r.exit_code == 0
-               ? ""
-               : command + " failed (" + std::to_string(r.exit_code) + "):\n" + r.output;
-  }
-
-  DeviceInfo device_;
-  fs::path dir_;
-  std::string db_;
-  ExportOptions options_;
-};
+class ExportTest : public testing::ExportFixture {};
 
 TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   std::map<std::string, std::string> winners = RecordWinners();
+  const std::string vector_winner = RecordVectorWinner();
+  winners[Problem::Parse(testing::kVectorProblem).Key()] = vector_winner;
+  options_.requested = kRequested;
   ExportSummary summary = ExportLibrary(options_);
-  ASSERT_EQ(summary.entries.size(), 5u);
-  std::map<std::string, std::string> exported;
+  ASSERT_EQ(summary.entries.size(), 9u);
+  std::map<std::string, std::string> exact;
+  std::map<std::string, std::pair<std::string, std::string>> nearest;  // -> source, config
   for (const ExportEntry& e : summary.entries) {
-    exported[e.problem_key] = e.config_key;
+    (e.nearest ? nearest[e.problem_key].second : exact[e.problem_key]) = e.config_key;
+    if (e.nearest) nearest[e.problem_key].first = e.source_problem;
     EXPECT_EQ(e.device_name, device_.name);
     EXPECT_EQ(e.median_ms, 1.0);
   }
-  EXPECT_EQ(exported, winners);
+  EXPECT_EQ(exact, winners);
+  const std::string g1 = Problem::Parse(testing::kTunedProblems[0]).Key();
+  const std::string c1 = Problem::Parse(testing::kTunedProblems[3]).Key();
+  const std::string c2 = Problem::Parse(testing::kTunedProblems[4]).Key();
+  auto key = [](const std::string& text) { return Problem::Parse(text).Key(); };
+  EXPECT_EQ(nearest, (std::map<std::string, std::pair<std::string, std::string>>{
+                         {key(kRequested[0]), {g1, winners[g1]}},
+                         {key(kRequested[1]), {c1, winners[c1]}},
+                         {key(kRequested[2]), {c2, winners[c2]}}}));
+  // The constraint that turns the vector winner down, as FILE:LINE.
+  const std::string space_file = options_.templates_dir + "/gemm/tiled.space.yaml";
+  std::ifstream space(space_file);
+  std::string vector_rule, line;
+  for (int number = 1; vector_rule.empty() && std::getline(space, line); ++number) {
+    if (line == "  - expr: N % VWN == 0") vector_rule = space_file + ":" + std::to_string(number);
+  }
+  const std::string on = " on " + device_.name + " (" + device_.driver_version + "): ";
+  EXPECT_EQ(summary.generic,
+            (std::vector<std::string>{
+                key(kRequested[3]) + on +
+                    "none of the 1 winners of 1 tuned problems of the same kind fits "
+                    "(gemm/tiled " +
+                    vector_winner + " of " + key(testing::kVectorProblem) +
+                    ": violates hard constraint \"N % VWN == 0\" (" + vector_rule +
+                    ")); the generic kernel runs",
+                key(kRequested[4]) + on +
+                    "no tuned problem of the same kind (op, layout, transpositions); the generic "
+                    "kernel runs"}));
   EXPECT_EQ(summary.files,
             (std::vector<std::string>{
                 ".beast-export", "CMakeLists.txt", "README.md", "beast_tuned.pc.in",
                 "cmake/BeastTunedConfig.cmake.in",
                 "include/beast_tuned.h", "src/beast_context.c", "src/beast_dispatch.c",
                 "src/beast_errors.c", "src/beast_generic.c", "src/beast_host.c", "src/beast_kernels.c",
-                "src/beast_launch.c",
-                "src/beast_runtime.h", "src/beast_table.h"}));
+                "src/beast_launch.c", "src/beast_runtime.h", "src/beast_table.h"}));
   std::ifstream kernels(dir_ / "tuned" / "src" / "beast_kernels.c");
   std::string first_line;
   std::getline(kernels, first_line);
@@ -203,32 +153,14 @@ TEST_F(ExportTest, CheckTellsWhetherTheExportIsStale) {
   RecordWinners();
   ExportLibrary(options_);
   ExportCheck fresh = CheckExport(options_);
-  EXPECT_EQ(fresh.entries, std::size(kProblems));
+  EXPECT_EQ(fresh.entries, testing::kTunedProblems.size());
   EXPECT_EQ(fresh.stale, std::vector<std::string>{});
 
   // A faster config of the first problem measured after the export.
-  Problem problem = Problem::Parse(kProblems[0]);
-  SpaceSpec spec = SpaceSpec::Load(options_.templates_dir, "gemm/tiled");
-  std::vector<Config> configs = BoundSpace(spec, problem, device_).Enumerate();
+  Problem problem = Problem::Parse(testing::kTunedProblems[0]);
+  std::vector<Config> configs = Configs(problem.Key());
   const Config& faster = configs[1];
-  {
-    results_db::Store store = results_db::Store::Open(db_);
-    int64_t device_id =
-        store.UpsertDevice({"opencl", device_.name, device_.vendor, device_.driver_version,
-                            device_.arch, DeviceLimitsToJson(device_.limits)});
-    int64_t run = store.BeginRun("export_test", BEAST_VERSION);
-    results_db::MeasurementRecord m;
-    m.run_id = run;
-    m.device_id = device_id;
-    m.problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
-    m.config_id = store.UpsertConfig(store.UpsertTemplate(spec.name, spec.hash, spec.source_rel),
-                                     faster.Key(), faster.Hash(), faster.ToJson());
-    m.status = "ok";
-    m.samples_ms = {0.5};
-    m.median_ms = 0.5;
-    store.RecordMeasurement(m);
-    store.FinishRun(run, "finished");
-  }
+  Record(problem.Key(), faster, 0.5);
   const std::string exported = configs[configs.size() / 2].Key();
   ExportCheck stale = CheckExport(options_);
   EXPECT_EQ(stale.stale, std::vector<std::string>{problem.Key() + " on " + device_.name +

@@ -110,36 +110,46 @@ static int Fits(const beast_context* ctx, const beast_entry* e) {
   return 1;
 }
 
+/* Lower is better: this device before others, exact before nearest. */
+static int Tier(const beast_context* ctx, const beast_entry* e) {
+  return (strcmp(e->device_name, ctx->device_name) == 0 ? 0 : 2) + (e->nearest ? 1 : 0);
+}
+
+/* Whether a serves ctx better than b: by tier; on this device the same
+ * driver beats another one; then the faster tuned time. */
+static int Better(const beast_context* ctx, const beast_entry* a, const beast_entry* b) {
+  int ta = Tier(ctx, a), tb = Tier(ctx, b);
+  if (ta != tb) return ta < tb;
+  if (ta < 2) {
+    int da = strcmp(a->device_driver, ctx->device_driver) == 0;
+    int db = strcmp(b->device_driver, ctx->device_driver) == 0;
+    if (da != db) return da;
+  }
+  return a->median_ms < b->median_ms;
+}
+
 const beast_entry* beast_select(const beast_context* ctx, beast_op op,
                                 const long long shape[BEAST_SHAPE_FIELDS], const char* key) {
-  const beast_entry* here = NULL;
-  const beast_entry* elsewhere = NULL;
+  const beast_entry* best = NULL;
   int tuned = 0;
   for (int i = 0; i < beast_entry_count; ++i) {
     const beast_entry* e = &beast_entries[i];
     if (e->op != op || memcmp(e->shape, shape, sizeof e->shape) != 0) continue;
     ++tuned;
-    if (strcmp(e->device_name, ctx->device_name) == 0) {
-      /* The same device with the same driver beats one with another driver. */
-      int same_driver = strcmp(e->device_driver, ctx->device_driver) == 0;
-      int here_same_driver = here && strcmp(here->device_driver, ctx->device_driver) == 0;
-      if (!here || (same_driver && !here_same_driver) ||
-          (same_driver == here_same_driver && e->median_ms < here->median_ms)) {
-        here = e;
-      }
-    } else if (Fits(ctx, e) && (!elsewhere || e->median_ms < elsewhere->median_ms)) {
-      elsewhere = e;
-    }
+    /* An entry tuned elsewhere must fit this device's work-group limits. */
+    if (Tier(ctx, e) >= 2 && !Fits(ctx, e)) continue;
+    if (!best || Better(ctx, e, best)) best = e;
   }
-  if (here) return here;
-  if (elsewhere) return elsewhere;
+  if (best) return best;
   if (tuned) {
     beast_fail(BEAST_ERROR_NOT_TUNED,
                "%s was tuned only on devices whose work-group size %s cannot launch", key,
                ctx->device_name);
   } else {
     beast_fail(BEAST_ERROR_NOT_TUNED,
-               "no tuned kernel for %s (tune it with beast tune and export again)", key);
+               "no tuned kernel for %s (tune it with beast tune, or name it to beast export "
+               "--problem for a nearby tuned config, and export again)",
+               key);
   }
   return NULL;
 }
@@ -158,12 +168,21 @@ static beast_status Explain(beast_context* ctx, beast_op op,
     return BEAST_OK;
   }
   int same = strcmp(e->device_name, ctx->device_name) == 0;
+  char tier[768];
+  if (e->nearest) {
+    snprintf(tier, sizeof tier,
+             "nearest tuned: config of %s tuned for %s (distance %.3f), rendered for this shape",
+             e->template_name, e->source_problem, e->distance);
+  } else {
+    snprintf(tier, sizeof tier, "exact tuned: %s", e->template_name);
+  }
   snprintf(buf, len,
            "%s -> %s (kernel %s) config %s, global %zux%zux%zu local %zux%zux%zu; tuned on %s "
-           "(%s, driver %s) at %.6g ms; running on %s%s",
-           key, e->template_name, e->kernel_name, e->config_key, e->global[0], e->global[1],
-           e->global[2], e->local[0], e->local[1], e->local[2], e->device_name, e->device_vendor,
-           e->device_driver, e->median_ms, ctx->device_name,
+           "(%s, driver %s) at %.6g ms%s%s; running on %s%s",
+           key, tier, e->kernel_name, e->config_key, e->global[0], e->global[1], e->global[2],
+           e->local[0], e->local[1], e->local[2], e->device_name, e->device_vendor,
+           e->device_driver, e->median_ms, e->nearest ? " for " : "",
+           e->nearest ? e->source_problem : "", ctx->device_name,
            same ? "" : " (not the tuning device: a kernel tuned elsewhere)");
   return BEAST_OK;
 }

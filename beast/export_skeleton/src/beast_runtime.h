@@ -54,10 +54,13 @@ beast_status beast_gemm_shape(const beast_gemm_problem* problem,
 void beast_conv2d_bytes(const beast_conv2d_problem* problem, size_t bytes[4]);
 void beast_gemm_bytes(const beast_gemm_problem* problem, size_t bytes[3]);
 
-/* The entry to run for (op, shape) on ctx's device: one tuned on this device
- * (by name) if any, else the fastest tuned elsewhere whose work-group this
- * device can launch. NULL, with the reason recorded as a NOT_TUNED error,
- * when there is none: the caller then runs the generic kernel. */
+/* The entry to run for (op, shape) on ctx's device, in tiers: the winner
+ * tuned for this shape on this device (by name; the same driver preferred),
+ * else a nearest entry for this device (a nearby shape's winner config,
+ * chosen at export time), else the fastest exact, then nearest, entry tuned
+ * elsewhere whose work-group this device can launch. NULL, with the reason
+ * recorded as a NOT_TUNED error, when there is none: the caller then runs the
+ * generic kernel. */
 const beast_entry* beast_select(const beast_context* ctx, beast_op op,
                                 const long long shape[BEAST_SHAPE_FIELDS], const char* key);
 

@@ -1,6 +1,7 @@
 /* beast_table.h: the tuned-kernel table the runtime dispatches from. `beast
  * export` generates its definition (beast_kernels.c): one entry per tuned
- * (problem, device), each naming a rendered program and its launch geometry. */
+ * (problem, device), and one per requested shape given a nearby tuned config,
+ * each naming a rendered program and its launch geometry. */
 #ifndef BEAST_TABLE_H_
 #define BEAST_TABLE_H_
 
@@ -29,7 +30,14 @@ typedef struct beast_entry {
   const char* device_vendor;
   const char* device_driver;
   const char* device_arch;
-  double median_ms; /* its tuned time there */
+  double median_ms; /* its tuned time there (nearest: for source_problem) */
+  /* 0: the winner tuned for exactly this shape. 1: nearest — a requested
+   * shape nobody tuned on this device, running the winner config of the
+   * tuned problem source_problem, distance away (log2 sizes), rendered for
+   * this shape. */
+  int nearest;
+  const char* source_problem; /* "" unless nearest */
+  double distance;
 } beast_entry;
 
 extern const char* const beast_program_sources[];

@@ -15,13 +15,18 @@ struct ExportOptions {
   std::string python;         // Python with Jinja2
   std::string render_script;  // harness/render.py
   std::string skeleton_dir;   // the static parts (ROOT/beast/export_skeleton)
+  // Problem keys the library will be called with that may not be tuned: each
+  // one not tuned on a device gets that device's nearest tuned winner that
+  // fits it (export_nearest.hpp), or stays on the generic kernel.
+  std::vector<std::string> requested;
 
   // Every path from Paths::Default(); db_path and out_dir left empty.
   static ExportOptions Defaults();
 };
 
 // One tuned kernel of the library: the fastest ok config, over every template,
-// of one problem on one device.
+// of one problem on one device; or, for a requested problem nobody tuned
+// there (nearest), the config of a nearby tuned problem rendered for it.
 struct ExportEntry {
   std::string problem_key;
   std::string template_name;
@@ -32,9 +37,12 @@ struct ExportEntry {
   std::string device_vendor;
   std::string device_driver;
   std::string device_arch;
-  double median_ms = 0;
+  double median_ms = 0;  // measured for problem_key; for nearest, for source_problem
   size_t global[3] = {1, 1, 1};
   size_t local[3] = {1, 1, 1};
+  bool nearest = false;
+  std::string source_problem;  // nearest: the tuned problem the config comes from
+  double distance = 0;         // nearest: ShapeDistance to it
 };
 
 struct ExportSummary {
@@ -42,6 +50,8 @@ struct ExportSummary {
   std::vector<ExportEntry> entries;  // ordered by device, problem
   std::vector<std::string> files;    // written, relative to out_dir, sorted
   std::vector<std::string> skipped;  // winners left out (another backend), one line each
+  // Requested problems left to the generic kernel on a device, one line each (why).
+  std::vector<std::string> generic;
 };
 
 // Writes the project into a temporary folder beside out_dir and renames it

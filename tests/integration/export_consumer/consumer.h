@@ -64,5 +64,6 @@ void CheckExplainGemm(beast_context* ctx, const beast_gemm_problem* p, const cha
 
 /* The checks, one file each. */
 void CheckDeviceApi(void);
+void CheckDispatch(beast_context* ctx);
 
 #endif /* CONSUMER_H_ */

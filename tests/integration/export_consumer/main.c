@@ -71,7 +71,7 @@ int main(void) {
   }
   char detail[1200];
   snprintf(detail, sizeof detail, "%d entries", beast_tuned_entry_count());
-  Report(beast_tuned_entry_count() == 5, "entry count", detail);
+  Report(beast_tuned_entry_count() == 9, "entry count", detail);
 
   /* gemm:M=64,N=48,K=40, gemm:M=33,N=17,K=29,transA=1,transB=1 and
    * gemm:M=33,N=17,K=29,transA=1,layout=col */
@@ -187,6 +187,7 @@ int main(void) {
   } else {
     Report(0, "two threads", beast_last_error());
   }
+  CheckDispatch(ctx);
   beast_context_destroy(ctx);
   CheckDeviceApi();
   printf("%d failures\n", failures);
