@@ -5,7 +5,9 @@
 // the refusals: an empty database, a changed template, a foreign folder.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -89,7 +91,8 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                 "cmake/BeastTunedConfig.cmake.in",
                 "include/beast_tuned.h", "src/beast_context.c", "src/beast_dispatch.c",
                 "src/beast_errors.c", "src/beast_generic.c", "src/beast_host.c", "src/beast_kernels.c",
-                "src/beast_launch.c", "src/beast_runtime.h", "src/beast_table.h"}));
+                "src/beast_launch.c", "src/beast_program_cache.c", "src/beast_runtime.h",
+                "src/beast_table.h"}));
   std::ifstream kernels(dir_ / "tuned" / "src" / "beast_kernels.c");
   std::string first_line;
   std::getline(kernels, first_line);
@@ -102,6 +105,27 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
             "");
   ASSERT_EQ(Shell("cmake --build " + build + " -j2"), "");
   ASSERT_EQ(Shell("cmake --install " + build), "");
+  // Runs a consumer binary (command: environment then path) and checks that
+  // every check passed; returns its "cache built=B loaded=L rejected=R" line.
+  auto run_consumer = [&](const std::string& what, const std::string& command) {
+    testing::CommandResult run = RunCommand(command);
+    EXPECT_EQ(run.exit_code, 0) << what << "\n" << run.output;
+    EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok "), kConsumerChecks) << what << "\n"
+                                                                             << run.output;
+    EXPECT_EQ(CountOccurrences(run.output, "FAIL"), 0u) << what << "\n" << run.output;
+    size_t at = run.output.find("\ncache ");
+    return at == std::string::npos ? std::string()
+                                   : run.output.substr(at + 1, run.output.find('\n', at + 1) - at - 1);
+  };
+  // The program cache of the consumer runs: cold in the first, warm after.
+  const std::string cache = (dir_ / "program_cache").string();
+  auto cache_files = [&cache]() {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(cache)) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    return files;
+  };
+
   // The consumer links the installed package, then the export as a subproject.
   const std::string source = BEAST_TEST_SOURCE_DIR "/tests/integration/export_consumer";
   const std::pair<std::string, std::string> ways[] = {
@@ -111,13 +135,25 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
     const std::string consumer = (dir_ / ("consumer_" + way)).string();
     ASSERT_EQ(Shell("cmake -S " + source + " -B " + consumer + " " + define), "") << way;
     ASSERT_EQ(Shell("cmake --build " + consumer + " -j2"), "") << way;
-    testing::CommandResult run = RunCommand(consumer + "/consumer");
-    EXPECT_EQ(run.exit_code, 0) << way << "\n" << run.output;
-    EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok "), kConsumerChecks) << way << "\n"
-                                                                             << run.output;
-    EXPECT_EQ(CountOccurrences(run.output, "FAIL"), 0u) << way << "\n" << run.output;
   }
-  // A shared build, installed, found by pkg-config and linked without CMake.
+  const std::string installed = (dir_ / "consumer_installed" / "consumer").string();
+  const std::string cold = run_consumer("installed", "BEAST_TUNED_CACHE_DIR=" + cache + " " + installed);
+  // Every program is built by the first context that runs it, and loaded by the later ones.
+  int built = -1, loaded = -1, rejected = -1;
+  ASSERT_EQ(std::sscanf(cold.c_str(), "cache built=%d loaded=%d rejected=%d", &built, &loaded,
+                        &rejected), 3) << cold;
+  EXPECT_GT(built, 0);
+  EXPECT_EQ(rejected, 0);
+  EXPECT_EQ(cache_files().size(), static_cast<size_t>(built));
+  const int uses = built + loaded;
+  // A cache folder that cannot be made: every use compiles, nothing else changes.
+  std::ofstream(dir_ / "a_file") << "not a folder\n";
+  EXPECT_EQ(run_consumer("subproject", "BEAST_TUNED_CACHE_DIR=" + (dir_ / "a_file" / "cache").string() +
+                                           " " + (dir_ / "consumer_subproject" / "consumer").string()),
+            "cache built=" + std::to_string(uses) + " loaded=0 rejected=0");
+
+  // A shared build, installed, found by pkg-config and linked without CMake;
+  // it runs on the warm cache, compiling nothing.
   const std::string shared_build = (dir_ / "build_shared").string();
   const std::string shared_prefix = (dir_ / "prefix_shared").string();
   ASSERT_EQ(Shell("cmake -S " + options_.out_dir + " -B " + shared_build +
@@ -132,9 +168,24 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                   consumer + " " + source + "/*.c $(PKG_CONFIG_PATH=" + shared_prefix +
                   "/lib/pkgconfig pkg-config --cflags --libs beast_tuned) -lOpenCL -lpthread -lm"),
             "");
-  testing::CommandResult run = RunCommand("LD_LIBRARY_PATH=" + shared_prefix + "/lib " + consumer);
-  EXPECT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok "), kConsumerChecks) << run.output;
+  EXPECT_EQ(run_consumer("pkg-config", "BEAST_TUNED_CACHE_DIR=" + cache + " LD_LIBRARY_PATH=" +
+                                           shared_prefix + "/lib " + consumer),
+            "cache built=0 loaded=" + std::to_string(uses) + " rejected=0");
+
+  // A damaged entry (one byte of its binary flipped) is rebuilt, never run.
+  const fs::path damaged = cache_files().front();
+  {
+    std::fstream file(damaged, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(static_cast<std::streamoff>(fs::file_size(damaged) / 2));
+    char byte = 0;
+    file.read(&byte, 1);
+    file.seekp(static_cast<std::streamoff>(fs::file_size(damaged) / 2));
+    byte = static_cast<char>(byte ^ 0x5a);
+    file.write(&byte, 1);
+  }
+  EXPECT_EQ(run_consumer("installed, damaged entry", "BEAST_TUNED_CACHE_DIR=" + cache + " " + installed),
+            "cache built=1 loaded=" + std::to_string(uses - 1) + " rejected=1");
+  EXPECT_EQ(cache_files().size(), static_cast<size_t>(built));  // replaced, no leftovers
 }
 
 TEST_F(ExportTest, ReExportReplacesThePreviousExportWhole) {

@@ -100,6 +100,22 @@ beast_status beast_explain_conv2d(beast_context* ctx, const beast_conv2d_problem
 beast_status beast_explain_gemm(beast_context* ctx, const beast_gemm_problem* problem, char* buf,
                                 size_t len);
 
+/* Where a context's programs came from. Programs are built once per context;
+ * their binaries are cached on disk (folder: $BEAST_TUNED_CACHE_DIR, set but
+ * empty for no cache; else $XDG_CACHE_HOME/beast_tuned; else
+ * ~/.cache/beast_tuned), keyed by a hash of source, build options, device
+ * name, driver and platform version, so later processes load them instead of
+ * compiling. A damaged entry is rebuilt and replaced; a folder that cannot be
+ * used only means compiling. For diagnostics. */
+typedef struct beast_cache_info {
+  int programs_built;    /* compiled from source by this context (then cached) */
+  int programs_loaded;   /* loaded from the disk cache instead */
+  int entries_rejected;  /* cache entries found damaged or unloadable: rebuilt */
+  const char* directory; /* the cache folder, "" when off; valid while ctx lives */
+} beast_cache_info;
+
+beast_status beast_cache_stats(beast_context* ctx, beast_cache_info* info);
+
 /* The message of the last failed call on this thread ("" when none). */
 const char* beast_last_error(void);
 

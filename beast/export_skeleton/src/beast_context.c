@@ -1,6 +1,7 @@
-/* beast_context.c: opening an OpenCL device as beast numbers it, and the
- * per-context cache of built programs (each tuned program is compiled once per
- * context, on first use, under the context's mutex). */
+/* beast_context.c: opening an OpenCL device as beast numbers it (or wrapping
+ * a caller's context), and the per-context table of built programs: each
+ * tuned program is built once per context, on first use, under the context's
+ * mutex, through the disk cache (beast_program_cache.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,15 @@ static beast_status Open(cl_device_id device, cl_context context, const char* wh
   c->device = device;
   QueryText(device, CL_DEVICE_NAME, c->device_name, sizeof c->device_name);
   QueryText(device, CL_DRIVER_VERSION, c->device_driver, sizeof c->device_driver);
+  cl_platform_id platform = NULL;
+  c->platform_version[0] = '\0';
+  if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) == CL_SUCCESS &&
+      clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof c->platform_version,
+                        c->platform_version, NULL) != CL_SUCCESS) {
+    c->platform_version[0] = '\0';
+  }
+  c->platform_version[sizeof c->platform_version - 1] = '\0';
+  beast_cache_folder(c->cache_dir, sizeof c->cache_dir);
   clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &c->max_work_group_size,
                   NULL);
   clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof c->max_work_item_sizes,
@@ -156,28 +166,6 @@ void beast_context_destroy(beast_context* ctx) {
   free(ctx);
 }
 
-/* The build log's first line, for a one-line error. */
-static void FirstLogLine(cl_program program, cl_device_id device, char* line, size_t len) {
-  line[0] = '\0';
-  size_t size = 0;
-  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS ||
-      size == 0) {
-    return;
-  }
-  char* log = (char*)malloc(size + 1);
-  if (!log) return;
-  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
-    log[size] = '\0';
-    const char* start = log;
-    while (*start == '\n' || *start == ' ') ++start;
-    size_t n = strcspn(start, "\n");
-    if (n >= len) n = len - 1;
-    memcpy(line, start, n);
-    line[n] = '\0';
-  }
-  free(log);
-}
-
 beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_program* program) {
   beast_status status = BEAST_OK;
   pthread_mutex_lock(&ctx->mutex);
@@ -186,18 +174,11 @@ beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_prog
     status = beast_fail(BEAST_ERROR_BUILD, "%s (%s) failed to build on %s earlier in this context",
                         entry->template_name, entry->config_key, ctx->device_name);
   } else if (!*slot) {
-    const char* source = beast_program_sources[entry->program];
-    cl_int err = CL_SUCCESS;
-    cl_program built = clCreateProgramWithSource(ctx->context, 1, &source, NULL, &err);
+    char line[512];
     /* The options beast tuned with (none), so the binary is the one measured. */
-    if (err == CL_SUCCESS) err = clBuildProgram(built, 1, &ctx->device, "", NULL, NULL);
-    if (err == CL_SUCCESS) {
-      *slot = built;
-    } else {
-      char line[512];
-      line[0] = '\0';
-      if (built) FirstLogLine(built, ctx->device, line, sizeof line);
-      if (built) clReleaseProgram(built);
+    cl_int err = beast_build_program(ctx, beast_program_sources[entry->program], "", slot, line,
+                                     sizeof line);
+    if (err != CL_SUCCESS) {
       ctx->build_failed[entry->program] = 1;
       status =
           beast_fail(BEAST_ERROR_BUILD, "%s (%s) does not build on %s (error %d): %s",

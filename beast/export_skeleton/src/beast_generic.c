@@ -66,18 +66,14 @@ beast_status beast_generic_program(beast_context* ctx, cl_program* program) {
     status = beast_fail(BEAST_ERROR_BUILD, "the generic fallback kernels failed to build on %s",
                         ctx->device_name);
   } else if (!ctx->generic_program) {
-    const char* source = kGenericSource;
-    cl_int err = CL_SUCCESS;
-    cl_program built = clCreateProgramWithSource(ctx->context, 1, &source, NULL, &err);
-    if (err == CL_SUCCESS) err = clBuildProgram(built, 1, &ctx->device, "", NULL, NULL);
-    if (err == CL_SUCCESS) {
-      ctx->generic_program = built;
-    } else {
-      if (built) clReleaseProgram(built);
+    char line[512];
+    cl_int err = beast_build_program(ctx, kGenericSource, "", &ctx->generic_program, line,
+                                     sizeof line);
+    if (err != CL_SUCCESS) {
       ctx->generic_failed = 1;
       status = beast_fail(BEAST_ERROR_BUILD,
-                          "the generic fallback kernels do not build on %s (error %d)",
-                          ctx->device_name, (int)err);
+                          "the generic fallback kernels do not build on %s (error %d): %s",
+                          ctx->device_name, (int)err, line);
     }
   }
   *program = ctx->generic_program;

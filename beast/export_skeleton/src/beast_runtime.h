@@ -22,6 +22,7 @@ struct beast_context {
   cl_command_queue queue;
   char device_name[256];
   char device_driver[128];
+  char platform_version[256];
   size_t max_work_group_size;
   size_t max_work_item_sizes[3];
   /* Programs of beast_program_sources, built on first use under `mutex`;
@@ -32,6 +33,10 @@ struct beast_context {
   /* The generic fallback kernels (beast_generic.c), built on first use. */
   cl_program generic_program;
   int generic_failed;
+  /* The on-disk program cache: its folder ("" when off) and this context's
+   * counts (under `mutex`). */
+  char cache_dir[1024];
+  beast_cache_info cache;
 };
 
 /* Records a one-line message for beast_last_error() and returns status. */
@@ -66,6 +71,17 @@ const beast_entry* beast_select(const beast_context* ctx, beast_op op,
 
 /* The built program of entry->program on ctx, building it on first use. */
 beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_program* program);
+
+/* Builds `source` with `options` for ctx's device, loading the binary from
+ * the disk cache when it holds a good one and storing it there otherwise.
+ * On failure returns the OpenCL error with the build log's first line in
+ * `log`. The caller holds ctx->mutex (it counts into ctx->cache). */
+cl_int beast_build_program(beast_context* ctx, const char* source, const char* options,
+                           cl_program* program, char* log, size_t log_len);
+
+/* The cache folder: $BEAST_TUNED_CACHE_DIR (set but empty: no cache), else
+ * $XDG_CACHE_HOME/beast_tuned, else $HOME/.cache/beast_tuned; "" for none. */
+void beast_cache_folder(char* dir, size_t len);
 
 /* The built program of the generic fallback kernels beast_generic_conv2d and
  * beast_generic_gemm (shape as run-time int arguments, one output per

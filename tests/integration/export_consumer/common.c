@@ -9,6 +9,23 @@
 #include "consumer.h"
 
 int failures = 0;
+static beast_cache_info cache_totals;
+
+void CountCache(beast_context* ctx) {
+  beast_cache_info info;
+  if (beast_cache_stats(ctx, &info) != BEAST_OK) {
+    Report(0, "beast_cache_stats", beast_last_error());
+    return;
+  }
+  cache_totals.programs_built += info.programs_built;
+  cache_totals.programs_loaded += info.programs_loaded;
+  cache_totals.entries_rejected += info.entries_rejected;
+}
+
+void PrintCacheTotals(void) {
+  printf("cache built=%d loaded=%d rejected=%d\n", cache_totals.programs_built,
+         cache_totals.programs_loaded, cache_totals.entries_rejected);
+}
 
 void Report(int ok, const char* what, const char* detail) {
   printf("%s %s%s%s\n", ok ? "ok" : "FAIL", what, detail[0] ? ": " : "", detail);

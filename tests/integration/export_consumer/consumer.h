@@ -62,6 +62,12 @@ void CheckExplainConv(beast_context* ctx, const beast_conv2d_problem* p, const c
 void CheckExplainGemm(beast_context* ctx, const beast_gemm_problem* p, const char* what,
                       const char* const* expect);
 
+/* Adds ctx's program cache counts (beast_cache_stats) to the totals that
+ * PrintCacheTotals prints as "cache built=B loaded=L rejected=R"; call it
+ * before destroying each context that ran kernels. */
+void CountCache(beast_context* ctx);
+void PrintCacheTotals(void);
+
 /* The checks, one file each. */
 void CheckDeviceApi(void);
 void CheckDispatch(beast_context* ctx);

@@ -140,6 +140,7 @@ void CheckDeviceApi(void) {
     RunConv(ctx, context, queue, queue, c2, 331, "device api: tuned conv2d with bias");
     RunConv(ctx, context, queue, NULL, c3, 341, "device api: untuned NHWC conv2d, beast's queue");
     CheckMisuse(ctx, context, queue);
+    CountCache(ctx);
   }
   beast_context_destroy(ctx);
   if (queue) clReleaseCommandQueue(queue);

@@ -183,13 +183,16 @@ int main(void) {
                e1 <= TOLERANCE,
            "two threads", detail);
     free(jobs[0].y), free(jobs[1].y);
+    CountCache(shared);
     beast_context_destroy(shared);
   } else {
     Report(0, "two threads", beast_last_error());
   }
   CheckDispatch(ctx);
+  CountCache(ctx);
   beast_context_destroy(ctx);
   CheckDeviceApi();
+  PrintCacheTotals();
   printf("%d failures\n", failures);
   return failures == 0 ? 0 : 1;
 }
