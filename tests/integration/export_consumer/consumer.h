@@ -71,5 +71,6 @@ void PrintCacheTotals(void);
 /* The checks, one file each. */
 void CheckDeviceApi(void);
 void CheckDispatch(beast_context* ctx);
+void CheckThreads(void);
 
 #endif /* CONSUMER_H_ */

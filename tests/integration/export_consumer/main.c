@@ -1,12 +1,10 @@
 /* main.c: checks an exported BeastTuned library through its C API only. Runs
  * every problem export_test.cpp tunes against a naive CPU reference, runs
  * shapes nobody tuned (fixed and random: the generic kernel must be right),
- * misuses the API, calls from two threads, and runs the checks of the other
- * files (consumer.h).
+ * misuses the API, and runs the checks of the other files (consumer.h).
  * Prints one "ok ..." or "FAIL ..." line per check; exits 0 only if all pass.
  * The problem lists here and in export_test.cpp must agree. */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,20 +18,6 @@ static void CheckConv(beast_context* ctx, const ConvCase* t, const char* what) {
   beast_status s = beast_conv2d_forward_host(ctx, &t->p, t->x, t->w, t->b, y);
   CheckOutput(what, s, y, t->ref, t->bound, t->y_count);
   free(y);
-}
-
-typedef struct ThreadJob {
-  beast_context* ctx;
-  const ConvCase* t;
-  float* y;
-  beast_status status;
-} ThreadJob;
-
-static void* RunConv(void* arg) {
-  ThreadJob* job = (ThreadJob*)arg;
-  job->status =
-      beast_conv2d_forward_host(job->ctx, &job->t->p, job->t->x, job->t->w, job->t->b, job->y);
-  return NULL;
 }
 
 /* Runs p through the host API against the reference, again for the same
@@ -163,35 +147,11 @@ int main(void) {
   s = beast_context_create(BEAST_BACKEND_OPENCL, 1000, &none);
   Report(s == BEAST_ERROR_DEVICE && none == NULL, "device 1000", beast_last_error());
 
-  /* Two threads on a fresh context: the lazy build happens once, both right. */
-  beast_context* shared = NULL;
-  if (beast_context_create(BEAST_BACKEND_OPENCL, 0, &shared) == BEAST_OK) {
-    ThreadJob jobs[2];
-    pthread_t threads[2];
-    for (int i = 0; i < 2; ++i) {
-      jobs[i].ctx = shared;
-      jobs[i].t = &t2;
-      jobs[i].y = (float*)malloc(t2.y_count * sizeof(float));
-      pthread_create(&threads[i], NULL, RunConv, &jobs[i]);
-    }
-    for (int i = 0; i < 2; ++i) pthread_join(threads[i], NULL);
-    double e0 = MaxRelativeError(jobs[0].y, t2.ref, t2.bound, t2.y_count);
-    double e1 = MaxRelativeError(jobs[1].y, t2.ref, t2.bound, t2.y_count);
-    snprintf(detail, sizeof detail, "status %d %d, max relative error %.3g %.3g",
-             (int)jobs[0].status, (int)jobs[1].status, e0, e1);
-    Report(jobs[0].status == BEAST_OK && jobs[1].status == BEAST_OK && e0 <= TOLERANCE &&
-               e1 <= TOLERANCE,
-           "two threads", detail);
-    free(jobs[0].y), free(jobs[1].y);
-    CountCache(shared);
-    beast_context_destroy(shared);
-  } else {
-    Report(0, "two threads", beast_last_error());
-  }
   CheckDispatch(ctx);
   CountCache(ctx);
   beast_context_destroy(ctx);
   CheckDeviceApi();
+  CheckThreads();
   PrintCacheTotals();
   printf("%d failures\n", failures);
   return failures == 0 ? 0 : 1;
