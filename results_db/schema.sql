@@ -1,4 +1,4 @@
--- beast result database, schema version 3.
+-- beast result database, schema version 4.
 -- Executed in one transaction when `beast` creates a new database. The two
 -- header fields below identify the file: application_id 0x42454153 ('BEAS')
 -- says it is a beast database, user_version is the schema version that
@@ -6,7 +6,7 @@
 -- end of a table, so every column a migration adds is listed last here, in the
 -- same order (a test compares a migrated database with a fresh one).
 PRAGMA application_id = 1111834963;
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- A compute device as it was when measured: a driver update is a new device
 -- row, because timings from different drivers must not be mixed.
@@ -158,3 +158,65 @@ JOIN devices d ON d.id = m.device_id
 JOIN problems p ON p.id = m.problem_id
 JOIN configs c ON c.id = m.config_id
 JOIN templates t ON t.id = c.template_id;
+
+-- Version 4: the re-measurement that confirms a pair's winner. At the end of
+-- tuning a template on a problem, its top few ok configs (by median) are
+-- measured again side by side, in rounds that run each of them once in turn,
+-- and the winner is the fastest of that re-measurement. One confirmations row
+-- per re-measurement of a (device, problem, template version); one
+-- confirmation_results row per config it compared.
+CREATE TABLE confirmations (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  problem_id INTEGER NOT NULL REFERENCES problems (id),
+  template_id INTEGER NOT NULL REFERENCES templates (id),
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TABLE confirmation_results (
+  id INTEGER PRIMARY KEY,
+  confirmation_id INTEGER NOT NULL REFERENCES confirmations (id),
+  config_id INTEGER NOT NULL REFERENCES configs (id),
+  status TEXT NOT NULL
+    CHECK (status IN ('ok', 'compile_error', 'runtime_error', 'crashed', 'timeout')),
+  samples_json TEXT NOT NULL DEFAULT '[]', -- raw samples in ms, one per round
+  median_ms REAL,
+  spread REAL,                           -- (p75 - p25) / median
+  error_text TEXT NOT NULL DEFAULT '',
+  UNIQUE (confirmation_id, config_id)
+);
+
+CREATE INDEX confirmations_by_pair ON confirmations (device_id, problem_id, template_id);
+
+-- Version 4: each ok measurement's median in the latest confirmation of its
+-- (device, problem, template version), when it took part and that
+-- confirmation still stands: the fastest config by median is one of those it
+-- compared (a faster config measured since makes it stale). Winners are
+-- ranked by this first, then by median.
+CREATE VIEW confirmed_medians AS
+WITH latest AS (
+  SELECT device_id, problem_id, template_id, MAX(id) AS confirmation_id
+  FROM confirmations GROUP BY device_id, problem_id, template_id
+),
+fastest AS (
+  SELECT device_id, problem_id, template_id, config_id FROM (
+    SELECT m.device_id, m.problem_id, c.template_id, m.config_id,
+           ROW_NUMBER() OVER (PARTITION BY m.device_id, m.problem_id, c.template_id
+                              ORDER BY m.median_ms, m.id) AS rank_by_median
+    FROM measurements m JOIN configs c ON c.id = m.config_id
+    WHERE m.status = 'ok' AND m.median_ms IS NOT NULL)
+  WHERE rank_by_median = 1
+)
+SELECT m.id AS measurement_id, r.median_ms AS confirmed_ms, l.confirmation_id
+FROM measurements m
+JOIN configs c ON c.id = m.config_id
+JOIN latest l ON l.device_id = m.device_id AND l.problem_id = m.problem_id
+             AND l.template_id = c.template_id
+JOIN confirmation_results r ON r.confirmation_id = l.confirmation_id
+                           AND r.config_id = m.config_id AND r.status = 'ok'
+JOIN fastest f ON f.device_id = m.device_id AND f.problem_id = m.problem_id
+              AND f.template_id = c.template_id
+WHERE m.status = 'ok' AND r.median_ms IS NOT NULL
+  AND EXISTS (SELECT 1 FROM confirmation_results fr
+              WHERE fr.confirmation_id = l.confirmation_id AND fr.config_id = f.config_id);

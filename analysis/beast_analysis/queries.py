@@ -40,18 +40,22 @@ WITH ok_rows AS (
            WHERE dm.device_id = m.device_id AND dm.problem_id = m.problem_id
              AND dc.template_id = c.template_id AND dm.is_default = 1
              AND dm.status = 'ok' AND dm.median_ms > 0
-           ORDER BY dm.id LIMIT 1) AS default_ms
+           ORDER BY dm.id LIMIT 1) AS default_ms,
+         cm.confirmed_ms
   FROM measurements m
+  LEFT JOIN confirmed_medians cm ON cm.measurement_id = m.id
   JOIN devices d ON d.id = m.device_id
   JOIN problems p ON p.id = m.problem_id
   JOIN configs c ON c.id = m.config_id
   JOIN templates t ON t.id = c.template_id
   WHERE m.status = 'ok' AND m.median_ms IS NOT NULL AND {_FILTER}
 ),
+-- The confirmation that stands for a pair ranks first (as beast query --best).
 ranked AS (
   SELECT ok_rows.*,
          ROW_NUMBER() OVER (PARTITION BY device_id, problem_id, template_id
-                            ORDER BY median_ms, measurement_id) AS rank_in_version,
+                            ORDER BY confirmed_ms IS NULL, confirmed_ms, median_ms,
+                                     measurement_id) AS rank_in_version,
          MAX(template_id) OVER (PARTITION BY device_id, problem_id, template_name)
            AS newest_template_id
   FROM ok_rows
@@ -79,7 +83,9 @@ def winners(db_path, *, device=None, problem=None, template=None):
     Each dict: device, device_id, backend, vendor, driver_version, arch,
     problem, op, template, template_hash, source_path, config, params (dict),
     median_ms, spread, gflops, default_ms, speedup_vs_default (None unless the
-    default config of that template version was measured ok). Filters match
+    default config of that template version was measured ok), confirmed_ms
+    (its median in the interleaved re-measurement of its pair's top configs,
+    which decides the winner where one stands; else None). Filters match
     exactly: device name, problem key, template name.
     """
     parameters = {"device": device, "problem": problem, "template": template}
@@ -110,6 +116,7 @@ def winners(db_path, *, device=None, problem=None, template=None):
                 "gflops": row["gflops"],
                 "default_ms": default_ms,
                 "speedup_vs_default": speedup,
+                "confirmed_ms": row["confirmed_ms"],
             }
         )
     return result

@@ -29,7 +29,9 @@ const char kHelp[] =
     "by the row's time. The compiled kernel's resources (registers, spill, stack and\n"
     "shared/local memory bytes) show where the backend reported them: always in --json\n"
     "(null when unknown), as columns in --csv and a line per row in the table when any\n"
-    "row has one.\n"
+    "row has one. Where the top configs of a pair were re-measured side by side at the end\n"
+    "of its tuning (beast tune --confirm-top), the fastest of that re-measurement is the\n"
+    "best, and each row that took part shows its re-measured median (confirmed_ms).\n"
     "  --device D          a device name as `beast query` shows it (or a unique part of it)\n"
     "  --where PARAM=VALUE configs whose parameter PARAM has VALUE (repeatable: all must hold)\n"
     "  --compare A B       the problems both devices measured ok: the best of each and\n"
@@ -155,6 +157,7 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
              ", \"is_default\": " + (r.is_default ? "true" : "false") + ", \"median_ms\": " + Num(r.median_ms) +
              ", \"spread\": " + Num(r.spread) + ", \"gflops\": " + Num(r.gflops) +
              ", \"max_error\": " + Num(r.max_error) + ", \"speedup_vs_default\": " + Num(r.speedup_vs_default) +
+             ", \"confirmed_ms\": " + Num(r.confirmed_ms) +
              ", \"compile_ms\": " + Num(r.compile_ms) + ", \"registers\": " + Int(r.registers) +
              ", \"spill_bytes\": " + Int(r.spill_bytes) + ", \"stack_bytes\": " + Int(r.stack_bytes) +
              ", \"shared_bytes\": " + Int(r.shared_bytes) + ", \"error\": " + JsonString(r.error_text) +
@@ -216,6 +219,10 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
                 r.is_default ? "default" : "", r.config_key.c_str(), indent, "", r.device_name.c_str(), indent,
                 "", r.problem_key.c_str());
     if (HasResources(r)) std::printf("%*s  %s\n", indent, "", ResourcesText(r).c_str());
+    if (r.confirmed_ms) {
+      std::printf("%*s  confirmed: %.6f ms re-measured beside the pair's other top configs\n",
+                  indent, "", *r.confirmed_ms);
+    }
   }
   std::printf("%zu rows\n", rows.size());
 }

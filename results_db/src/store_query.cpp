@@ -20,7 +20,9 @@ using beast::ErrorCode;
 // Every measurement joined with its names, filtered by bound parameters
 // (?1 problem key, ?2 op, ?3 template name, ?4 device id, ?5 status, ?7
 // device name; NULL matches all; parameter values from ?20 on, see RowsCte), with the median of the default config of the same template
-// version on the same device and problem (the first one recorded, if ok).
+// version on the same device and problem (the first one recorded, if ok), and
+// its median in the confirmation that stands for its pair, if any (the
+// confirmed_medians view).
 const std::string kRowsCte = R"SQL(
 WITH result_rows AS (
   SELECT m.id AS measurement_id, m.run_id, m.device_id, d.backend, d.name AS device_name,
@@ -33,8 +35,10 @@ WITH result_rows AS (
            WHERE dm.device_id = m.device_id AND dm.problem_id = m.problem_id
              AND dc.template_id = c.template_id AND dm.is_default = 1
              AND dm.status = 'ok' AND dm.median_ms > 0
-           ORDER BY dm.id LIMIT 1) AS default_ms
+           ORDER BY dm.id LIMIT 1) AS default_ms,
+         cm.confirmed_ms
   FROM measurements m
+  LEFT JOIN confirmed_medians cm ON cm.measurement_id = m.id
   JOIN devices d ON d.id = m.device_id
   JOIN problems p ON p.id = m.problem_id
   JOIN configs c ON c.id = m.config_id
@@ -58,15 +62,18 @@ std::string RowsCte(size_t param_matches) {
   return sql + "\n)";
 }
 
-// The ?8 best ok rows per (device, problem, template version) — lowest median,
-// first recorded on a tie — kept only for the newest version of each template
-// name that has an ok row there: an edited template's winners replace the old.
+// The ?8 best ok rows per (device, problem, template version) — those of the
+// confirmation that stands, fastest re-measured median first, then the rest
+// by lowest median, first recorded on a tie — kept only for the newest
+// version of each template name that has an ok row there: an edited
+// template's winners replace the old.
 const std::string kBestCte = R"SQL(,
 best_rows AS (
   SELECT * FROM (
     SELECT result_rows.*,
            ROW_NUMBER() OVER (PARTITION BY device_id, problem_id, template_id
-                              ORDER BY median_ms, measurement_id) AS rank_in_version,
+                              ORDER BY confirmed_ms IS NULL, confirmed_ms, median_ms,
+                                       measurement_id) AS rank_in_version,
            MAX(template_id) OVER (PARTITION BY device_id, problem_id, template_name)
              AS newest_template_id
     FROM result_rows WHERE status = 'ok' AND median_ms IS NOT NULL)
@@ -77,7 +84,7 @@ const std::string kResultColumns = R"SQL(
 SELECT measurement_id, run_id, device_id, backend, device_name, problem_id, problem_key,
        template_id, template_name, template_hash, config_id, config_key, params_json, status,
        is_default, median_ms, spread, gflops, max_error, compile_ms, default_ms, error_text,
-       registers, spill_bytes, stack_bytes, shared_bytes
+       registers, spill_bytes, stack_bytes, shared_bytes, confirmed_ms
 )SQL";
 
 const std::string kOrder = R"SQL(
@@ -85,10 +92,14 @@ ORDER BY device_name, device_id, problem_key, template_name, template_id,
          median_ms IS NULL, median_ms, measurement_id
 LIMIT ?6)SQL";
 
+// The best rows of a group in their rank.
+const std::string kBestOrder = R"SQL(
+ORDER BY device_name, device_id, problem_key, template_name, template_id, rank_in_version
+LIMIT ?6)SQL";
+
 std::string QuerySql(bool best, size_t param_matches) {
-  return RowsCte(param_matches) + (best ? kBestCte + kResultColumns + "FROM best_rows"
-                                        : kResultColumns + "FROM result_rows") +
-         kOrder;
+  return RowsCte(param_matches) + (best ? kBestCte + kResultColumns + "FROM best_rows" + kBestOrder
+                                        : kResultColumns + "FROM result_rows" + kOrder);
 }
 
 // A parameter's value as JSON has it: an integer, a real, or a string.
@@ -177,6 +188,7 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.spill_bytes = query.ColumnOptionalInt(23);
     row.stack_bytes = query.ColumnOptionalInt(24);
     row.shared_bytes = query.ColumnOptionalInt(25);
+    row.confirmed_ms = query.ColumnOptionalDouble(26);
     rows.push_back(std::move(row));
   }
   impl_->AttachBaselines(rows, filter.device_id);

@@ -195,7 +195,7 @@ TEST_F(QueryCli, StatusAsJson) {
             "\"config\": \"MWG=64,VW=4\", \"params\": {\"MWG\": 64, \"VW\": 4}, \"status\": "
             "\"compile_error\", \"is_default\": false, \"median_ms\": null, \"spread\": null, "
             "\"gflops\": null, \"max_error\": null, \"speedup_vs_default\": null, "
-            "\"compile_ms\": null, \"registers\": null, \"spill_bytes\": null, \"stack_bytes\": null, "
+            "\"confirmed_ms\": null, \"compile_ms\": null, \"registers\": null, \"spill_bytes\": null, \"stack_bytes\": null, "
             "\"shared_bytes\": null, \"error\": \"error: out of registers\", \"baselines\": [{\"library\": \"clblast\", \"routine\": "
             "\"Sgemm\", \"median_ms\": 3, \"speedup\": null}, {\"library\": \"cublas\", "
             "\"routine\": \"Sgemm\", \"median_ms\": 1, \"speedup\": null}]}]\n");
@@ -243,7 +243,8 @@ TEST_F(QueryCli, CompiledResourcesWherePresent) {
             "\"config\": \"MWG=16,VW=1\", \"params\": {\"MWG\": 16, \"VW\": 1}, \"status\": "
             "\"compiled\", "
             "\"is_default\": false, \"median_ms\": null, \"spread\": null, \"gflops\": null, "
-            "\"max_error\": null, \"speedup_vs_default\": null, \"compile_ms\": 250, "
+            "\"max_error\": null, \"speedup_vs_default\": null, \"confirmed_ms\": null, "
+            "\"compile_ms\": 250, "
             "\"registers\": 40, \"spill_bytes\": 0, \"stack_bytes\": 8, \"shared_bytes\": 4096, "
             "\"error\": \"\", \"baselines\": []}]\n");
   std::string table = Query("--device sm_90 --status pruned_after_compile");
@@ -320,14 +321,14 @@ TEST_F(QueryCli, DatabasesOfOtherVersions) {
   EXPECT_EQ(upgraded.exit_code, 0);
   EXPECT_EQ(upgraded.output,
             std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,\n");
-  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "3");
+  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "4");
 
   // A newer one is refused, untouched.
-  RawSql(db_, "PRAGMA user_version = 4");
+  RawSql(db_, "PRAGMA user_version = 5");
   EXPECT_EQ(Fails("--best", 1), "beast query: " + db_ +
-                                    ": database schema version 4 is newer than this beast (3): "
+                                    ": database schema version 5 is newer than this beast (4): "
                                     "upgrade beast\n");
-  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "4");
+  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "5");
   const std::string text = (dir_ / "notes.txt").string();
   std::ofstream(text) << "not a database\n";
   auto r = RunCommand(BeastBinary() + " query --db " + text);

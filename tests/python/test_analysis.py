@@ -90,6 +90,26 @@ def test_winners_are_the_best_ok_config_with_speedup(db_path):
     assert gpu["source_path"] == "kernel_templates/gemm/tiled.cl.j2"
     assert gpu["default_ms"] == 8.0
     assert gpu["gflops"] == 0.262144
+    assert gpu["confirmed_ms"] is None
+
+
+def test_winners_follow_the_confirmation_that_stands(db_path):
+    """The confirmed_medians view ranks winners as beast query --best does."""
+    connection = sqlite3.connect(db_path, isolation_level=None)
+    ids = dict(connection.execute(
+        "SELECT c.config_key, c.id FROM configs c").fetchall())
+    gpu = connection.execute("SELECT id FROM devices WHERE name = 'GPU'").fetchone()[0]
+    confirmation = add(connection, "confirmations", run_id=1, device_id=gpu, problem_id=1,
+                       template_id=1)
+    for key, median in (("MWG=32", 2.5), ("MWG=64", 2.25)):
+        add(connection, "confirmation_results", confirmation_id=confirmation,
+            config_id=ids[key], status="ok", median_ms=median)
+    connection.close()
+    rows = winners(db_path, device="GPU")
+    assert [(r["config"], r["median_ms"], r["confirmed_ms"]) for r in rows] == [
+        ("MWG=64", 4.0, 2.25)]
+    # CPU has no confirmation: its lowest median still wins.
+    assert [r["config"] for r in winners(db_path, device="CPU")] == ["MWG=16"]
 
 
 def test_winners_filters(db_path):
@@ -162,9 +182,9 @@ def test_not_a_database(tmp_path):
 
 def test_newer_schema_version(db_path):
     connection = sqlite3.connect(db_path)
-    connection.execute("PRAGMA user_version = 4")
+    connection.execute("PRAGMA user_version = 5")
     connection.close()
     with pytest.raises(BeastDatabaseError) as error:
         winners(db_path)
     assert str(error.value) == (
-        f"{db_path}: database schema version 4 is newer than this beast (3): upgrade beast")
+        f"{db_path}: database schema version 5 is newer than this beast (4): upgrade beast")

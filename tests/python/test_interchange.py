@@ -81,7 +81,7 @@ def test_a100_import_counts(a100_db):
                    "use_padding=0,use_shmem=0,use_cmem=1,filter_height=15,filter_width=15")
     assert config_hash == hash_text(key)
     assert connection.execute("PRAGMA application_id").fetchone()[0] == 0x42454153
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
     connection.close()
 
 
@@ -241,7 +241,7 @@ def newer_database(tmp_path):
     import_cache_path.write_text(json.dumps(small_cache([(1, 2.0)])))
     import_cache(import_cache_path, path)
     connection = sqlite3.connect(path)
-    connection.execute("PRAGMA user_version = 4")
+    connection.execute("PRAGMA user_version = 5")
     connection.close()
     return path, import_cache_path
 
@@ -253,7 +253,7 @@ def test_newer_schema_is_refused(tmp_path, capsys, verb):
             "report": ["--out", tmp_path / "report"]}[verb]
     code, out, err = run_cli(capsys, verb, "--db", db, *argv)
     assert (code, out) == (1, "")
-    assert err == f"beast {verb}: {db}: database schema version 4 is newer than this beast (3): upgrade beast\n"
+    assert err == f"beast {verb}: {db}: database schema version 5 is newer than this beast (4): upgrade beast\n"
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "report").exists()
 
 

@@ -85,7 +85,7 @@ def test_import_upgrades_a_version_1_file(tmp_path):
         "tune_params": {"X": [1]}, "cache": {"1": {"X": 1, "time": 2.0, "times": [2.0]}}}))
     import_cache(cache, path)
     connection = sqlite3.connect(path)
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert connection.execute("SELECT count(*) FROM measurements").fetchone()[0] == 3
     connection.close()
     assert schema_of(path) == schema_of(fresh(tmp_path / "fresh.db"))

@@ -153,7 +153,7 @@ TEST_F(StoreMigrationTest, OpeningUpgradesInPlaceAndKeepsTheData) {
   const std::string path = MakeV1("v1.db");
   {
     Store store = Store::Open(path);
-    EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
+    EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "4");
     std::vector<ResultRow> rows = store.Query(QueryFilter());
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].config_key, "MWG=16");
@@ -191,9 +191,9 @@ TEST_F(StoreMigrationTest, OpeningUpgradesInPlaceAndKeepsTheData) {
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM measurements WHERE registers IS NULL AND "
                            "spill_bytes IS NULL AND stack_bytes IS NULL AND shared_bytes IS NULL"),
             "2");
-  // A second open finds version 3 and changes nothing.
+  // A second open finds version 4 and changes nothing.
   Store::Open(path);
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "4");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM baselines"), "1");
 }
 
@@ -210,7 +210,10 @@ TEST_F(StoreMigrationTest, MigratedSchemaEqualsFreshSchema) {
       if (l.rfind(line, 0) == 0) return true;
     return false;
   };
-  EXPECT_TRUE(has("version 3"));
+  EXPECT_TRUE(has("version 4"));
+  EXPECT_TRUE(has("table confirmations on confirmations: CREATE TABLE confirmations("));
+  EXPECT_TRUE(has("table confirmation_results on confirmation_results: CREATE TABLE"));
+  EXPECT_TRUE(has("view confirmed_medians on confirmed_medians: CREATE VIEW"));
   EXPECT_TRUE(has("table baselines on baselines: CREATE TABLE baselines("));
   EXPECT_TRUE(has("view measurement_provenance on measurement_provenance: CREATE VIEW"));
   EXPECT_TRUE(has("index baselines_by_run on baselines: CREATE INDEX"));
@@ -323,16 +326,16 @@ TEST_F(StoreMigrationTest, FailedUpgradeLeavesTheFileAsItWas) {
 }
 
 TEST_F(StoreMigrationTest, NewerDatabaseIsRefusedUntouched) {
-  const std::string path = MakeV1("v4.db");
-  RawExec(path, "PRAGMA user_version = 4");
+  const std::string path = MakeV1("v5.db");
+  RawExec(path, "PRAGMA user_version = 5");
   try {
     Store::OpenExisting(path);
     FAIL() << "opened a newer database";
   } catch (const beast::Error& error) {
     EXPECT_EQ(std::string(error.what()),
-              path + ": database schema version 4 is newer than this beast (3): upgrade beast");
+              path + ": database schema version 5 is newer than this beast (4): upgrade beast");
   }
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "4");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "5");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM sqlite_master WHERE name = 'baselines'"), "0");
 }
 
@@ -352,7 +355,7 @@ TEST_F(StoreMigrationTest, TwoStoresOpeningOneOldFileAtOnce) {
   second.join();
   EXPECT_EQ(errors[0], "");
   EXPECT_EQ(errors[1], "");
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "3");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "4");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM devices"), "3");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM pragma_table_info('measurements')"), "22");
 }

@@ -26,9 +26,10 @@ struct QueryFilter {
   std::optional<std::string> status;  // one of kMeasurementStatuses
   std::optional<std::string> device_name;  // exact name (any driver version)
   std::vector<ParamMatch> params;          // all must hold
-  // Only the best "ok" measurement (lowest median, first recorded on a tie) per
-  // (device, problem, template), taken from the newest version of the template
-  // that has an ok measurement there.
+  // Only the best "ok" measurement per (device, problem, template), taken from
+  // the newest version of the template that has an ok measurement there: the
+  // fastest of the confirmation that stands for it (confirmed_ms), else the
+  // lowest median, first recorded on a tie.
   bool best_only = false;
   // The top_k best ok measurements per (device, problem, template), chosen as
   // best_only chooses one (best_only is top_k = 1); 0: off.
@@ -71,6 +72,9 @@ struct ResultRow {
   std::optional<double> compile_ms;
   // The compiled kernel's resources (MeasurementRecord); unset when unknown.
   std::optional<int64_t> registers, spill_bytes, stack_bytes, shared_bytes;
+  // Its median in the re-measurement that confirmed its pair's winner, when it
+  // took part in the one that stands (confirmed_medians in schema.sql).
+  std::optional<double> confirmed_ms;
   // Median of the default config of the same template version on the same
   // device and problem, divided by this median; unset unless both are ok.
   std::optional<double> speedup_vs_default;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "results_db/confirmation.hpp"
 #include "results_db/query.hpp"
 #include "results_db/records.hpp"
 
@@ -17,7 +18,7 @@ namespace results_db {
 
 // The header fields that identify a beast database ('BEAS') and its schema.
 inline constexpr int32_t kApplicationId = 0x42454153;
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // One open database connection. Errors throw beast::Error(kDatabase) naming the
 // file. Not thread-safe: use one Store per thread (SQLite's WAL mode and busy
@@ -81,6 +82,14 @@ class Store {
   // false is returned; true when a new row was written. Throws kBadArgument for
   // an unknown status or an empty library or routine name.
   bool RecordBaseline(const BaselineRecord& baseline);
+
+  // Records a confirmation and its results in one transaction (or the open
+  // Batch's); returns its id. Throws kBadArgument for no results, an unknown
+  // status or a config twice.
+  int64_t RecordConfirmation(const Confirmation& confirmation);
+  // The confirmations of a (device, problem, template version), oldest first.
+  std::vector<Confirmation> Confirmations(int64_t device_id, int64_t problem_id,
+                                          int64_t template_id);
 
   // What a resumed run skips.
   bool HasMeasurement(int64_t device_id, int64_t problem_id, int64_t config_id);
