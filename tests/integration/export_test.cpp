@@ -38,7 +38,7 @@ const std::vector<std::string> kRequested = {
     "gemm:M=64,N=48,K=40,dtype=f32",
 };
 // The "ok" lines the consumer prints when every check passes.
-constexpr size_t kConsumerChecks = 108;
+constexpr size_t kConsumerChecks = 143;
 
 class ExportTest : public testing::ExportFixture {};
 
@@ -105,10 +105,12 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
             "");
   ASSERT_EQ(Shell("cmake --build " + build + " -j2"), "");
   ASSERT_EQ(Shell("cmake --install " + build), "");
-  // Runs a consumer binary (command: environment then path) and checks that
-  // every check passed; returns its "cache built=B loaded=L rejected=R" line.
+  // Runs a consumer binary (command: environment then path) on the ONNX golden
+  // cases and checks that every check passed; returns its "cache built=B
+  // loaded=L rejected=R" line.
   auto run_consumer = [&](const std::string& what, const std::string& command) {
-    testing::CommandResult run = RunCommand(command);
+    testing::CommandResult run =
+        RunCommand(command + " " BEAST_TEST_SOURCE_DIR "/tests/data/onnx_conv_cases.txt");
     EXPECT_EQ(run.exit_code, 0) << what << "\n" << run.output;
     EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok "), kConsumerChecks) << what << "\n"
                                                                              << run.output;

@@ -72,5 +72,7 @@ void PrintCacheTotals(void);
 void CheckDeviceApi(void);
 void CheckDispatch(beast_context* ctx);
 void CheckThreads(void);
+/* path: beast's tests/data/onnx_conv_cases.txt */
+void CheckGolden(beast_context* ctx, const char* path);
 
 #endif /* CONSUMER_H_ */

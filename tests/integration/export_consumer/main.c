@@ -1,7 +1,8 @@
 /* main.c: checks an exported BeastTuned library through its C API only. Runs
  * every problem export_test.cpp tunes against a naive CPU reference, runs
  * shapes nobody tuned (fixed and random: the generic kernel must be right),
- * misuses the API, and runs the checks of the other files (consumer.h).
+ * misuses the API, and runs the checks of the other files (consumer.h), the
+ * ONNX golden cases of the file named by its one argument among them.
  * Prints one "ok ..." or "FAIL ..." line per check; exits 0 only if all pass.
  * The problem lists here and in export_test.cpp must agree. */
 #include <math.h>
@@ -47,7 +48,12 @@ static void CheckGemm(beast_context* ctx, beast_gemm_problem p, uint64_t seed, c
   FreeGemmCase(&t);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s ONNX_CONV_CASES (tests/data/onnx_conv_cases.txt of beast)\n",
+            argv[0]);
+    return 2;
+  }
   beast_context* ctx = NULL;
   if (beast_context_create(BEAST_BACKEND_OPENCL, 0, &ctx) != BEAST_OK) {
     printf("FAIL context: %s\n", beast_last_error());
@@ -148,6 +154,7 @@ int main(void) {
   Report(s == BEAST_ERROR_DEVICE && none == NULL, "device 1000", beast_last_error());
 
   CheckDispatch(ctx);
+  CheckGolden(ctx, argv[1]);
   CountCache(ctx);
   beast_context_destroy(ctx);
   CheckDeviceApi();
