@@ -1,7 +1,10 @@
 /* beast_tuned.h: the C API of a kernel library exported by `beast export`.
- * It runs the kernel beast tuned for each problem on the device it was tuned
- * on. C99; needs no OpenCL header. Functions return a beast_status; on failure
- * beast_last_error() says why in one line. */
+ * A call runs, in tiers: the kernel beast tuned for exactly its shape on this
+ * device; else the winning config of the nearest tuned shape, rendered for
+ * this one at export time; else one tuned on another device; else a generic
+ * kernel, correct for every shape (beast_explain says which and why). C99;
+ * needs no OpenCL header (OpenCL handles are passed as void*). Functions
+ * return a beast_status; on failure beast_last_error() says why in one line. */
 #ifndef BEAST_TUNED_H_
 #define BEAST_TUNED_H_
 
