@@ -32,9 +32,10 @@ def _report_parser():
     parser = _Parser(prog="beast report", description=(
         "Writes DIR/index.html with PNG plots of a result database: distribution of times per "
         "template and problem, the effect of each parameter on time, parameter importance "
-        "(random forest), tuned best against the default config, a roofline of the winners, "
-        "failures by status. DIR must be absent, empty or a previous report, which is replaced. "
-        "The page needs no network."))
+        "(random forest), tuned best against the default config and against each vendor library's "
+        "baseline (speed-ups), a roofline of the winners (under the measured peak FLOP/s where "
+        "beast tune measured one), failures by status. DIR must be absent, empty or a previous "
+        "report, which is replaced. The page needs no network."))
     parser.add_argument("--db", default="beast.db", help="the database (default beast.db)")
     parser.add_argument("--out", required=True, metavar="DIR", help="the report folder")
     _filters(parser)

@@ -2,7 +2,8 @@
 
 DIR/index.html links PNGs under DIR/plots/: time distributions, the effect of
 each parameter and its importance (per template), tuned best against the
-default config, a roofline of the winners, failures by status. The folder is
+default config and against each vendor library's baseline, a roofline of the
+winners (under the measured peak where there is one), failures by status. The folder is
 written beside DIR and renamed into place when complete (output_dir.py).
 """
 
@@ -10,7 +11,7 @@ import datetime
 import os
 import re
 
-from beast_analysis import importance, measurements, plots, roofline
+from beast_analysis import importance, measurements, plots, roofline, vendor
 from beast_analysis.errors import InputError
 from beast_analysis.output_dir import replacing
 from beast_analysis.plot_style import message_figure
@@ -47,11 +48,12 @@ def _summary(frame, db_path, filters):
     devices = frame.drop_duplicates("device")[["device", "backend", "limits_json"]]
     device_rows = []
     for _, d in devices.iterrows():
-        peak, bandwidth = roofline.device_peaks(d["limits_json"])
-        device_rows.append((d["device"], d["backend"], number(peak) if peak else "unknown",
-                            number(bandwidth) if bandwidth else "unknown"))
+        peaks = roofline.device_peaks(d["limits_json"])
+        device_rows.append((d["device"], d["backend"], number(peaks.gflops) if peaks.gflops else "unknown",
+                            peaks.source or "\u2014", number(peaks.bandwidth) if peaks.bandwidth else "unknown"))
     return (intro + table(["status", "measurements"], list(counts.items()), numeric={1})
-            + table(["device", "backend", "peak GFLOP/s", "bandwidth GB/s"], device_rows, numeric={2, 3}))
+            + table(["device", "backend", "peak GFLOP/s", "peak source", "bandwidth GB/s"], device_rows,
+                    numeric={2, 4}))
 
 
 def _winners_table(rows, flops):
@@ -62,6 +64,21 @@ def _winners_table(rows, flops):
                      number(gflops), number(r["default_ms"]), number(r["speedup_vs_default"], 3)))
     return table(["device", "problem", "template", "config", "median ms", "GFLOP/s", "default ms",
                   "speed-up"], body, numeric={4, 5, 6, 7})
+
+
+def _vendor_section(rows, plot):
+    body = [(r["device"], r["problem"], r["library"], r["version"] or "\u2014",
+             r["status"] + (f": {r['reason']}" if r["reason"] else ""), number(r["baseline_ms"]),
+             r["template"] or "\u2014", r["config"] or "\u2014", number(r["tuned_ms"]), number(r["speedup"], 3))
+            for r in rows]
+    if not rows:
+        return (plot("vendor.png", vendor.plot, rows) + "<p>No vendor library baseline for these devices "
+                "and problems (<code>beast tune --baselines clblast</code> measures CLBlast).</p>\n")
+    return (plot("vendor.png", vendor.plot, rows)
+            + "<p>Speed-up = the library's median time / the tuned winner's (the fastest template "
+              "on that device and problem).</p>\n"
+            + table(["device", "problem", "library", "version", "status", "baseline ms", "tuned template",
+                     "tuned config", "tuned ms", "speed-up"], body, numeric={5, 8, 9}))
 
 
 def _template_section(frame, template, names, param_filter, plot_dir, slug, files):
@@ -91,6 +108,8 @@ def build(db_path, out_dir, *, device=None, problem=None, template=None, params=
     rows = winners(db_path, **filters)
     flops = dict(zip(frame["problem"], frame["flops"]))
     limits = dict(zip(frame["device"], frame["limits_json"]))
+    # The baselines shown are those of the (device, problem) pairs the filters select.
+    covered = {(int(d), p) for d, p in zip(frame["device_id"], frame["problem"])}
     files = []
     with replacing(out_dir, "index.html", GENERATOR, "beast report") as work:
         plot_dir = work / "plots"
@@ -104,6 +123,7 @@ def build(db_path, out_dir, *, device=None, problem=None, template=None, params=
                     ("Winners", _winners_table(rows, flops) if rows else "<p>No ok measurement.</p>"),
                     ("Distribution of times", plot("times.png", plots.times_distribution, frame)),
                     ("Tuned best against the default config", plot("baseline.png", plots.baseline, rows)),
+                    ("Tuned against vendor libraries", _vendor_section(vendor.compare(db_path, rows, covered), plot)),
                     ("Roofline", plot("roofline.png", roofline.plot, rows, flops, limits)),
                     ("Failures by status", plot("failures.png", plots.failures, frame))]
         taken = set()

@@ -2,21 +2,31 @@
 (FLOPs / least bytes moved, problem_bytes.py), under the device's roof
 min(peak GFLOP/s, bandwidth GB/s x intensity) when its limits are known.
 
-A device's peak_gflops and bandwidth_gbs (devices.limits_json, as
-beast/src/device_json.cpp writes them) are 0 when unknown; the chart then says
-so and plots the points alone. A winner whose problem has no known size
-(op other than conv2d and gemm) or no FLOP count cannot be placed, and the
-caption lists it.
+The roof's peak is the one `beast tune` measured on the device
+(peak_gflops_measured in devices.limits_json, with peak_method saying how; see
+beast/tuner/tune_baselines.cpp) when there is one, since it is what the kernels
+can reach through the same compiler; else the specification's peak_gflops (a
+spec table or an import). bandwidth_gbs is the specification's. Both are 0 when
+unknown (beast/src/device_json.cpp); the chart then says so and plots the
+points alone. The caption names each device's peak source. A winner whose
+problem has no known size (op other than conv2d and gemm) or no FLOP count
+cannot be placed, and the caption lists it.
 """
 
 import json
+from collections import namedtuple
 
 from beast_analysis.plot_style import figure, message_figure, save, wrap
 from beast_analysis.problem_bytes import min_bytes
 
 
+# gflops and bandwidth are None when unknown; source says where gflops came
+# from ("measured: HOW" or "specification"), None with it.
+Peaks = namedtuple("Peaks", "gflops source bandwidth")
+
+
 def device_peaks(limits_json):
-    """(peak_gflops, bandwidth_gbs), each None when unknown (absent or 0)."""
+    """The device's Peaks: the measured peak when there is one, else the specification's."""
     try:
         limits = json.loads(limits_json or "{}")
     except json.JSONDecodeError:
@@ -26,9 +36,29 @@ def device_peaks(limits_json):
 
     def known(name):
         value = limits.get(name)
-        return float(value) if isinstance(value, (int, float)) and value > 0 else None
+        valid = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+        return float(value) if valid else None
 
-    return known("peak_gflops"), known("bandwidth_gbs")
+    measured, specified, bandwidth = known("peak_gflops_measured"), known("peak_gflops"), known("bandwidth_gbs")
+    if measured:
+        method = limits.get("peak_method")
+        how = method if isinstance(method, str) and method else "method not recorded"
+        return Peaks(measured, f"measured: {how}", bandwidth)
+    if specified:
+        return Peaks(specified, "specification", bandwidth)
+    return Peaks(None, None, bandwidth)
+
+
+def peak_sources_note(devices, limits_by_device):
+    """One sentence naming the peak each device's roof uses."""
+    parts = []
+    for device in devices:
+        peaks = device_peaks(limits_by_device.get(device, "{}"))
+        if peaks.gflops:
+            parts.append(f"{device}: {peaks.gflops:g} GFLOP/s, {peaks.source}")
+        else:
+            parts.append(f"{device}: unknown")
+    return "Peak FLOP/s of the roof: " + "; ".join(parts) + "."
 
 
 def place(winner, flops):
@@ -58,15 +88,18 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
                 unplaced.append(f"{reason} on {device}")
             else:
                 points.append((point, row))
-        _panel(ax, device, points, *device_peaks(limits_by_device.get(device, "{}")))
+        _panel(ax, device, points, device_peaks(limits_by_device.get(device, "{}")))
     fig.suptitle(title)
     save(fig, path)
+    note = peak_sources_note(devices, limits_by_device)
     if unplaced:
-        return "Not placed: " + "; ".join(unplaced) + "."
-    return ""
+        note += " Not placed: " + "; ".join(unplaced) + "."
+    return note
 
 
-def _panel(ax, device, points, peak, bandwidth):
+def _panel(ax, device, points, peaks):
+    peak, bandwidth = peaks.gflops, peaks.bandwidth
+    origin = "measured" if peaks.source and peaks.source.startswith("measured") else "specification"
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (FLOP / byte, least bytes moved)")
@@ -80,9 +113,9 @@ def _panel(ax, device, points, peak, bandwidth):
         lo, hi = min(lo, ridge / 10), max(hi, ridge * 10)
         grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         ax.plot(grid, [min(peak, bandwidth * x) for x in grid], color="black",
-                label=f"roof: {peak:g} GFLOP/s, {bandwidth:g} GB/s")
+                label=f"roof: {peak:g} GFLOP/s ({origin}), {bandwidth:g} GB/s")
     elif peak:
-        ax.axhline(peak, color="black", label=f"peak {peak:g} GFLOP/s (bandwidth unknown)")
+        ax.axhline(peak, color="black", label=f"peak {peak:g} GFLOP/s ({origin}; bandwidth unknown)")
     elif bandwidth:
         ax.plot([lo, hi], [bandwidth * lo, bandwidth * hi], color="black",
                 label=f"bandwidth {bandwidth:g} GB/s (peak FLOP/s unknown)")

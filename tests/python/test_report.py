@@ -28,7 +28,7 @@ A100_DEFAULT = ("block_size_x=16,block_size_y=16,tile_size_x=1,tile_size_y=1,rea
 GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
 CONV = ("conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
         "dilation_w=1,groups=1,layout=NCHW,dtype=f32")
-PLOTS = ["times.png", "baseline.png", "roofline.png", "failures.png"]
+PLOTS = ["times.png", "baseline.png", "vendor.png", "roofline.png", "failures.png"]
 
 
 def run_cli(capsys, *argv):
@@ -132,12 +132,15 @@ def test_report_of_a_beast_database(beast_db, tmp_path, capsys):
     out = tmp_path / "report"
     code, printed, err = run_cli(capsys, "report", "--db", beast_db, "--out", out, "--param", "MWG")
     assert (code, err) == (0, "")
-    assert printed == f"wrote {out}/index.html and 6 plots under {out}/plots\n"
+    assert printed == f"wrote {out}/index.html and 7 plots under {out}/plots\n"
     html = check_page(out, ["index.html"] + [f"plots/{p}" for p in PLOTS]
                       + ["plots/params_gemm_tiled.png", "plots/importance_gemm_tiled.png"])
     assert "Not placed" not in html
-    assert '<tr><td>GPU</td><td>opencl</td><td class="num">100</td><td class="num">10</td></tr>' in html
-    assert '<tr><td>CPU</td><td>opencl</td><td class="num">unknown</td><td class="num">unknown</td></tr>' in html
+    assert ('<tr><td>GPU</td><td>opencl</td><td class="num">100</td><td>specification</td>'
+            '<td class="num">10</td></tr>') in html
+    assert ('<tr><td>CPU</td><td>opencl</td><td class="num">unknown</td><td>\u2014</td>'
+            '<td class="num">unknown</td></tr>') in html
+    assert "Peak FLOP/s of the roof: CPU: unknown; GPU: 100 GFLOP/s, specification." in html
     assert "Constant among the ok configs" not in html  # --param MWG: VW is not plotted
     assert "Left out, one value among the ok configs" not in html  # too few configs to fit
     # A second report replaces the first, leaving nothing else behind.
@@ -172,9 +175,9 @@ def test_roofline_arithmetic():
     assert min_bytes("kt:convolution_kernel:4096x4096") is None
     assert place({"problem": "kt:k:1", "op": "kernel_tuner", "median_ms": 1.0}, 10.0) == (
         None, "kt:k:1 (op kernel_tuner: bytes moved unknown)")
-    assert device_peaks('{"peak_gflops": 19500, "bandwidth_gbs": 1555.5}') == (19500.0, 1555.5)
-    assert device_peaks('{"peak_gflops": 0, "bandwidth_gbs": 0}') == (None, None)
-    assert device_peaks("{}") == (None, None)
+    assert device_peaks('{"peak_gflops": 19500, "bandwidth_gbs": 1555.5}') == (19500.0, "specification", 1555.5)
+    assert device_peaks('{"peak_gflops": 0, "bandwidth_gbs": 0}') == (None, None, None)
+    assert device_peaks("{}") == (None, None, None)
 
 
 def test_importance_of_a_parameter_that_decides_the_time():
