@@ -1,5 +1,6 @@
-// beast devices: every OpenCL device and CUDA GPU with its limits. Without a
-// CUDA driver it says so in one line and still lists the OpenCL devices.
+// beast devices: every OpenCL device and CUDA GPU with its limits and the
+// compiler that builds its kernels (whose version each measurement records).
+// Without a CUDA driver it says so in one line and still lists the OpenCL devices.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -15,7 +16,9 @@ namespace {
 
 const char kHelp[] =
     "usage: beast devices [--json]\n"
-    "Lists every OpenCL device (opencl:N) and every CUDA GPU (cuda:N) with its limits.\n"
+    "Lists every OpenCL device (opencl:N) and every CUDA GPU (cuda:N) with its limits and\n"
+    "the compiler that builds its kernels: the OpenCL platform's (its name and version) or\n"
+    "NVRTC (its version).\n"
     "The CUDA driver is opened at run time; without one, CUDA is reported absent.\n";
 
 std::string DeviceJson(const DeviceInfo& d) {
@@ -31,7 +34,17 @@ std::string DeviceJson(const DeviceInfo& d) {
          ", \"compute_units\": " + std::to_string(l.compute_units) +
          ", \"clock_mhz\": " + std::to_string(l.clock_mhz) +
          ", \"warp_size\": " + std::to_string(l.warp_size) +
-         ", \"max_registers_per_thread\": " + std::to_string(l.max_registers_per_thread) + "}";
+         ", \"max_registers_per_thread\": " + std::to_string(l.max_registers_per_thread) +
+         ", \"compiler\": " + JsonString(d.compiler) +
+         ", \"compiler_version\": " + JsonString(d.compiler_version) + "}";
+}
+
+// "opencl: Portable Computing Language OpenCL 3.0 PoCL ...", "nvrtc: 12.4".
+std::string CompilerText(const DeviceInfo& d) {
+  if (d.compiler.empty()) return "unknown";
+  if (!d.compiler_version.empty()) return d.compiler + ": " + d.compiler_version;
+  if (d.compiler == "nvrtc") return "nvrtc: none (this beast was built without NVRTC)";
+  return d.compiler + ": version unknown";
 }
 
 void PrintDevice(const DeviceInfo& d) {
@@ -44,6 +57,7 @@ void PrintDevice(const DeviceInfo& d) {
               (long long)l.max_work_item_sizes[1], (long long)l.max_work_item_sizes[2],
               (long long)(l.local_mem_bytes / 1024), l.global_mem_bytes / 1073741824.0,
               (long long)l.compute_units, (long long)l.clock_mhz, (long long)l.warp_size);
+  std::printf("          compiler %s\n", CompilerText(d).c_str());
 }
 
 }  // namespace
