@@ -18,6 +18,7 @@ from collections import namedtuple
 
 from beast_analysis.plot_style import figure, message_figure, save, wrap
 from beast_analysis.problem_bytes import min_bytes
+from beast_analysis.report_html import number
 
 
 # gflops and bandwidth are None when unknown; source says where gflops came
@@ -55,7 +56,7 @@ def peak_sources_note(devices, limits_by_device):
     for device in devices:
         peaks = device_peaks(limits_by_device.get(device, "{}"))
         if peaks.gflops:
-            parts.append(f"{device}: {peaks.gflops:g} GFLOP/s, {peaks.source}")
+            parts.append(f"{device}: {number(peaks.gflops)} GFLOP/s, {peaks.source}")
         else:
             parts.append(f"{device}: unknown")
     return "Peak FLOP/s of the roof: " + "; ".join(parts) + "."
