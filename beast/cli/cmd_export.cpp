@@ -130,9 +130,8 @@ int Export(const Argv& argv) {
                   e.problem_key.c_str(), e.template_name.c_str(), e.config_key.c_str(),
                   e.source_problem.c_str(), e.distance, e.device_name.c_str(), e.median_ms);
     } else {
-      std::printf("  %s  %s  %s  on %s (%.4g ms)\n", e.problem_key.c_str(),
-                  e.template_name.c_str(), e.config_key.c_str(), e.device_name.c_str(),
-                  e.median_ms);
+      std::printf("  %s  %s  %s  on %s (%.4g ms)\n", e.problem_key.c_str(), e.template_name.c_str(),
+                  e.config_key.c_str(), e.device_name.c_str(), e.median_ms);
     }
   }
   for (const auto& line : s.skipped) std::printf("skipped %s\n", line.c_str());

@@ -57,8 +57,8 @@ Stamp ReadStamp(const fs::path& dir) {
   std::ifstream file(dir / kExportStampFile);
   std::string line;
   if (!file || !std::getline(file, line) || line != "beast export") {
-    throw Error(ErrorCode::kBadArgument, dir.string() + " is not a beast export (no " +
-                                             kExportStampFile + " in it)");
+    throw Error(ErrorCode::kBadArgument,
+                dir.string() + " is not a beast export (no " + kExportStampFile + " in it)");
   }
   Stamp stamp;
   while (std::getline(file, line)) {
@@ -144,8 +144,8 @@ std::string FormatStampEntry(const ExportEntry& e) {
   distance.precision(17);
   distance << e.distance;
   return std::string(e.nearest ? "nearest" : "entry") + "\t" + e.device_name + "\t" +
-         e.device_driver + "\t" + e.problem_key + "\t" + e.template_name + "\t" +
-         e.template_hash + "\t" + e.config_key + "\t" + ms.str() +
+         e.device_driver + "\t" + e.problem_key + "\t" + e.template_name + "\t" + e.template_hash +
+         "\t" + e.config_key + "\t" + ms.str() +
          (e.nearest ? "\t" + e.source_problem + "\t" + distance.str() : "");
 }
 
@@ -155,7 +155,8 @@ ExportCheck CheckExport(const ExportOptions& options) {
   ExportCheck check;
   check.entries = exported.size() + stamp.nearest.size();
   if (!stamp.has_entries) {
-    check.stale.push_back("the export records no entries (written by an older beast): export again");
+    check.stale.push_back(
+        "the export records no entries (written by an older beast): export again");
     return check;
   }
   std::map<EntryKey, ExportEntry> now;

@@ -24,10 +24,10 @@ std::vector<double> LogSizes(const Problem& p) {
     v = {double(g.m), double(g.n), double(g.k)};
   } else {
     const Conv2dShape& c = p.conv();
-    v = {double(c.n),          double(c.c),          double(c.h),         double(c.w),
-         double(c.k),          double(c.r),          double(c.s),         double(c.stride_h),
-         double(c.stride_w),   double(c.dilation_h), double(c.dilation_w), double(c.groups),
-         double(c.pad_h + 1),  double(c.pad_w + 1),  c.bias ? 2.0 : 1.0};
+    v = {double(c.n),         double(c.c),          double(c.h),          double(c.w),
+         double(c.k),         double(c.r),          double(c.s),          double(c.stride_h),
+         double(c.stride_w),  double(c.dilation_h), double(c.dilation_w), double(c.groups),
+         double(c.pad_h + 1), double(c.pad_w + 1),  c.bias ? 2.0 : 1.0};
   }
   for (double& x : v) x = std::log2(x);
   return v;
@@ -69,14 +69,15 @@ class Chooser {
         }
         ++tried;
         if (first_why.empty()) {
-          first_why = row->template_name + " " + row->config_key + " of " + row->problem_key +
-                      ": " + why;
+          first_why =
+              row->template_name + " " + row->config_key + " of " + row->problem_key + ": " + why;
         }
       }
     }
     plan->generic.push_back(where + ": none of the " + std::to_string(tried) + " winners of " +
-                            std::to_string(near.size()) + " tuned problems of the same kind fits (" +
-                            first_why + "); the generic kernel runs");
+                            std::to_string(near.size()) +
+                            " tuned problems of the same kind fits (" + first_why +
+                            "); the generic kernel runs");
   }
 
  private:

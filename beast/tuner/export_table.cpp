@@ -21,9 +21,9 @@ std::vector<long long> ShapeFields(const Problem& problem) {
     return f;
   }
   const Conv2dShape& c = problem.conv();
-  f = {c.n,     c.c,          c.h,          c.w,        c.k,
-       c.r,     c.s,          c.stride_h,   c.stride_w, c.pad_h,
-       c.pad_w, c.dilation_h, c.dilation_w, c.groups,   c.layout == Layout::kNCHW ? 0 : 1,
+  f = {c.n,           c.c,          c.h,          c.w,        c.k,
+       c.r,           c.s,          c.stride_h,   c.stride_w, c.pad_h,
+       c.pad_w,       c.dilation_h, c.dilation_w, c.groups,   c.layout == Layout::kNCHW ? 0 : 1,
        c.bias ? 1 : 0};
   return f;
 }

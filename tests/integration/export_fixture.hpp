@@ -108,8 +108,7 @@ class ExportFixture : public ::testing::Test {
     for (const std::string& key : kTunedProblems) {
       std::vector<Config> configs = Configs(key);
       EXPECT_GE(configs.size(), 3u) << key;
-      const std::string hash =
-          TemplateOf(Problem::Parse(key)) == stale ? "0123456789abcdef" : "";
+      const std::string hash = TemplateOf(Problem::Parse(key)) == stale ? "0123456789abcdef" : "";
       Record(key, configs.front(), 2.0, hash);
       Record(key, configs[configs.size() / 2], 1.0, hash);
       Record(key, configs.back(), 0, hash);

@@ -57,12 +57,12 @@ TEST_F(ExportNearestTest, CliNamesTheWinnerEachShapeGetsOrThatItStaysGeneric) {
                           ": violates hard constraint"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("\ngeneric " +
-                          Key("conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,layout=NHWC") +
-                          on +
-                          "no tuned problem of the same kind (op, layout, transpositions); the "
-                          "generic kernel runs\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("\ngeneric " +
+                    Key("conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,layout=NHWC") + on +
+                    "no tuned problem of the same kind (op, layout, transpositions); the "
+                    "generic kernel runs\n"),
+      std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("exported 7 tuned kernels"), std::string::npos) << r.output;
 }
@@ -110,18 +110,18 @@ TEST_F(ExportNearestTest, CheckFollowsTheNearestChoices) {
   }
   ASSERT_FALSE(fits.empty());
   const std::string on = " on " + Device() + ": ";
-  EXPECT_EQ(CheckExport(options_).stale,
-            (std::vector<std::string>{
-                g1 + on + "exported gemm/tiled " + winners[g1] +
-                    " (1 ms), the database's best is now gemm/tiled " + configs[1].Key() +
-                    " (0.5 ms)",
-                vp + on + "exported gemm/tiled " + vector_winner +
-                    " (1 ms), the database's best is now gemm/tiled " + fits + " (0.5 ms)",
-                Key("gemm:M=60,N=48,K=40") + on + "exported nearest gemm/tiled " + winners[g1] +
-                    " of " + g1 + ", now nearest gemm/tiled " + configs[1].Key() + " of " + g1,
-                Key("gemm:M=64,N=60,K=64,transB=1") + on +
-                    "runs the generic kernel in the export, now nearest gemm/tiled " + fits +
-                    " of " + vp + " fits it"}));
+  EXPECT_EQ(
+      CheckExport(options_).stale,
+      (std::vector<std::string>{
+          g1 + on + "exported gemm/tiled " + winners[g1] +
+              " (1 ms), the database's best is now gemm/tiled " + configs[1].Key() + " (0.5 ms)",
+          vp + on + "exported gemm/tiled " + vector_winner +
+              " (1 ms), the database's best is now gemm/tiled " + fits + " (0.5 ms)",
+          Key("gemm:M=60,N=48,K=40") + on + "exported nearest gemm/tiled " + winners[g1] + " of " +
+              g1 + ", now nearest gemm/tiled " + configs[1].Key() + " of " + g1,
+          Key("gemm:M=64,N=60,K=64,transB=1") + on +
+              "runs the generic kernel in the export, now nearest gemm/tiled " + fits + " of " +
+              vp + " fits it"}));
   ExportLibrary(options_);  // exporting again makes it current
   EXPECT_EQ(CheckExport(options_).stale, std::vector<std::string>{});
 }

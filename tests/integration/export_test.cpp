@@ -88,11 +88,10 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   EXPECT_EQ(summary.files,
             (std::vector<std::string>{
                 ".beast-export", "CMakeLists.txt", "README.md", "beast_tuned.pc.in",
-                "cmake/BeastTunedConfig.cmake.in",
-                "include/beast_tuned.h", "src/beast_context.c", "src/beast_dispatch.c",
-                "src/beast_errors.c", "src/beast_generic.c", "src/beast_host.c", "src/beast_kernels.c",
-                "src/beast_launch.c", "src/beast_program_cache.c", "src/beast_runtime.h",
-                "src/beast_table.h"}));
+                "cmake/BeastTunedConfig.cmake.in", "include/beast_tuned.h", "src/beast_context.c",
+                "src/beast_dispatch.c", "src/beast_errors.c", "src/beast_generic.c",
+                "src/beast_host.c", "src/beast_kernels.c", "src/beast_launch.c",
+                "src/beast_program_cache.c", "src/beast_runtime.h", "src/beast_table.h"}));
   std::ifstream kernels(dir_ / "tuned" / "src" / "beast_kernels.c");
   std::string first_line;
   std::getline(kernels, first_line);
@@ -116,8 +115,9 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                                                                              << run.output;
     EXPECT_EQ(CountOccurrences(run.output, "FAIL"), 0u) << what << "\n" << run.output;
     size_t at = run.output.find("\ncache ");
-    return at == std::string::npos ? std::string()
-                                   : run.output.substr(at + 1, run.output.find('\n', at + 1) - at - 1);
+    return at == std::string::npos
+               ? std::string()
+               : run.output.substr(at + 1, run.output.find('\n', at + 1) - at - 1);
   };
   // The program cache of the consumer runs: cold in the first, warm after.
   const std::string cache = (dir_ / "program_cache").string();
@@ -139,20 +139,24 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
     ASSERT_EQ(Shell("cmake --build " + consumer + " -j2"), "") << way;
   }
   const std::string installed = (dir_ / "consumer_installed" / "consumer").string();
-  const std::string cold = run_consumer("installed", "BEAST_TUNED_CACHE_DIR=" + cache + " " + installed);
+  const std::string cold =
+      run_consumer("installed", "BEAST_TUNED_CACHE_DIR=" + cache + " " + installed);
   // Every program is built by the first context that runs it, and loaded by the later ones.
   int built = -1, loaded = -1, rejected = -1;
-  ASSERT_EQ(std::sscanf(cold.c_str(), "cache built=%d loaded=%d rejected=%d", &built, &loaded,
-                        &rejected), 3) << cold;
+  ASSERT_EQ(
+      std::sscanf(cold.c_str(), "cache built=%d loaded=%d rejected=%d", &built, &loaded, &rejected),
+      3)
+      << cold;
   EXPECT_GT(built, 0);
   EXPECT_EQ(rejected, 0);
   EXPECT_EQ(cache_files().size(), static_cast<size_t>(built));
   const int uses = built + loaded;
   // A cache folder that cannot be made: every use compiles, nothing else changes.
   std::ofstream(dir_ / "a_file") << "not a folder\n";
-  EXPECT_EQ(run_consumer("subproject", "BEAST_TUNED_CACHE_DIR=" + (dir_ / "a_file" / "cache").string() +
-                                           " " + (dir_ / "consumer_subproject" / "consumer").string()),
-            "cache built=" + std::to_string(uses) + " loaded=0 rejected=0");
+  EXPECT_EQ(
+      run_consumer("subproject", "BEAST_TUNED_CACHE_DIR=" + (dir_ / "a_file" / "cache").string() +
+                                     " " + (dir_ / "consumer_subproject" / "consumer").string()),
+      "cache built=" + std::to_string(uses) + " loaded=0 rejected=0");
 
   // A shared build, installed, found by pkg-config and linked without CMake;
   // it runs on the warm cache, compiling nothing.
@@ -185,8 +189,9 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
     byte = static_cast<char>(byte ^ 0x5a);
     file.write(&byte, 1);
   }
-  EXPECT_EQ(run_consumer("installed, damaged entry", "BEAST_TUNED_CACHE_DIR=" + cache + " " + installed),
-            "cache built=1 loaded=" + std::to_string(uses - 1) + " rejected=1");
+  EXPECT_EQ(
+      run_consumer("installed, damaged entry", "BEAST_TUNED_CACHE_DIR=" + cache + " " + installed),
+      "cache built=1 loaded=" + std::to_string(uses - 1) + " rejected=1");
   EXPECT_EQ(cache_files().size(), static_cast<size_t>(built));  // replaced, no leftovers
 }
 
@@ -216,15 +221,15 @@ TEST_F(ExportTest, CheckTellsWhetherTheExportIsStale) {
   Record(problem.Key(), faster, 0.5);
   const std::string exported = configs[configs.size() / 2].Key();
   ExportCheck stale = CheckExport(options_);
-  EXPECT_EQ(stale.stale, std::vector<std::string>{problem.Key() + " on " + device_.name +
-                                                  ": exported gemm/tiled " + exported +
-                                                  " (1 ms), the database's best is now gemm/tiled " +
-                                                  faster.Key() + " (0.5 ms)"});
-  testing::CommandResult cli = RunCommand(testing::BeastBinary() + " export --check " +
-                                          options_.out_dir + " --db " + db_);
+  EXPECT_EQ(stale.stale,
+            std::vector<std::string>{
+                problem.Key() + " on " + device_.name + ": exported gemm/tiled " + exported +
+                " (1 ms), the database's best is now gemm/tiled " + faster.Key() + " (0.5 ms)"});
+  testing::CommandResult cli =
+      RunCommand(testing::BeastBinary() + " export --check " + options_.out_dir + " --db " + db_);
   EXPECT_EQ(cli.exit_code, 3) << cli.output;
-  EXPECT_EQ(cli.output, options_.out_dir + " is stale against " + db_ + ":\n  " + stale.stale[0] +
-                            "\n");
+  EXPECT_EQ(cli.output,
+            options_.out_dir + " is stale against " + db_ + ":\n  " + stale.stale[0] + "\n");
 
   ExportLibrary(options_);  // exporting again makes it current
   EXPECT_EQ(CheckExport(options_).stale, std::vector<std::string>{});

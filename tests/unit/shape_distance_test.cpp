@@ -49,7 +49,8 @@ TEST(SameKind, OpLayoutAndTranspositionsMustMatch) {
                        P("conv2d:N=2,C=8,H=4,W=4,K=8,R=1,S=1,bias=1,groups=2,layout=NHWC")));
   EXPECT_FALSE(SameKind(P("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,layout=NHWC"),
                         P("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,layout=NCHW")));
-  EXPECT_FALSE(SameKind(P("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,layout=NCHW"), P("gemm:M=1,N=2,K=3")));
+  EXPECT_FALSE(
+      SameKind(P("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,layout=NCHW"), P("gemm:M=1,N=2,K=3")));
 }
 
 }  // namespace

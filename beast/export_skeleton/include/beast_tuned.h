@@ -64,8 +64,7 @@ void beast_context_destroy(beast_context* ctx);
  * its cl_device_id, passed as void*), so the caller's own buffers and queues
  * work with beast_conv2d_forward and beast_gemm. The context is retained until
  * beast_context_destroy; beast adds one in-order queue of its own to it. */
-beast_status beast_context_create_opencl(void* cl_context, void* cl_device_id,
-                                         beast_context** ctx);
+beast_status beast_context_create_opencl(void* cl_context, void* cl_device_id, beast_context** ctx);
 
 /* The OpenCL objects behind ctx (any output may be NULL): its cl_context,
  * cl_device_id and own cl_command_queue, not retained for the caller. Device
@@ -91,8 +90,7 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
 /* Host-memory entry points: copy the inputs to the device, run the call above
  * on ctx's own queue, copy the output back. Blocking. */
 beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
-                                       const float* x, const float* w, const float* bias,
-                                       float* y);
+                                       const float* x, const float* w, const float* bias, float* y);
 beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const float* a,
                              const float* b, float* c);
 

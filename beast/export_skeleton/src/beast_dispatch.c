@@ -45,11 +45,10 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[B
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
                       "conv2d: the filter is larger than the padded input");
   }
-  const long long fields[BEAST_SHAPE_FIELDS] = {p->n,          p->c,      p->h,     p->w,
-                                                p->k,          p->r,      p->s,     p->stride_h,
-                                                p->stride_w,   p->pad_h,  p->pad_w, p->dilation_h,
-                                                p->dilation_w, p->groups, p->layout,
-                                                p->bias};
+  const long long fields[BEAST_SHAPE_FIELDS] = {p->n,          p->c,      p->h,      p->w,
+                                                p->k,          p->r,      p->s,      p->stride_h,
+                                                p->stride_w,   p->pad_h,  p->pad_w,  p->dilation_h,
+                                                p->dilation_w, p->groups, p->layout, p->bias};
   memcpy(shape, fields, sizeof fields);
   snprintf(key, key_len,
            "conv2d:N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,S=%d,stride_h=%d,stride_w=%d,pad_h=%d,pad_w=%d,"
@@ -90,7 +89,8 @@ void beast_conv2d_bytes(const beast_conv2d_problem* p, size_t bytes[4]) {
   size_t out_h = (size_t)OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h);
   size_t out_w = (size_t)OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w);
   bytes[0] = sizeof(float) * (size_t)p->n * (size_t)p->c * (size_t)p->h * (size_t)p->w;
-  bytes[1] = sizeof(float) * (size_t)p->k * (size_t)(p->c / p->groups) * (size_t)p->r * (size_t)p->s;
+  bytes[1] =
+      sizeof(float) * (size_t)p->k * (size_t)(p->c / p->groups) * (size_t)p->r * (size_t)p->s;
   bytes[2] = p->bias ? sizeof(float) * (size_t)p->k : 0;
   bytes[3] = sizeof(float) * (size_t)p->n * (size_t)p->k * out_h * out_w;
 }

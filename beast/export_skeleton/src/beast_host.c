@@ -23,8 +23,9 @@ static beast_status Upload(beast_context* ctx, const char* fn, const void* const
     }
   }
   if (err != CL_SUCCESS) {
-    return beast_fail(BEAST_ERROR_DEVICE, "%s: %s cannot allocate %zu bytes in %d buffers (error %d)",
-                      fn, ctx->device_name, total, n, (int)err);
+    return beast_fail(BEAST_ERROR_DEVICE,
+                      "%s: %s cannot allocate %zu bytes in %d buffers (error %d)", fn,
+                      ctx->device_name, total, n, (int)err);
   }
   return BEAST_OK;
 }

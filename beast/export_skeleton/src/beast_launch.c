@@ -31,7 +31,8 @@ static beast_status ResolveQueue(beast_context* ctx, void* queue, const char* fn
   cl_device_id device = NULL;
   if (clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS ||
       clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, NULL) != CL_SUCCESS) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: queue is not a valid cl_command_queue", fn);
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: queue is not a valid cl_command_queue",
+                      fn);
   }
   if (context != ctx->context || device != ctx->device) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
@@ -183,10 +184,24 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
   const cl_mem buffers[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
   const int out_h = (p->h + 2 * p->pad_h - p->dilation_h * (p->r - 1) - 1) / p->stride_h + 1;
   const int out_w = (p->w + 2 * p->pad_w - p->dilation_w * (p->s - 1) - 1) / p->stride_w + 1;
-  const int ints[] = {p->n,        p->c,          p->h,       p->w,         p->k,
-                      p->r,        p->s,          out_h,      out_w,        p->stride_h,
-                      p->stride_w, p->pad_h,      p->pad_w,   p->dilation_h, p->dilation_w,
-                      p->groups,   p->layout == BEAST_LAYOUT_NHWC, p->bias};
+  const int ints[] = {p->n,
+                      p->c,
+                      p->h,
+                      p->w,
+                      p->k,
+                      p->r,
+                      p->s,
+                      out_h,
+                      out_w,
+                      p->stride_h,
+                      p->stride_w,
+                      p->pad_h,
+                      p->pad_w,
+                      p->dilation_h,
+                      p->dilation_w,
+                      p->groups,
+                      p->layout == BEAST_LAYOUT_NHWC,
+                      p->bias};
   return RunGeneric(ctx, q, "beast_generic_conv2d", ints, (int)(sizeof ints / sizeof ints[0]),
                     buffers, 4, bytes[3] / sizeof(float), queue == NULL);
 }

@@ -113,8 +113,10 @@ static void WriteEntry(const beast_context* ctx, const char* path, const uint64_
     FILE* file = fd >= 0 ? fdopen(fd, "wb") : NULL;
     int ok = file && fwrite(header, 1, sizeof header, file) == sizeof header &&
              fwrite(binary, 1, size, file) == size;
-    if (file) ok = fclose(file) == 0 && ok;
-    else if (fd >= 0) close(fd);
+    if (file)
+      ok = fclose(file) == 0 && ok;
+    else if (fd >= 0)
+      close(fd);
     if (fd >= 0 && !(ok && rename(temp, path) == 0)) unlink(temp);
   }
   free(binary);
@@ -152,8 +154,8 @@ static cl_program LoadEntry(beast_context* ctx, const char* path, const uint64_t
   if (binary) {
     const unsigned char* binaries[1] = {binary};
     cl_int status = CL_SUCCESS, err = CL_SUCCESS;
-    program = clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &size, binaries, &status,
-                                        &err);
+    program =
+        clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &size, binaries, &status, &err);
     if (err == CL_SUCCESS && status == CL_SUCCESS) {
       err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
     }

@@ -70,8 +70,8 @@ std::string FormatStampEntry(const ExportEntry& e);
 
 // Whether an export is stale against a database and the templates.
 struct ExportCheck {
-  size_t entries = 0;               // kernels in the export
-  std::vector<std::string> stale;   // one line per difference; empty: up to date
+  size_t entries = 0;              // kernels in the export
+  std::vector<std::string> stale;  // one line per difference; empty: up to date
 };
 
 // Compares options.out_dir's stamp with the database's current winners and

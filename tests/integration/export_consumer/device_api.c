@@ -106,10 +106,11 @@ static void CheckMisuse(beast_context* ctx, cl_context context, cl_command_queue
     Report(0, "device api: a second context", beast_last_error());
   }
   beast_context_destroy(other);
-  const beast_conv2d_problem c = {1, 3, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1,
-                                  BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 0};
+  const beast_conv2d_problem c = {
+      1, 3, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 0};
   CheckRefused(beast_conv2d_forward(ctx, &c, a, b, small, small, NULL),
-               "device api: bias given to a problem without", "problem->bias is 0 but bias is given");
+               "device api: bias given to a problem without",
+               "problem->bias is 0 but bias is given");
   clReleaseMemObject(a), clReleaseMemObject(b), clReleaseMemObject(small);
 }
 
@@ -130,10 +131,10 @@ void CheckDeviceApi(void) {
     const beast_gemm_problem g1 = {64, 48, 40, 0, 0, BEAST_DTYPE_F32, 0};
     const beast_gemm_problem g4 = {33, 17, 29, 1, 0, BEAST_DTYPE_F32, 1};
     const beast_gemm_problem untuned = {65, 48, 40, 0, 0, BEAST_DTYPE_F32, 0};
-    const beast_conv2d_problem c2 = {2, 4, 9, 7, 6, 3, 2, 1, 2, 2, 0, 2, 2, 2,
-                                     BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
-    beast_conv2d_problem c3 = {1, 3, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1,
-                               BEAST_LAYOUT_NHWC, BEAST_DTYPE_F32, 0};
+    const beast_conv2d_problem c2 = {
+        2, 4, 9, 7, 6, 3, 2, 1, 2, 2, 0, 2, 2, 2, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
+    beast_conv2d_problem c3 = {
+        1, 3, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, BEAST_LAYOUT_NHWC, BEAST_DTYPE_F32, 0};
     RunGemm(ctx, context, queue, queue, g1, 301, "device api: tuned gemm on the caller's queue");
     RunGemm(ctx, context, queue, NULL, g4, 311, "device api: tuned col-major gemm, beast's queue");
     RunGemm(ctx, context, queue, queue, untuned, 321, "device api: untuned gemm (generic)");

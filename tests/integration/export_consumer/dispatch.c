@@ -52,8 +52,8 @@ void CheckDispatch(beast_context* ctx) {
       NULL};
   RunGemm(ctx, near_gemm, 411, "dispatch nearest gemm 60x48x40", near_gemm_expect);
 
-  const beast_conv2d_problem near_conv = {1, 3, 12, 12, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1,
-                                          BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 0};
+  const beast_conv2d_problem near_conv = {
+      1, 3, 12, 12, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 0};
   const char* const near_conv_expect[] = {
       "-> nearest tuned: config of conv2d/direct_nchw tuned for "
       "conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride_h=2,stride_w=2,pad_h=1,pad_w=1,dilation_h=1,"
@@ -61,8 +61,8 @@ void CheckDispatch(beast_context* ctx) {
       NULL};
   RunConv(ctx, near_conv, 421, "dispatch nearest conv2d 12x12", near_conv_expect);
 
-  const beast_conv2d_problem near_golden = {2, 3, 7, 5, 4, 3, 2, 1, 1, 0, 0, 1, 1, 1,
-                                            BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
+  const beast_conv2d_problem near_golden = {
+      2, 3, 7, 5, 4, 3, 2, 1, 1, 0, 0, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
   const char* const near_golden_expect[] = {
       "-> nearest tuned: config of conv2d/direct_nchw tuned for "
       "conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation_h=2,"

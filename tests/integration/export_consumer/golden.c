@@ -95,7 +95,8 @@ static void RunCase(beast_context* ctx, const Golden* g, beast_layout layout) {
   t.w_count = (size_t)p->k * (p->c / p->groups) * p->r * p->s;
   t.y_count = (size_t)p->n * p->k * P * Q;
   char what[256], detail[600];
-  snprintf(what, sizeof what, "golden %s %s", g->name, layout == BEAST_LAYOUT_NHWC ? "NHWC" : "NCHW");
+  snprintf(what, sizeof what, "golden %s %s", g->name,
+           layout == BEAST_LAYOUT_NHWC ? "NHWC" : "NCHW");
   if (g->count[0] != t.x_count || g->count[1] != t.w_count || g->count[3] != t.y_count ||
       g->count[2] != (p->bias ? (size_t)p->k : 0)) {
     Report(0, what, "the tensors do not match the shape");
@@ -134,8 +135,10 @@ void CheckGolden(beast_context* ctx, const char* path) {
   char why[512] = "";
   int n = ReadCases(path, cases, why, sizeof why);
   char detail[600];
-  if (n < 0) snprintf(detail, sizeof detail, "%s", why);
-  else snprintf(detail, sizeof detail, "%d cases", n);
+  if (n < 0)
+    snprintf(detail, sizeof detail, "%s", why);
+  else
+    snprintf(detail, sizeof detail, "%d cases", n);
   Report(n == 17, "golden: read the ONNX Conv cases", detail);
   for (int i = 0; i < n; ++i) {
     RunCase(ctx, &cases[i], BEAST_LAYOUT_NCHW);

@@ -21,7 +21,8 @@
 typedef struct Job {
   beast_context* ctx;
   pthread_barrier_t* start;
-  int kind; /* 0 host conv2d, 1 host gemm, 2 device gemm on own queue, 3 device conv2d, NULL queue */
+  int kind; /* 0 host conv2d, 1 host gemm, 2 device gemm on own queue, 3 device conv2d, NULL queue
+             */
   ConvCase conv;
   GemmCase gemm;
   int failed_calls;
@@ -32,8 +33,8 @@ typedef struct Job {
 static void Note(Job* job, beast_status s, const float* y, const double* ref, const double* bound,
                  size_t n) {
   if (s != BEAST_OK) {
-    if (!job->failed_calls++) snprintf(job->first_error, sizeof job->first_error, "%s",
-                                       beast_last_error());
+    if (!job->failed_calls++)
+      snprintf(job->first_error, sizeof job->first_error, "%s", beast_last_error());
     return;
   }
   double e = MaxRelativeError(y, ref, bound, n);
@@ -92,12 +93,12 @@ void CheckThreads(void) {
     Report(0, "four threads: context", beast_last_error());
     return;
   }
-  const beast_conv2d_problem tuned_conv = {2, 4, 9, 7, 6, 3, 2, 1, 2, 2, 0, 2, 2, 2,
-                                           BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
+  const beast_conv2d_problem tuned_conv = {
+      2, 4, 9, 7, 6, 3, 2, 1, 2, 2, 0, 2, 2, 2, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
   const beast_gemm_problem tuned_gemm = {64, 48, 40, 0, 0, BEAST_DTYPE_F32, 0};
   const beast_gemm_problem nearest_gemm = {60, 48, 40, 0, 0, BEAST_DTYPE_F32, 0};
-  const beast_conv2d_problem generic_conv = {1, 3, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1,
-                                             BEAST_LAYOUT_NHWC, BEAST_DTYPE_F32, 0};
+  const beast_conv2d_problem generic_conv = {
+      1, 3, 11, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, BEAST_LAYOUT_NHWC, BEAST_DTYPE_F32, 0};
   static const char* const kWhat[THREADS] = {
       "four threads: tuned conv2d, host api", "four threads: tuned gemm, host api",
       "four threads: nearest gemm, device api on the thread's queue",
@@ -111,8 +112,10 @@ void CheckThreads(void) {
     jobs[i].ctx = ctx;
     jobs[i].start = &start;
     jobs[i].kind = i;
-    if (i == 0 || i == 3) jobs[i].conv = MakeConvCase(i == 0 ? tuned_conv : generic_conv, 500 + i);
-    else jobs[i].gemm = MakeGemmCase(i == 1 ? tuned_gemm : nearest_gemm, 500 + i);
+    if (i == 0 || i == 3)
+      jobs[i].conv = MakeConvCase(i == 0 ? tuned_conv : generic_conv, 500 + i);
+    else
+      jobs[i].gemm = MakeGemmCase(i == 1 ? tuned_gemm : nearest_gemm, 500 + i);
     pthread_create(&threads[i], NULL, Run, &jobs[i]);
   }
   for (int i = 0; i < THREADS; ++i) pthread_join(threads[i], NULL);
@@ -122,8 +125,10 @@ void CheckThreads(void) {
              jobs[i].failed_calls, jobs[i].failed_calls ? ": " : "", jobs[i].first_error,
              jobs[i].worst);
     Report(jobs[i].failed_calls == 0 && jobs[i].worst <= TOLERANCE, kWhat[i], detail);
-    if (i == 0 || i == 3) FreeConvCase(&jobs[i].conv);
-    else FreeGemmCase(&jobs[i].gemm);
+    if (i == 0 || i == 3)
+      FreeConvCase(&jobs[i].conv);
+    else
+      FreeGemmCase(&jobs[i].gemm);
   }
   pthread_barrier_destroy(&start);
   CountCache(ctx);
