@@ -38,7 +38,16 @@ const char kHelp[] =
     "table shows each winner's speed-up over CLBlast and its fraction of that peak.\n"
     "Progress goes to stderr (a live line on a terminal); --quiet drops it. --json prints\n"
     "a JSON summary on stdout instead of the table. Ctrl-C stops at once; the same command\n"
-    "resumes. Exit code 130 when interrupted.\n";
+    "resumes. Exit code 130 when interrupted.\n"
+    "Post-compile constraints (stage: after_compile in a space or constraint file, or a\n"
+    "--constraint that reads registers, spills, stack_bytes or local_mem_used) are checked\n"
+    "on each built kernel before it runs; one that fails is recorded pruned_after_compile.\n"
+    "OpenCL reports no registers or spills: constraints reading them are not applied there\n"
+    "(one line says which).\n"
+    "--device cuda:sm_XX (an architecture with a table in constraints/devices) tunes\n"
+    "compile-only: the same configs are rendered for CUDA and compiled with NVRTC on every\n"
+    "core, and recorded compiled, compile_error or pruned_after_compile with their registers,\n"
+    "spills, stack and shared memory. Nothing runs; a rerun resumes.\n";
 
 std::string PairJson(const PairSummary& p) {
   std::string failures;
@@ -67,7 +76,12 @@ std::string PairJson(const PairSummary& p) {
          ", \"skipped\": " + std::to_string(p.skipped) +
          ", \"failed\": " + std::to_string(p.failed) + ", \"failures\": {" + failures +
          "}, \"best\": " + best + ", \"baseline\": " + baseline + ", \"fraction_of_peak\": " +
-         (p.fraction_of_peak > 0 ? JsonNumber(p.fraction_of_peak) : "null") + "}";
+         (p.fraction_of_peak > 0 ? JsonNumber(p.fraction_of_peak) : "null") +
+         ", \"registers\": " +
+         (p.min_registers >= 0 ? "{\"min\": " + std::to_string(p.min_registers) +
+                                     ", \"max\": " + std::to_string(p.max_registers) + "}"
+                               : "null") +
+         "}";
 }
 
 std::string BaselineJson(const BaselineSummary& b) {
@@ -93,6 +107,13 @@ std::string SummaryJson(const TuneSummary& s) {
   }
   return "{\n  \"device\": " + JsonString(s.device_id) +
          ",\n  \"device_name\": " + JsonString(s.device_name) +
+         ",\n  \"compile_only\": " + (s.compile_only ? "true" : "false") +
+         (s.compile_only ? ",\n  \"compiler\": " + JsonString(s.compiler) +
+                               ",\n  \"compiler_version\": " + JsonString(s.compiler_version) +
+                               ",\n  \"compile_threads\": " + std::to_string(s.compile_threads)
+                         : std::string()) +
+         ",\n  \"post_compile_not_applied\": " +
+         (s.post_compile_not_applied.empty() ? "null" : JsonString(s.post_compile_not_applied)) +
          ",\n  \"interrupted\": " + (s.interrupted ? "true" : "false") +
          ",\n  \"wall_seconds\": " + JsonNumber(s.wall_seconds) +
          ",\n  \"compile_seconds\": " + JsonNumber(s.compile_seconds) +

@@ -71,7 +71,7 @@ bool BoundSpace::Check(const Config& config, std::string* why, bool hard_only) c
 
 bool BoundSpace::CheckAfterCompile(const Config& config,
                                    const std::map<std::string, int64_t>& resources,
-                                   std::string* why) const {
+                                   std::string* why, bool skip_missing) const {
   const Impl& m = *impl_;
   bool names_match = config.size() == m.levels.size();
   for (size_t l = 0; names_match && l < m.levels.size(); ++l) {
@@ -103,14 +103,19 @@ bool BoundSpace::CheckAfterCompile(const Config& config,
   }
   for (size_t c = 0; c < m.constraints.size(); ++c) {
     if (!m.IsAfterCompile(c)) continue;
+    bool missing = false;
     for (const auto& name : m.constraints[c].expr.Names()) {
       int s = m.SlotOf(name);
       if (s >= m.first_resource_slot && !given[s]) {
-        throw Error(ErrorCode::kBadArgument, "constraint \"" + m.constraints[c].expr.text() +
-                                                 "\" needs compiled resource \"" + name +
-                                                 "\", which was not given");
+        if (!skip_missing) {
+          throw Error(ErrorCode::kBadArgument, "constraint \"" + m.constraints[c].expr.text() +
+                                                   "\" needs compiled resource \"" + name +
+                                                   "\", which was not given");
+        }
+        missing = true;
       }
     }
+    if (missing) continue;
     Value r;
     EvalStatus s = m.compiled[c].Eval(slots.data(), &r);
     if (s != EvalStatus::kOk || !r.Truthy()) {

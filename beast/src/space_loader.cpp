@@ -173,6 +173,8 @@ std::vector<std::string> ProblemVariableNames(OpKind op) {
           "dilation_h", "dilation_w", "groups"};
 }
 
+std::vector<std::string> CompiledResourceNames() { return kCompiledNames; }
+
 std::vector<std::string> DeviceVariableNames() {
   return {"device_max_work_group_size", "device_max_work_item_size_0",
           "device_max_work_item_size_1", "device_max_work_item_size_2",

@@ -2,6 +2,7 @@
 // the reading of one constraint shared with space descriptions.
 #include "beast/user_constraints.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -58,6 +59,13 @@ ConstraintSpec ParseUserConstraint(const std::string& text) {
     c.expr = Expr::Parse(expr);
   } catch (const Error& e) {
     throw Error(ErrorCode::kBadArgument, std::string("--constraint: ") + e.what());
+  }
+  // A command line has no stage field: what reads the binary's resources can
+  // only be checked after compiling.
+  const std::vector<std::string> compiled = CompiledResourceNames();
+  for (const auto& name : c.expr.Names()) {
+    if (std::find(compiled.begin(), compiled.end(), name) != compiled.end())
+      c.stage = ConstraintStage::kAfterCompile;
   }
   return c;
 }

@@ -32,7 +32,7 @@ std::vector<harness::KernelArg> DeviceProblem::KernelArgs() const {
 Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
                         const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
-                        const std::function<void(double compile_ms)>& on_built) {
+                        const OnBuilt& on_built) {
   Outcome out;
   harness::BuildResult build = context.Build(source, "");
   out.compile_ms = build.compile_ms;
@@ -42,12 +42,20 @@ Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& pr
     out.error_text = "the OpenCL build failed (build log kept)";
     return out;
   }
-  if (on_built) on_built(build.compile_ms);
   harness::KernelRunner runner(context, build.program, kernel_name, problem.KernelArgs());
   if (!runner.ok()) {
     out.status = "runtime_error";
     out.error_text = runner.message();
     return out;
+  }
+  out.resources.shared_bytes = runner.resources().local_mem_bytes;
+  out.resources.stack_bytes = runner.resources().private_mem_bytes;
+  if (on_built) {
+    if (std::optional<std::string> why = on_built(build.compile_ms, out.resources)) {
+      out.status = "pruned_after_compile";
+      out.error_text = *why;
+      return out;
+    }
   }
   // Poison the output (0xFF bytes are NaN) so an element the kernel never
   // writes fails validation instead of passing on a stale value.

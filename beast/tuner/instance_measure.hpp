@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compiled_resources.hpp"
 #include "harness/kernel_runner.hpp"
 #include "harness/opencl_context.hpp"
 #include "harness/timing.hpp"
@@ -35,6 +36,9 @@ struct Outcome {
   std::optional<double> median_ms, spread, max_error, compile_ms;
   std::string error_text;
   std::string build_log;
+  // The built kernel's local and private memory (OpenCL reports no registers
+  // or spills); unset when nothing was built.
+  CompiledResources resources;
   // Wall clock of the validation launch: one run, plus on PoCL the code
   // generation it triggers for the work-group size (a JIT as long as the
   // build or longer).
@@ -42,12 +46,16 @@ struct Outcome {
   double benchmark_seconds = 0;  // wall clock of the timed runs (warm-up included)
 };
 
-// `on_built`, when set, is called once the build succeeded, before the kernel
-// first runs (the worker tells the tuner, whose time limit for running the
-// kernel starts then).
+// Called once the build succeeded and the kernel exists, before it first
+// runs, with its resources (the worker tells the tuner, whose time limit for
+// running the kernel starts then). A reason returned means a post-compile
+// constraint rejects the kernel: it is recorded pruned_after_compile, not run.
+using OnBuilt = std::function<std::optional<std::string>(double compile_ms,
+                                                         const CompiledResources& resources)>;
+
 Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
                         const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
-                        const std::function<void(double compile_ms)>& on_built = nullptr);
+                        const OnBuilt& on_built = nullptr);
 
 }  // namespace beast

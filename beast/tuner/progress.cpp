@@ -34,9 +34,10 @@ std::string Duration(double seconds) {
 
 }  // namespace
 
-Progress::Progress(bool enabled, uint64_t total)
+Progress::Progress(bool enabled, uint64_t total, bool compile_only)
     : enabled_(enabled),
       tty_(isatty(STDERR_FILENO)),
+      compile_only_(compile_only),
       total_(total),
       start_(std::chrono::steady_clock::now()),
       last_print_(start_) {}
@@ -57,13 +58,23 @@ void Progress::Skipped(uint64_t count) {
   Print(false);
 }
 
-void Progress::Measured(const std::string& status, double best_ms, double best_gflops) {
+void Progress::Count(const std::string& status) {
   ++done_;
   ++measured_;
-  if (status != "ok") {
+  if (status != (compile_only_ ? "compiled" : "ok")) {
     ++failed_;
     ++failures_[status];
   }
+}
+
+void Progress::Compiled(const std::string& status, int64_t fewest_registers) {
+  Count(status);
+  fewest_registers_ = fewest_registers;
+  Print(false);
+}
+
+void Progress::Measured(const std::string& status, double best_ms, double best_gflops) {
+  Count(status);
   best_ms_ = best_ms;
   best_gflops_ = best_gflops;
   Print(false);
@@ -95,10 +106,13 @@ std::string Progress::Line() const {
     line += text;
   }
   char best[96] = "none yet";
-  if (best_ms_ >= 0) {
+  if (compile_only_ && fewest_registers_ >= 0) {
+    std::snprintf(best, sizeof best, "%lld", (long long)fewest_registers_);
+  } else if (!compile_only_ && best_ms_ >= 0) {
     std::snprintf(best, sizeof best, "%.4f ms (%.1f GFLOP/s)", best_ms_, best_gflops_);
   }
-  line += std::string(", best ") + best + ", " + std::to_string(failed_) + " failed";
+  line += std::string(compile_only_ ? ", fewest registers " : ", best ") + best + ", " +
+          std::to_string(failed_) + " failed";
   if (!failures_.empty()) {
     std::string parts;
     for (const auto& [status, n] : failures_) {

@@ -1,7 +1,8 @@
 // Progress of a tuning run on stderr: a live line rewritten in place on a
 // terminal, a plain line every few seconds otherwise — the pair being tuned,
 // configs done/total over the whole run (resumed ones counted), the rate and
-// ETA, failures by status, and the pair's best so far.
+// ETA, failures by status, and the pair's best so far (in a compile-only run:
+// the fewest registers a compiled config uses).
 #pragma once
 
 #include <chrono>
@@ -14,7 +15,7 @@ namespace beast {
 class Progress {
  public:
   // total: the configs the run selected over all its pairs.
-  Progress(bool enabled, uint64_t total);
+  Progress(bool enabled, uint64_t total, bool compile_only = false);
   // A new (template, problem) pair: `label` says which ("[1/2] gemm/tiled"),
   // `problem` is its key; best_ms < 0 when it has no ok config yet.
   void StartPair(std::string label, std::string problem, double best_ms, double best_gflops);
@@ -22,14 +23,20 @@ class Progress {
   void Skipped(uint64_t count);
   // One config measured now, with its status and the pair's best after it.
   void Measured(const std::string& status, double best_ms, double best_gflops);
+  // Compile-only: one config compiled now (status "compiled" or a failure),
+  // and the fewest registers of the pair's compiled configs (-1: none yet).
+  void Compiled(const std::string& status, int64_t fewest_registers);
   // Ends the live line (a last line when not on a terminal).
   void Finish();
 
  private:
   void Print(bool force);
   std::string Line() const;
+  void Count(const std::string& status);
   bool enabled_;
   bool tty_;
+  bool compile_only_;
+  int64_t fewest_registers_ = -1;
   std::string label_, problem_;
   uint64_t total_, done_ = 0, skipped_ = 0, measured_ = 0, failed_ = 0;
   std::map<std::string, uint64_t> failures_;

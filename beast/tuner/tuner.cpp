@@ -17,12 +17,14 @@
 #include "beast/error.hpp"
 #include "beast/paths.hpp"
 #include "beast/template_vars.hpp"
-#include "config_selection.hpp"
+#include "compile_only_tuner.hpp"
 #include "harness/peak_flops.hpp"
 #include "harness/renderer.hpp"
+#include "post_compile.hpp"
 #include "progress.hpp"
 #include "results_db/store.hpp"
 #include "tune_baselines.hpp"
+#include "tune_plan.hpp"
 #include "worker_client.hpp"
 
 namespace beast {
@@ -68,60 +70,8 @@ class InterruptGuard {
   struct sigaction previous_int_ = {}, previous_term_ = {};
 };
 
-struct Pair {
-  const SpaceSpec* spec;
-  const Problem* problem;
-  std::unique_ptr<BoundSpace> space;
-  Config default_config;
-  bool has_default = false;  // the default config is correct for this problem
-  std::string no_default_why;
-  uint64_t count = 0;
-  std::vector<Config> configs;  // what this run measures, the default first
-};
-
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// Everything that can be wrong with the input is found here, before the
-// database is touched.
-std::vector<Pair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& o,
-                            const DeviceInfo& device) {
-  std::vector<Pair> pairs;
-  for (const auto& spec : specs) {
-    bool any = false;
-    for (const auto& problem : o.problems) {
-      if (problem.op() != spec.op) continue;
-      if (spec.op == OpKind::kConv2d) {
-        bool supported = false;
-        for (Layout l : spec.layouts) supported = supported || l == problem.conv().layout;
-        if (!supported) continue;
-      }
-      any = true;
-      Pair p{&spec, &problem, std::make_unique<BoundSpace>(spec, problem, device, o.bind),
-             {},    false,    "",
-             0,     {}};
-      p.count = p.space->Count();
-      if (p.count == 0) {
-        throw Error(ErrorCode::kEmptySpace, "the space of " + spec.name + " is empty for " +
-                                                problem.Key() + ": " +
-                                                WhyEmpty(p.space->Explain()));
-      }
-      // The default is the baseline of the speed-ups: it needs to be correct
-      // (hard constraints), not one the soft constraints would propose.
-      p.default_config = p.space->DefaultConfig();
-      p.has_default = p.space->Check(p.default_config, &p.no_default_why, /*hard_only=*/true);
-      p.configs = SelectConfigs(*p.space, p.has_default ? &p.default_config : nullptr,
-                                o.max_configs, o.seed);
-      pairs.push_back(std::move(p));
-    }
-    if (!any) {
-      throw Error(ErrorCode::kBadArgument,
-                  "template " + spec.name + " fits none of the problems given (it is a " +
-                      (spec.op == OpKind::kGemm ? "gemm" : "conv2d") + " template)");
-    }
-  }
-  return pairs;
 }
 
 // The pair's best ok config in the database, of this template version.
@@ -170,7 +120,7 @@ struct Run {
 
 // Renders a config and has the worker measure it; nullopt when the run was
 // interrupted first.
-std::optional<Outcome> MeasureConfig(Run& run, const Pair& pair, const Config& config) {
+std::optional<Outcome> MeasureConfig(Run& run, const PlannedPair& pair, const Config& config) {
   const SpaceSpec& spec = *pair.spec;
   const Problem& problem = *pair.problem;
   Instance instance = pair.space->Instantiate(config);
@@ -201,10 +151,14 @@ std::optional<Outcome> MeasureConfig(Run& run, const Pair& pair, const Config& c
     request.plan.best_ms = best->second;  // clear losers stop early
   }
   limit.launches = 1 + run.plan.warmup + run.plan.max_reps;
-  return run.worker.Measure(request, limit, g_interrupted);
+  PostCompileCheck check;
+  if (pair.post_compile) {
+    check = [&](const CompiledResources& r) { return PostCompileViolation(*pair.space, config, r); };
+  }
+  return run.worker.Measure(request, limit, g_interrupted, check);
 }
 
-PairSummary TunePair(Run& run, const Pair& pair, size_t index, size_t pair_count) {
+PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pair_count) {
   const SpaceSpec& spec = *pair.spec;
   const Problem& problem = *pair.problem;
   PairSummary ps;
@@ -270,6 +224,7 @@ PairSummary TunePair(Run& run, const Pair& pair, size_t index, size_t pair_count
     m.build_log = outcome->build_log;
     m.compiler = run.device.compiler;
     m.compiler_version = run.device.compiler_version;
+    CopyResources(outcome->resources, &m);
     run.store.RecordMeasurement(m);
     batch.Commit();
     ++ps.measured;
@@ -311,16 +266,23 @@ TuneSummary Tune(const TuneOptions& o) {
   std::vector<SpaceSpec> specs;
   for (const auto& name : o.templates) specs.push_back(SpaceSpec::Load(templates_dir, name));
   DeviceInfo device = ResolveDevice(o.device);
+  if (!o.device.arch.empty()) {  // cuda:sm_XX: a device that is not present
+    InterruptGuard guard;
+    return TuneCompileOnly(o, specs, device, templates_dir, g_interrupted);
+  }
   if (device.backend != Backend::kOpenCL) {
     throw Error(ErrorCode::kBadArgument, "kernels are measured on OpenCL devices only, and " +
                                              device.Id() + " is not one (see beast devices)");
   }
-  std::vector<Pair> pairs = PlanPairs(specs, o, device);
+  std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
+  const std::string not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);
+  if (o.progress && !not_applied.empty()) std::fprintf(stderr, "%s\n", not_applied.c_str());
   const std::string library = ResolveBaselineLibrary(o.baselines, device);
 
   TuneSummary summary;
   summary.device_id = device.Id();
   summary.device_name = device.name;
+  summary.post_compile_not_applied = not_applied;
   harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
   InterruptGuard guard;
   // The worker is the last thing that can fail for the environment; it starts
@@ -372,14 +334,14 @@ TuneSummary Tune(const TuneOptions& o) {
   int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
 
   uint64_t total = 0;
-  for (const Pair& pair : pairs) total += pair.configs.size();
+  for (const PlannedPair& pair : pairs) total += pair.configs.size();
   Progress progress(o.progress, total);
   Run run{o, device, renderer, worker, store, progress, summary, device_id, run_id, plan, {}};
   try {
     if (!library.empty()) {
       // Once per problem, before its kernels: an interrupted run still has them.
       std::vector<const Problem*> problems;
-      for (const Pair& pair : pairs) problems.push_back(pair.problem);
+      for (const PlannedPair& pair : pairs) problems.push_back(pair.problem);
       BaselineRunContext context{worker,    store,
                                  device_id, run_id,
                                  plan,      std::max(o.timeout_seconds, kBaselineTimeoutSeconds),
@@ -415,6 +377,7 @@ TuneSummary Tune(const TuneOptions& o) {
 }
 
 std::string FormatTuneSummary(const TuneSummary& s) {
+  if (s.compile_only) return FormatCompileOnlySummary(s);
   std::string out;
   char line[1024];
   std::snprintf(line, sizeof line, "winners on %s (%s)%s\n", s.device_id.c_str(),

@@ -79,8 +79,11 @@ void WorkerClient::Stop() {
 }
 
 std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, const TimeLimit& limit,
-                                             const std::atomic<bool>& stop) {
-  Reply reply = Request(EncodeMeasure(request), limit, stop);
+                                             const std::atomic<bool>& stop,
+                                             const PostCompileCheck& check) {
+  MeasureRequest sent = request;
+  sent.await_verdict = check != nullptr;
+  Reply reply = Request(EncodeMeasure(sent), limit, stop, "", check);
   switch (reply.kind) {
     case Reply::kStopped:
       return std::nullopt;
@@ -88,6 +91,7 @@ std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, cons
       Outcome out;
       out.status = "timeout";
       out.compile_ms = reply.compile_ms;
+      out.resources = reply.resources;
       out.error_text = reply.why;
       return out;
     }
@@ -95,6 +99,7 @@ std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, cons
       Outcome out;
       out.status = "crashed";
       out.compile_ms = reply.compile_ms;
+      out.resources = reply.resources;
       out.error_text = reply.why;
       return out;
     }
@@ -158,13 +163,14 @@ void WorkerClient::Retire() {
 
 WorkerClient::Reply WorkerClient::Request(const std::string& payload, const TimeLimit& limit,
                                           const std::atomic<bool>& stop,
-                                          const std::string& crash_context) {
+                                          const std::string& crash_context,
+                                          const PostCompileCheck& check) {
   // A worker that left while idle (not this request's doing) is replaced and
   // the request sent again, once.
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!process_ && !Start(stop)) return {Reply::kStopped};
     bool not_taken = false;
-    Reply reply = Exchange(payload, limit, stop, crash_context, &not_taken);
+    Reply reply = Exchange(payload, limit, stop, crash_context, check, &not_taken);
     if (!not_taken) return reply;
     process_->Reap();
     process_.reset();
@@ -176,7 +182,8 @@ WorkerClient::Reply WorkerClient::Request(const std::string& payload, const Time
 
 WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const TimeLimit& limit,
                                            const std::atomic<bool>& stop,
-                                           const std::string& crash_context, bool* not_taken) {
+                                           const std::string& crash_context,
+                                           const PostCompileCheck& check, bool* not_taken) {
   const Clock::time_point sent = Clock::now();
   const Clock::time_point absolute = After(sent, limit.timeout_seconds);
   process_->ForgetStderr();
@@ -186,6 +193,7 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
   }
   bool built = false;
   std::optional<double> compile_ms;
+  CompiledResources resources;
   std::optional<double> run_limit;
   Clock::time_point built_at;
   std::string payload;
@@ -199,6 +207,7 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
       case WorkerProcess::Wait::kGone: {
         Reply reply{Reply::kCrashed};
         reply.compile_ms = compile_ms;
+        reply.resources = resources;
         reply.why = CrashText(crash_context.empty()
                                   ? (built ? "while running the kernel" : "while building it")
                                   : crash_context);
@@ -210,6 +219,7 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
         process_.reset();
         Reply reply{Reply::kTimeout};
         reply.compile_ms = compile_ms;
+        reply.resources = resources;
         bool by_run = run_limit && deadline < absolute;
         reply.why = by_run ? limit.DescribeRun(*compile_ms, SecondsSince(built_at))
                            : limit.DescribeAbsolute(SecondsSince(sent));
@@ -222,13 +232,18 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
     if (kind == WorkerMessage::kBuilt && !built) {
       built = true;
       built_at = Clock::now();
-      compile_ms = DecodeBuilt(payload);
+      BuiltReport report = DecodeBuilt(payload);
+      compile_ms = report.compile_ms;
+      resources = report.resources;
       run_limit = limit.RunSeconds(*compile_ms);
+      // A worker that left before the verdict shows up on the next receive.
+      if (check) process_->Send(EncodeVerdict(check(resources)), absolute);
       continue;
     }
     Reply reply{Reply::kPayload};
     reply.payload = std::move(payload);
     reply.compile_ms = compile_ms;
+    reply.resources = resources;
     return reply;
   }
 }

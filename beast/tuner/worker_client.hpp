@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,10 @@
 #include "worker_time_limit.hpp"
 
 namespace beast {
+
+// The tuner's decision on a built kernel: a reason not to run it (a
+// post-compile constraint it fails), or nullopt.
+using PostCompileCheck = std::function<std::optional<std::string>(const CompiledResources&)>;
 
 class WorkerClient {
  public:
@@ -34,9 +39,14 @@ class WorkerClient {
   // Measures one instance. nullopt when `stop` turned true before the
   // outcome: the worker is killed and the config stays unmeasured. Throws
   // like Start when a replacement worker cannot start, and Error(kInternal)
-  // for a worker that breaks the protocol.
+  // for a worker that breaks the protocol. With `check` (post-compile
+  // constraints in force) the worker waits after the build for its verdict
+  // on the kernel's resources; a rejected kernel comes back
+  // pruned_after_compile without running. Every outcome carries the
+  // resources the worker reported, if it got that far.
   std::optional<Outcome> Measure(const MeasureRequest& request, const TimeLimit& limit,
-                                 const std::atomic<bool>& stop);
+                                 const std::atomic<bool>& stop,
+                                 const PostCompileCheck& check = nullptr);
 
   // Runs a vendor library's routine for a problem in the worker. nullopt when
   // `stop` turned true first. A worker that dies comes back `crashed`, one
@@ -67,15 +77,18 @@ class WorkerClient {
     std::string payload;               // kPayload: the reply frame
     std::string why;                   // kCrashed, kTimeout: for error_text
     std::optional<double> compile_ms;  // when the worker said it built a kernel
+    CompiledResources resources;       // what it reported then
   };
   // Sends `request` to a worker (starting one if needed; once more to a fresh
   // one when the worker left before taking it) and waits for the reply.
   // `crash_context` completes "the device worker was killed by ... <context>";
   // empty: "while building it" or "while running the kernel".
+  // `check`, when set, answers the worker's kBuilt with a kVerdict.
   Reply Request(const std::string& request, const TimeLimit& limit, const std::atomic<bool>& stop,
-                const std::string& crash_context = "");
+                const std::string& crash_context = "", const PostCompileCheck& check = nullptr);
   Reply Exchange(const std::string& request, const TimeLimit& limit, const std::atomic<bool>& stop,
-                 const std::string& crash_context, bool* not_taken);
+                 const std::string& crash_context, const PostCompileCheck& check,
+                 bool* not_taken);
   // Reaps a worker that closed its end and says how it ended.
   std::string CrashText(const std::string& context);
   // Lets go of a worker that announced it leaves.

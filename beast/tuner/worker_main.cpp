@@ -146,14 +146,23 @@ int RunDeviceWorker(int device_index, int fd) {
     Outcome outcome;
     bool exits = false;
     std::optional<double> compile_ms;
+    CompiledResources resources;
+    // Tells the tuner the kernel is built; when post-compile constraints are
+    // in force the tuner answers whether it runs.
+    auto on_built = [&](double ms, const CompiledResources& built) -> std::optional<std::string> {
+      compile_ms = ms;
+      resources = built;
+      Reply(fd, EncodeBuilt({ms, built}));
+      if (!request.await_verdict) return std::nullopt;
+      std::string verdict;
+      if (!ReadFrame(fd, &verdict)) return std::string("the tuner is gone");
+      return DecodeVerdict(verdict);
+    };
     CachedProblem* problem = nullptr;
     try {
       problem = problem_for(request.problem_key);
       outcome = MeasureInstance(*context, problem->device, request.source, request.kernel_name,
-                                request.geometry, request.plan, [&](double ms) {
-                                  compile_ms = ms;
-                                  Reply(fd, EncodeBuilt(ms));
-                                });
+                                request.geometry, request.plan, on_built);
       if (outcome.status == "runtime_error" && !DeviceStillWorks(*context, problem->device)) {
         outcome.status = "crashed";
         outcome.error_text = "the device context was lost: " + outcome.error_text;
@@ -164,6 +173,7 @@ int RunDeviceWorker(int device_index, int fd) {
       outcome = Outcome{};
       outcome.status = "crashed";
       outcome.compile_ms = compile_ms;
+      outcome.resources = resources;
       outcome.error_text = std::string("the device failed: ") + e.what();
       exits = true;
     }

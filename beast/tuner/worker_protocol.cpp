@@ -34,6 +34,33 @@ void WritePlan(WireWriter& w, const harness::BenchmarkPlan& plan) {
   w.F64(plan.loser_factor);
 }
 
+void WriteOptI64(WireWriter& w, const std::optional<int64_t>& v) {
+  w.U8(v.has_value());
+  w.I64(v.value_or(0));
+}
+
+std::optional<int64_t> ReadOptI64(WireReader& r) {
+  bool has = r.U8() != 0;
+  int64_t v = r.I64();
+  return has ? std::optional<int64_t>(v) : std::nullopt;
+}
+
+void WriteResources(WireWriter& w, const CompiledResources& res) {
+  WriteOptI64(w, res.registers);
+  WriteOptI64(w, res.spill_bytes);
+  WriteOptI64(w, res.stack_bytes);
+  WriteOptI64(w, res.shared_bytes);
+}
+
+CompiledResources ReadResources(WireReader& r) {
+  CompiledResources res;
+  res.registers = ReadOptI64(r);
+  res.spill_bytes = ReadOptI64(r);
+  res.stack_bytes = ReadOptI64(r);
+  res.shared_bytes = ReadOptI64(r);
+  return res;
+}
+
 harness::BenchmarkPlan ReadPlan(WireReader& r) {
   harness::BenchmarkPlan plan;
   plan.warmup = static_cast<int>(r.I64());
@@ -53,7 +80,7 @@ WorkerMessage MessageKind(const std::string& payload) {
   if (payload.empty()) throw Error(ErrorCode::kInternal, "worker protocol: an empty message");
   auto kind = static_cast<uint8_t>(payload[0]);
   if (kind < static_cast<uint8_t>(WorkerMessage::kReady) ||
-      kind > static_cast<uint8_t>(WorkerMessage::kPeakResult)) {
+      kind > static_cast<uint8_t>(WorkerMessage::kVerdict)) {
     throw Error(ErrorCode::kInternal, "worker protocol: unknown message " + std::to_string(kind));
   }
   return static_cast<WorkerMessage>(kind);
@@ -99,6 +126,7 @@ std::string EncodeMeasure(const MeasureRequest& q) {
     w.I64(static_cast<int64_t>(q.geometry.local[d]));
   }
   WritePlan(w, q.plan);
+  w.U8(q.await_verdict);
   return w.bytes();
 }
 
@@ -114,21 +142,40 @@ MeasureRequest DecodeMeasure(const std::string& payload) {
     q.geometry.local[d] = static_cast<size_t>(r.I64());
   }
   q.plan = ReadPlan(r);
+  q.await_verdict = r.U8() != 0;
   r.ExpectEnd();
   return q;
 }
 
-std::string EncodeBuilt(double compile_ms) {
+std::string EncodeBuilt(const BuiltReport& built) {
   WireWriter w = Start(WorkerMessage::kBuilt);
-  w.F64(compile_ms);
+  w.F64(built.compile_ms);
+  WriteResources(w, built.resources);
   return w.bytes();
 }
 
-double DecodeBuilt(const std::string& payload) {
+BuiltReport DecodeBuilt(const std::string& payload) {
   WireReader r = Open(payload, WorkerMessage::kBuilt);
-  double compile_ms = r.F64();
+  BuiltReport built;
+  built.compile_ms = r.F64();
+  built.resources = ReadResources(r);
   r.ExpectEnd();
-  return compile_ms;
+  return built;
+}
+
+std::string EncodeVerdict(const std::optional<std::string>& prune_reason) {
+  WireWriter w = Start(WorkerMessage::kVerdict);
+  w.U8(prune_reason.has_value());
+  w.Str(prune_reason.value_or(""));
+  return w.bytes();
+}
+
+std::optional<std::string> DecodeVerdict(const std::string& payload) {
+  WireReader r = Open(payload, WorkerMessage::kVerdict);
+  bool prune = r.U8() != 0;
+  std::string reason = r.Str();
+  r.ExpectEnd();
+  return prune ? std::optional<std::string>(reason) : std::nullopt;
 }
 
 std::string EncodeOutcome(const Outcome& o, bool worker_exits) {
@@ -142,6 +189,7 @@ std::string EncodeOutcome(const Outcome& o, bool worker_exits) {
   w.OptF64(o.compile_ms);
   w.Str(o.error_text);
   w.Str(o.build_log);
+  WriteResources(w, o.resources);
   w.F64(o.first_launch_seconds);
   w.F64(o.benchmark_seconds);
   return w.bytes();
@@ -160,6 +208,7 @@ Outcome DecodeOutcome(const std::string& payload, bool* worker_exits) {
   o.compile_ms = r.OptF64();
   o.error_text = r.Str();
   o.build_log = r.Str();
+  o.resources = ReadResources(r);
   o.first_launch_seconds = r.F64();
   o.benchmark_seconds = r.F64();
   r.ExpectEnd();

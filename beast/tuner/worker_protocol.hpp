@@ -4,7 +4,11 @@
 //   worker -> tuner  kReady    once at start: protocol version, device name
 //                    kFatal    instead of kReady: the device cannot be opened
 //   tuner -> worker  kMeasure  one rendered instance to build, validate, time
-//   worker -> tuner  kBuilt    the build succeeded; the kernel runs next
+//   worker -> tuner  kBuilt    the build succeeded (with the kernel's
+//                              resources); the kernel runs next
+//   tuner -> worker  kVerdict  only when the request awaits one: run the
+//                              kernel, or not (a post-compile constraint
+//                              rejects it, with the reason)
 //                    kOutcome  the result; `worker_exits` when the device is
 //                              unusable after it and the worker leaves
 //   tuner -> worker  kBaseline a vendor library's routine on a problem
@@ -17,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "harness/clblast_baseline.hpp"
@@ -30,7 +35,7 @@ namespace beast {
 
 // Raised whenever a message changes shape, so a worker from another build is
 // refused at kReady instead of misreading requests.
-constexpr int64_t kWorkerProtocolVersion = 2;
+constexpr int64_t kWorkerProtocolVersion = 4;
 
 enum class WorkerMessage : uint8_t {
   kReady = 1,
@@ -41,7 +46,8 @@ enum class WorkerMessage : uint8_t {
   kBaseline = 6,
   kBaselineResult = 7,
   kPeak = 8,
-  kPeakResult = 9
+  kPeakResult = 9,
+  kVerdict = 10
 };
 
 struct MeasureRequest {
@@ -51,6 +57,15 @@ struct MeasureRequest {
   std::string kernel_name;
   harness::LaunchGeometry geometry;
   harness::BenchmarkPlan plan;
+  // The worker waits for a kVerdict after kBuilt (post-compile constraints
+  // are in force): the tuner decides from the resources.
+  bool await_verdict = false;
+};
+
+// What kBuilt reports.
+struct BuiltReport {
+  double compile_ms = 0;
+  CompiledResources resources;
 };
 
 struct BaselineRequest {
@@ -67,7 +82,9 @@ struct WorkerReady {
 std::string EncodeReady(const WorkerReady& ready);
 std::string EncodeFatal(const std::string& message);
 std::string EncodeMeasure(const MeasureRequest& request);
-std::string EncodeBuilt(double compile_ms);
+std::string EncodeBuilt(const BuiltReport& built);
+// A prune reason, or nullopt: run the kernel.
+std::string EncodeVerdict(const std::optional<std::string>& prune_reason);
 std::string EncodeOutcome(const Outcome& outcome, bool worker_exits);
 std::string EncodeBaseline(const BaselineRequest& request);
 std::string EncodeBaselineResult(const harness::BaselineResult& result, bool worker_exits);
@@ -83,7 +100,8 @@ WorkerMessage MessageKind(const std::string& payload);
 WorkerReady DecodeReady(const std::string& payload);
 std::string DecodeFatal(const std::string& payload);
 MeasureRequest DecodeMeasure(const std::string& payload);
-double DecodeBuilt(const std::string& payload);
+BuiltReport DecodeBuilt(const std::string& payload);
+std::optional<std::string> DecodeVerdict(const std::string& payload);
 Outcome DecodeOutcome(const std::string& payload, bool* worker_exits);
 BaselineRequest DecodeBaseline(const std::string& payload);
 harness::BaselineResult DecodeBaselineResult(const std::string& payload, bool* worker_exits);

@@ -242,6 +242,9 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   EXPECT_EQ(r.plan.max_reps, 9);
   EXPECT_EQ(r.plan.max_seconds, 0.25);
   EXPECT_EQ(r.plan.target_rel_ci, 0.125);
+  EXPECT_FALSE(r.await_verdict);
+  q.await_verdict = true;
+  EXPECT_TRUE(DecodeMeasure(EncodeMeasure(q)).await_verdict);
 
   Outcome o;
   o.status = "wrong_result";
@@ -252,6 +255,8 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   o.build_log = "warning: unused";
   o.first_launch_seconds = 0.5;
   o.benchmark_seconds = 2.0;
+  o.resources.stack_bytes = 0;
+  o.resources.shared_bytes = 4096;
   bool exits = false;
   Outcome back = DecodeOutcome(EncodeOutcome(o, true), &exits);
   EXPECT_TRUE(exits);
@@ -265,11 +270,26 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   EXPECT_EQ(back.build_log, "warning: unused");
   EXPECT_EQ(back.first_launch_seconds, 0.5);
   EXPECT_EQ(back.benchmark_seconds, 2.0);
+  EXPECT_FALSE(back.resources.registers.has_value());
+  EXPECT_FALSE(back.resources.spill_bytes.has_value());
+  EXPECT_EQ(back.resources.stack_bytes, 0);
+  EXPECT_EQ(back.resources.shared_bytes, 4096);
 
   WorkerReady ready = DecodeReady(EncodeReady({kWorkerProtocolVersion, "pthread"}));
   EXPECT_EQ(ready.protocol_version, kWorkerProtocolVersion);
   EXPECT_EQ(ready.device_name, "pthread");
-  EXPECT_EQ(DecodeBuilt(EncodeBuilt(12.5)), 12.5);
+  BuiltReport built;
+  built.compile_ms = 12.5;
+  built.resources.registers = 40;
+  built.resources.shared_bytes = 1024;
+  BuiltReport built_back = DecodeBuilt(EncodeBuilt(built));
+  EXPECT_EQ(built_back.compile_ms, 12.5);
+  EXPECT_EQ(built_back.resources.registers, 40);
+  EXPECT_FALSE(built_back.resources.stack_bytes.has_value());
+  EXPECT_EQ(built_back.resources.shared_bytes, 1024);
+  EXPECT_EQ(DecodeVerdict(EncodeVerdict(std::nullopt)), std::nullopt);
+  EXPECT_EQ(DecodeVerdict(EncodeVerdict(std::string("violates hard constraint"))),
+            std::optional<std::string>("violates hard constraint"));
   EXPECT_EQ(DecodeFatal(EncodeFatal("no device")), "no device");
 }
 
@@ -345,8 +365,8 @@ TEST(WorkerProtocol, BrokenMessagesAreRefused) {
                       "worker protocol: a message has 1 extra bytes");
   ExpectProtocolError([&] { DecodeMeasure(outcome); },
                       "worker protocol: message 5 where 3 was expected");
-  ExpectProtocolError([&] { MessageKind(std::string(1, '\x0a')); },
-                      "worker protocol: unknown message 10");
+  ExpectProtocolError([&] { MessageKind(std::string(1, '\x0b')); },
+                      "worker protocol: unknown message 11");
   ExpectProtocolError([&] { MessageKind(""); }, "worker protocol: an empty message");
   std::string fatal = EncodeFatal("abc");
   fatal[1] = '\x7f';  // the string's length now runs past the message

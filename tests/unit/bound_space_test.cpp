@@ -217,6 +217,16 @@ launch: {global: [1], local: [1]}
               "compiled resource \"local_mem_used\", which was not given");
   }
   EXPECT_THROW(space.CheckAfterCompile(c, {{"regs", 1}}, &why), Error);
+  // A backend that reports no registers or spills (OpenCL): the constraint
+  // reading them is skipped, the others still apply.
+  std::map<std::string, int64_t> opencl = {{"stack_bytes", 0}, {"local_mem_used", 4096}};
+  EXPECT_TRUE(space.CheckAfterCompile(c, opencl, &why, /*skip_missing=*/true)) << why;
+  opencl["stack_bytes"] = 524288;
+  EXPECT_FALSE(space.CheckAfterCompile(c, opencl, &why, /*skip_missing=*/true));
+  EXPECT_EQ(
+      why, "violates soft constraint \"local_mem_used + stack_bytes <= device_local_mem_bytes\" (" +
+               spec.space_path + ":14) after compile");
+  EXPECT_TRUE(space.CheckAfterCompile(c, {}, &why, /*skip_missing=*/true));
   // Without soft constraints the stack no longer matters.
   BindOptions hard;
   hard.ignore_soft = true;

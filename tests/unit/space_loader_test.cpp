@@ -74,6 +74,12 @@ TEST(UserConstraints, CommandLineAndFiles) {
   EXPECT_EQ(hard.kind, ConstraintKind::kHard);
   EXPECT_EQ(hard.expr.text(), "MWG <= M");
   EXPECT_THROW(ParseUserConstraint("MWG >="), Error);
+  EXPECT_EQ(hard.stage, ConstraintStage::kBeforeCompile);
+  // One that reads the compiled binary's resources is checked after compiling.
+  ConstraintSpec registers = ParseUserConstraint("hard: registers <= 64 + MWG");
+  EXPECT_EQ(registers.stage, ConstraintStage::kAfterCompile);
+  EXPECT_EQ(registers.kind, ConstraintKind::kHard);
+  EXPECT_EQ(ParseUserConstraint("local_mem_used <= 1024").stage, ConstraintStage::kAfterCompile);
 }
 
 }  // namespace

@@ -124,9 +124,10 @@ class BoundSpace {
   // stack_bytes, local_mem_used). When one fails, why says which. Throws
   // Error(kBadArgument) when config does not bind the space's parameters, a
   // derived value cannot be computed, or a constraint needs a resource that
-  // is not given.
+  // is not given — unless skip_missing: then such a constraint is not applied
+  // (a backend that does not report the resource).
   bool CheckAfterCompile(const Config& config, const std::map<std::string, int64_t>& resources,
-                         std::string* why) const;
+                         std::string* why, bool skip_missing = false) const;
   // The template's default config (every parameter's default). Throws
   // Error(kBadInput) when a parameter has none.
   Config DefaultConfig() const;

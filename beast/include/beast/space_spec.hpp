@@ -75,5 +75,9 @@ struct SpaceSpec {
 // Names a space of this op may read besides its own parameters.
 std::vector<std::string> ProblemVariableNames(OpKind op);
 std::vector<std::string> DeviceVariableNames();
+// Resources of the compiled binary that post-compile constraints read:
+// registers (per thread), spills (spill bytes), stack_bytes, local_mem_used
+// (shared / local memory per group).
+std::vector<std::string> CompiledResourceNames();
 
 }  // namespace beast

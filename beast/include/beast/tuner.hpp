@@ -4,6 +4,11 @@
 // compile, validate and time them, recording every outcome. Failing configs
 // are data: a kernel that crashes or hangs kills only the worker, the config
 // is recorded `crashed` or `timeout`, and a fresh worker goes on.
+// Post-compile constraints are checked on each built kernel's resources
+// before it runs (a failing one is recorded `pruned_after_compile`). For a
+// device that is not present (cuda:sm_XX) the run is compile-only: every
+// config is compiled with NVRTC and recorded `compiled`, `compile_error` or
+// `pruned_after_compile` with its resources.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +73,7 @@ struct PairSummary {
   uint64_t selected = 0;                     // configs this run wanted measured (default included)
   uint64_t measured = 0;                     // measured now
   uint64_t skipped = 0;                      // already in the database
-  uint64_t failed = 0;                       // measured now with a status other than ok
+  uint64_t failed = 0;  // measured now with a status other than ok (compile-only: compiled)
   std::map<std::string, uint64_t> failures;  // of those, how many per status
   // Best ok config in the database for this pair (this run or earlier).
   bool has_best = false;
@@ -82,6 +87,9 @@ struct PairSummary {
   double baseline_ms = 0;
   // best_gflops / the device's measured peak; 0 when either is unknown.
   double fraction_of_peak = 0;
+  // Compile-only: the fewest and most registers of the pair's compiled
+  // configs in the database (this run or earlier); -1 when none.
+  int64_t min_registers = -1, max_registers = -1;
 };
 
 struct TuneSummary {
@@ -100,6 +108,14 @@ struct TuneSummary {
   double peak_gflops = 0;
   std::string peak_method, peak_variant, peak_error;
   std::vector<BaselineSummary> baselines;
+  // The post-compile constraints the device's backend cannot apply, in one
+  // line (post_compile.hpp); "" when none.
+  std::string post_compile_not_applied;
+  // A compile-only run (no device present): the compiler, its version and
+  // the threads that compiled; compile_seconds sums their compile times.
+  bool compile_only = false;
+  std::string compiler, compiler_version;
+  unsigned compile_threads = 0;
   // benchmark_seconds / wall_seconds: how much of the run kept the device busy.
   double DeviceBusyFraction() const {
     return wall_seconds > 0 ? benchmark_seconds / wall_seconds : 0;

@@ -1,6 +1,7 @@
 // User constraints: extra constraints from the command line
-// (--constraint "EXPR", soft unless written "hard: EXPR") and from files
-// (--constraints FILE: a YAML list in the format of a space's constraints).
+// (--constraint "EXPR", soft unless written "hard: EXPR"; post-compile when it
+// reads a compiled resource such as registers) and from files (--constraints
+// FILE: a YAML list in the format of a space's constraints).
 #pragma once
 
 #include <string>

@@ -1,0 +1,316 @@
+// Compile-only tuning (compile_only_tuner.hpp): a pool of threads renders and
+// compiles the configs of one pair at a time (NVRTC is thread-safe, the
+// renderer serializes itself), and this thread records each result as it
+// comes, one transaction each, so a killed run keeps what it compiled.
+#include "compile_only_tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "beast/error.hpp"
+#include "beast/paths.hpp"
+#include "beast/template_vars.hpp"
+#include "harness/nvrtc_compiler.hpp"
+#include "harness/renderer.hpp"
+#include "post_compile.hpp"
+#include "progress.hpp"
+#include "results_db/store.hpp"
+#include "tune_plan.hpp"
+
+namespace beast {
+namespace {
+
+// One config's result, made on a pool thread.
+struct CompileResult {
+  const Config* config = nullptr;
+  std::string status;
+  std::optional<double> compile_ms;
+  std::string error_text, build_log;
+  CompiledResources resources;
+};
+
+CompiledResources FromPtxas(const harness::CudaResources& r) {
+  CompiledResources out;
+  if (r.registers >= 0) out.registers = r.registers;  // -1: ptxas did not say
+  out.spill_bytes = r.spill_store_bytes + r.spill_load_bytes;
+  out.stack_bytes = r.stack_bytes;
+  out.shared_bytes = r.shared_bytes;
+  return out;
+}
+
+CompileResult CompileOne(const PlannedPair& pair, const Config& config, const DeviceInfo& device,
+                         harness::Renderer& renderer) {
+  CompileResult out;
+  out.config = &config;
+  const SpaceSpec& spec = *pair.spec;
+  Instance instance = pair.space->Instantiate(config);
+  std::string source;
+  try {
+    source = renderer.Render(spec.source_rel,
+                             TemplateVarsJson(spec, *pair.problem, instance, Backend::kCuda));
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
+    out.status = "compile_error";                 // a template that fails to render is data
+    out.error_text = std::string("render: ") + e.what();
+    return out;
+  }
+  harness::CudaCompileResult r = harness::CompileCuda(source, device.arch, spec.kernel_name);
+  out.compile_ms = r.compile_ms;
+  if (!r.ok) {
+    out.status = "compile_error";
+    out.build_log = r.log;
+    out.error_text = "the NVRTC compile for " + device.arch + " failed (log kept)";
+    return out;
+  }
+  out.resources = FromPtxas(r.resources);
+  if (pair.post_compile) {
+    if (std::optional<std::string> why = PostCompileViolation(*pair.space, config, out.resources)) {
+      out.status = "pruned_after_compile";
+      out.error_text = *why;
+      return out;
+    }
+  }
+  out.status = "compiled";
+  return out;
+}
+
+// Runs `compile` on each of `todo` on up to `threads` threads and hands every
+// result to `record` on this thread as it comes. Stops handing out configs
+// once `stop` is true; the first exception of a pool thread is rethrown here
+// after the others finished.
+void CompileAll(const std::vector<const Config*>& todo, unsigned threads,
+                const std::atomic<bool>& stop,
+                const std::function<CompileResult(const Config&)>& compile,
+                const std::function<void(const CompileResult&)>& record) {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<CompileResult> done;
+  std::exception_ptr failure;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> abort{false};
+  size_t running = std::min<size_t>(threads, todo.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 0, n = running; t < n; ++t) {
+    pool.emplace_back([&] {
+      try {
+        for (size_t i = next++; i < todo.size() && !stop && !abort; i = next++) {
+          CompileResult result = compile(*todo[i]);
+          std::lock_guard<std::mutex> lock(mutex);
+          done.push_back(std::move(result));
+          ready.notify_one();
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        abort = true;
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      --running;
+      ready.notify_one();
+    });
+  }
+  try {
+    while (true) {
+      std::deque<CompileResult> batch;
+      bool finished = false;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        ready.wait_for(lock, std::chrono::milliseconds(100),
+                       [&] { return !done.empty() || running == 0; });
+        batch.swap(done);
+        finished = running == 0;
+      }
+      for (const CompileResult& r : batch) record(r);
+      if (finished && batch.empty()) break;
+    }
+  } catch (...) {
+    abort = true;  // the database failed: let the pool finish, then report that
+    for (auto& t : pool) t.join();
+    throw;
+  }
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+struct CompileRun {
+  const TuneOptions& options;
+  const DeviceInfo& device;
+  harness::Renderer& renderer;
+  results_db::Store& store;
+  Progress& progress;
+  TuneSummary& summary;
+  int64_t device_id;
+  int64_t run_id;
+  const std::atomic<bool>& stop;
+};
+
+PairSummary CompilePair(CompileRun& run, const PlannedPair& pair, size_t index, size_t count) {
+  const SpaceSpec& spec = *pair.spec;
+  const Problem& problem = *pair.problem;
+  PairSummary ps;
+  ps.template_name = spec.name;
+  ps.problem_key = problem.Key();
+  ps.space_size = pair.count;
+  ps.selected = pair.configs.size();
+  int64_t problem_id = run.store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
+  int64_t template_id = run.store.UpsertTemplate(spec.name, spec.hash, spec.source_rel);
+  std::set<std::string> recorded =
+      run.store.MeasuredConfigKeys(run.device_id, problem_id, template_id);
+  std::vector<const Config*> todo;
+  for (const Config& c : pair.configs) {
+    if (recorded.count(c.Key())) {
+      ++ps.skipped;
+    } else {
+      todo.push_back(&c);
+    }
+  }
+  run.progress.StartPair(
+      "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + spec.name,
+      problem.Key(), -1, 0);
+  run.progress.Skipped(ps.skipped);
+  const std::string default_key = pair.has_default ? pair.default_config.Key() : "";
+  int64_t fewest = -1;
+  auto record = [&](const CompileResult& r) {
+    const std::string key = r.config->Key();
+    results_db::MeasurementRecord m;
+    m.run_id = run.run_id;
+    m.device_id = run.device_id;
+    m.problem_id = problem_id;
+    results_db::Store::Batch batch(run.store);  // the config row and its result, in one write
+    m.config_id = run.store.UpsertConfig(template_id, key, r.config->Hash(), r.config->ToJson());
+    m.is_default = key == default_key;
+    m.status = r.status;
+    m.compile_ms = r.compile_ms;
+    m.error_text = r.error_text;
+    m.build_log = r.build_log;
+    m.compiler = run.summary.compiler;
+    m.compiler_version = run.summary.compiler_version;
+    CopyResources(r.resources, &m);
+    run.store.RecordMeasurement(m);
+    batch.Commit();
+    run.summary.compile_seconds += r.compile_ms.value_or(0) / 1000.0;
+    ++ps.measured;
+    if (r.status != "compiled") {
+      ++ps.failed;
+      ++ps.failures[r.status];
+    } else if (r.resources.registers && (fewest < 0 || *r.resources.registers < fewest)) {
+      fewest = *r.resources.registers;
+    }
+    run.progress.Compiled(r.status, fewest);
+  };
+  CompileAll(
+      todo, run.summary.compile_threads, run.stop,
+      [&](const Config& c) { return CompileOne(pair, c, run.device, run.renderer); }, record);
+  // The range over everything compiled for this pair, earlier runs included.
+  results_db::QueryFilter filter;
+  filter.device_id = run.device_id;
+  filter.problem_key = problem.Key();
+  filter.template_name = spec.name;
+  filter.status = "compiled";
+  for (const auto& row : run.store.Query(filter)) {
+    if (row.template_hash != spec.hash || !row.registers) continue;
+    if (ps.min_registers < 0 || *row.registers < ps.min_registers) ps.min_registers = *row.registers;
+    ps.max_registers = std::max(ps.max_registers, *row.registers);
+  }
+  return ps;
+}
+
+}  // namespace
+
+TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& specs,
+                            const DeviceInfo& device, const std::string& templates_dir,
+                            const std::atomic<bool>& stop) {
+  auto start = std::chrono::steady_clock::now();
+  if (!harness::NvrtcAvailable()) {
+    throw Error(ErrorCode::kEnvironment,
+                device.Id() + ": compile-only tuning compiles with NVRTC, and this beast was built "
+                              "without it (CUDA toolkit not found)");
+  }
+  std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
+  TuneSummary summary;
+  summary.device_id = device.Id();
+  summary.device_name = "compile-only " + device.arch;
+  summary.compile_only = true;
+  summary.compiler = "nvrtc";
+  summary.compiler_version = harness::NvrtcVersion();
+  summary.compile_threads = std::max(1u, std::thread::hardware_concurrency());
+  summary.post_compile_not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);
+  Paths paths = Paths::Default();
+  harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
+  results_db::Store store = results_db::Store::Open(o.db_path);
+  // The spec table stands for the device: its name says that nothing ran on it.
+  results_db::DeviceRecord record{BackendName(device.backend), summary.device_name,
+                                  device.vendor,              device.driver_version,
+                                  device.arch,                DeviceLimitsToJson(device.limits)};
+  int64_t device_id = store.UpsertDevice(record);
+  int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
+  if (o.progress) {
+    std::fprintf(stderr, "compile-only for %s (%s, spec table): NVRTC %s on %u threads\n",
+                 device.Id().c_str(), device.name.c_str(), summary.compiler_version.c_str(),
+                 summary.compile_threads);
+  }
+  uint64_t total = 0;
+  for (const PlannedPair& pair : pairs) total += pair.configs.size();
+  Progress progress(o.progress, total, /*compile_only=*/true);
+  CompileRun run{o, device, renderer, store, progress, summary, device_id, run_id, stop};
+  try {
+    for (size_t i = 0; i < pairs.size() && !stop; ++i)
+      summary.pairs.push_back(CompilePair(run, pairs[i], i, pairs.size()));
+  } catch (...) {
+    progress.Finish();
+    store.FinishRun(run_id, "interrupted");  // what was recorded stays; a rerun resumes
+    throw;
+  }
+  progress.Finish();
+  summary.interrupted = stop;
+  store.FinishRun(run_id, summary.interrupted ? "interrupted" : "finished");
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+std::string FormatCompileOnlySummary(const TuneSummary& s) {
+  std::string out;
+  char line[1024];
+  std::snprintf(line, sizeof line, "compiled for %s (%s) with NVRTC %s%s\n", s.device_id.c_str(),
+                s.device_name.c_str(), s.compiler_version.c_str(),
+                s.interrupted ? " — run interrupted, run the same command again to resume" : "");
+  out += line;
+  std::snprintf(line, sizeof line, "%-20s %-10s %8s %8s %8s %8s  %s\n", "template", "problem",
+                "space", "compiled", "failed", "skipped", "registers");
+  out += line;
+  for (const auto& p : s.pairs) {
+    std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
+    std::string registers = "n/a";
+    if (p.min_registers >= 0) {
+      registers = std::to_string(p.min_registers) +
+                  (p.max_registers != p.min_registers ? "-" + std::to_string(p.max_registers) : "");
+    }
+    std::snprintf(line, sizeof line, "%-20s %-10s %8llu %8llu %8llu %8llu  %s\n      problem %s\n",
+                  p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
+                  (unsigned long long)(p.measured - p.failed), (unsigned long long)p.failed,
+                  (unsigned long long)p.skipped, registers.c_str(), p.problem_key.c_str());
+    out += line;
+    if (!p.failures.empty()) {
+      std::string parts;
+      for (const auto& [status, n] : p.failures)
+        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+      out += "      failed: " + parts + "\n";
+    }
+  }
+  std::snprintf(line, sizeof line, "wall %.1f s: compile %.1f s on %u threads\n", s.wall_seconds,
+                s.compile_seconds, s.compile_threads);
+  out += line;
+  return out;
+}
+
+}  // namespace beast

@@ -1,0 +1,32 @@
+// Compile-only tuning for a device that is not present (--device cuda:sm_XX):
+// the space is bound with the architecture's spec table, the configs a
+// normal run would measure are rendered for CUDA and compiled with NVRTC on
+// every core, the post-compile constraints are checked on what ptxas reports
+// (registers, spills, stack, shared memory), and each config is recorded
+// `compiled`, `compile_error` or `pruned_after_compile` with its resources,
+// compile time and NVRTC's version. Nothing runs; a rerun resumes.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "beast/device.hpp"
+#include "beast/space_spec.hpp"
+#include "beast/tuner.hpp"
+
+namespace beast {
+
+// `device` comes from the spec table (LoadDeviceSpec); `stop` turning true
+// (Ctrl-C) stops handing out configs, records the ones compiling and marks
+// the run interrupted. Throws Error(kEnvironment) without NVRTC, before the
+// database is touched.
+TuneSummary TuneCompileOnly(const TuneOptions& options, const std::vector<SpaceSpec>& specs,
+                            const DeviceInfo& device, const std::string& templates_dir,
+                            const std::atomic<bool>& stop);
+
+// The table `beast tune` prints after a compile-only run: per pair the
+// configs compiled, failed by status and the range of registers.
+std::string FormatCompileOnlySummary(const TuneSummary& summary);
+
+}  // namespace beast

@@ -1,0 +1,57 @@
+// Planning the pairs of a tuning run (tune_plan.hpp).
+#include "tune_plan.hpp"
+
+#include "beast/error.hpp"
+#include "config_selection.hpp"
+#include "post_compile.hpp"
+
+namespace beast {
+
+std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& o,
+                                   const DeviceInfo& device) {
+  std::vector<PlannedPair> pairs;
+  for (const auto& spec : specs) {
+    bool any = false;
+    for (const auto& problem : o.problems) {
+      if (problem.op() != spec.op) continue;
+      if (spec.op == OpKind::kConv2d) {
+        bool supported = false;
+        for (Layout l : spec.layouts) supported = supported || l == problem.conv().layout;
+        if (!supported) continue;
+      }
+      any = true;
+      PlannedPair p;
+      p.spec = &spec;
+      p.problem = &problem;
+      p.space = std::make_unique<BoundSpace>(spec, problem, device, o.bind);
+      p.count = p.space->Count();
+      if (p.count == 0) {
+        throw Error(ErrorCode::kEmptySpace, "the space of " + spec.name + " is empty for " +
+                                                problem.Key() + ": " +
+                                                WhyEmpty(p.space->Explain()));
+      }
+      // The default is the baseline of the speed-ups: it needs to be correct
+      // (hard constraints), not one the soft constraints would propose.
+      p.default_config = p.space->DefaultConfig();
+      p.has_default = p.space->Check(p.default_config, &p.no_default_why, /*hard_only=*/true);
+      p.configs = SelectConfigs(*p.space, p.has_default ? &p.default_config : nullptr,
+                                o.max_configs, o.seed);
+      p.post_compile = !AppliedPostCompile(*p.space, device.backend).empty();
+      pairs.push_back(std::move(p));
+    }
+    if (!any) {
+      throw Error(ErrorCode::kBadArgument,
+                  "template " + spec.name + " fits none of the problems given (it is a " +
+                      (spec.op == OpKind::kGemm ? "gemm" : "conv2d") + " template)");
+    }
+  }
+  return pairs;
+}
+
+std::vector<const BoundSpace*> SpacesOf(const std::vector<PlannedPair>& pairs) {
+  std::vector<const BoundSpace*> spaces;
+  for (const auto& p : pairs) spaces.push_back(p.space.get());
+  return spaces;
+}
+
+}  // namespace beast
