@@ -1,5 +1,6 @@
 // beast worker (hidden): the device worker process `beast tune` starts for
-// its device. Speaks the framed protocol of beast/tuner/worker_protocol.hpp on
+// its device, or with --compile one of its compile pool's workers. Speaks the
+// framed protocol of beast/tuner/worker_protocol.hpp (compile_protocol.hpp) on
 // an inherited socket; not meant to be run by hand.
 #include "args.hpp"
 #include "beast/error.hpp"
@@ -9,7 +10,7 @@
 namespace beast::cli {
 
 int Worker(const Argv& argv) {
-  Args args(argv, {"device-index", "fd"}, {}, "worker");
+  Args args(argv, {"device-index", "fd", "cache-dir"}, {"compile"}, "worker");
   long device_index = args.GetInt("device-index", -1);
   long fd = args.GetInt("fd", -1);
   if (device_index < 0 || fd < 0) {
@@ -17,7 +18,12 @@ int Worker(const Argv& argv) {
         ErrorCode::kBadArgument,
         "beast worker: --device-index N --fd FD are required (the tuner starts workers itself)");
   }
-  return RunDeviceWorker(static_cast<int>(device_index), static_cast<int>(fd));
+  if (args.Has("compile")) {
+    return RunCompileWorker(static_cast<int>(device_index), static_cast<int>(fd),
+                            args.Get("cache-dir", ""));
+  }
+  return RunDeviceWorker(static_cast<int>(device_index), static_cast<int>(fd),
+                         args.Get("cache-dir", ""));
 }
 
 }  // namespace beast::cli

@@ -36,6 +36,7 @@ Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& pr
   Outcome out;
   harness::BuildResult build = context.Build(source, "");
   out.compile_ms = build.compile_ms;
+  out.from_cache = build.from_cache;
   if (!build.ok) {
     out.status = "compile_error";
     out.build_log = build.log;

@@ -39,6 +39,9 @@ struct Outcome {
   // The built kernel's local and private memory (OpenCL reports no registers
   // or spills); unset when nothing was built.
   CompiledResources resources;
+  // The program came from the binary cache (compile_ms is then the time the
+  // build that made the entry took, not time spent now).
+  bool from_cache = false;
   // Wall clock of the validation launch: one run, plus on PoCL the code
   // generation it triggers for the work-group size (a JIT as long as the
   // build or longer).

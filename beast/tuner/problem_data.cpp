@@ -5,6 +5,25 @@
 
 namespace beast {
 
+ProblemData ZeroProblemData(const Problem& problem) {
+  ProblemData d;
+  if (problem.op() == OpKind::kConv2d) {
+    const Conv2dShape& s = problem.conv();
+    d.input0.assign(harness::Conv2dInputCount(s), 0.0f);
+    d.input1.assign(harness::Conv2dFilterCount(s), 0.0f);
+    if (s.bias) d.bias.assign(static_cast<size_t>(s.k), 0.0f);
+    d.output_count = harness::Conv2dOutputCount(s);
+    d.reduction_length = (s.c / s.groups) * s.r * s.s;
+  } else {
+    const GemmShape& g = problem.gemm();
+    d.input0.assign(static_cast<size_t>(g.m * g.k), 0.0f);
+    d.input1.assign(static_cast<size_t>(g.k * g.n), 0.0f);
+    d.output_count = static_cast<size_t>(g.m * g.n);
+    d.reduction_length = g.k;
+  }
+  return d;
+}
+
 ProblemData MakeProblemData(const Problem& problem) {
   ProblemData d;
   if (problem.op() == OpKind::kConv2d) {

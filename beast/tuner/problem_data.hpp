@@ -22,4 +22,8 @@ struct ProblemData {
 
 ProblemData MakeProblemData(const Problem& problem);
 
+// Buffers of the problem's sizes, inputs all zero, no reference: enough to
+// launch a kernel (the compile pool's warm-up launch), not to check it.
+ProblemData ZeroProblemData(const Problem& problem);
+
 }  // namespace beast

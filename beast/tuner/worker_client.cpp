@@ -24,14 +24,18 @@ Clock::time_point After(Clock::time_point t, double seconds) {
 
 }  // namespace
 
-WorkerClient::WorkerClient(std::string executable, int device_index, std::string device_name)
+WorkerClient::WorkerClient(std::string executable, int device_index, std::string device_name,
+                           std::string cache_dir)
     : executable_(std::move(executable)),
       device_index_(device_index),
-      device_name_(std::move(device_name)) {}
+      device_name_(std::move(device_name)),
+      cache_dir_(std::move(cache_dir)) {}
 
 bool WorkerClient::Start(const std::atomic<bool>& stop) {
   const std::string device = "opencl:" + std::to_string(device_index_);
-  auto process = std::make_unique<WorkerProcess>(executable_, device_index_);
+  std::vector<std::string> extra;
+  if (!cache_dir_.empty()) extra = {"--cache-dir", cache_dir_};
+  auto process = std::make_unique<WorkerProcess>(executable_, device_index_, extra);
   std::string payload;
   switch (process->Receive(&payload, Clock::now() + kStartTimeout, &stop)) {
     case WorkerProcess::Wait::kStopped:
@@ -155,6 +159,29 @@ std::optional<harness::PeakFlopsResult> WorkerClient::MeasurePeak(
   return out;
 }
 
+std::optional<std::vector<ConfirmResult>> WorkerClient::Confirm(const ConfirmRequest& request,
+                                                                double timeout_seconds,
+                                                                const std::atomic<bool>& stop) {
+  TimeLimit limit;
+  limit.timeout_seconds = timeout_seconds;
+  Reply reply =
+      Request(EncodeConfirm(request), limit, stop, "while re-measuring the top configs");
+  if (reply.kind == Reply::kStopped) return std::nullopt;
+  if (reply.kind != Reply::kPayload) {
+    ConfirmResult failed;
+    failed.status = reply.kind == Reply::kTimeout ? "timeout" : "crashed";
+    failed.error_text = reply.kind == Reply::kTimeout
+                            ? "the re-measurement ran past " +
+                                  std::to_string(static_cast<int>(timeout_seconds)) + " s"
+                            : reply.why;
+    return std::vector<ConfirmResult>(request.candidates.size(), failed);
+  }
+  bool exits = false;
+  std::vector<ConfirmResult> results = DecodeConfirmResults(reply.payload, &exits);
+  if (exits) Retire();
+  return results;
+}
+
 void WorkerClient::Retire() {
   // It said it leaves: wait for that, so the next request gets a fresh one.
   if (process_) process_->Reap();
@@ -228,8 +255,10 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
       case WorkerProcess::Wait::kFrame:
         break;
     }
-    WorkerMessage kind = MessageKind(payload);
-    if (kind == WorkerMessage::kBuilt && !built) {
+    // By its first byte: replies of other protocols (confirm_protocol.hpp)
+    // pass through to the caller, which decodes them.
+    if (!built && !payload.empty() &&
+        static_cast<uint8_t>(payload[0]) == static_cast<uint8_t>(WorkerMessage::kBuilt)) {
       built = true;
       built_at = Clock::now();
       BuiltReport report = DecodeBuilt(payload);

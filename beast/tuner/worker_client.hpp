@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "confirm_protocol.hpp"
 #include "instance_measure.hpp"
 #include "worker_process.hpp"
 #include "worker_protocol.hpp"
@@ -27,8 +28,10 @@ class WorkerClient {
  public:
   // `executable` is the beast binary (run as `beast worker`); `device_name`
   // is what the tuner resolved opencl:<device_index> to, checked against
-  // what the worker opens.
-  WorkerClient(std::string executable, int device_index, std::string device_name);
+  // what the worker opens. With a `cache_dir`, the worker builds programs
+  // through that program cache (harness/program_cache.hpp).
+  WorkerClient(std::string executable, int device_index, std::string device_name,
+               std::string cache_dir = "");
 
   // Starts the first worker and waits until it has opened the device.
   // Returns false when *stop turned true first. Throws Error(kEnvironment)
@@ -61,6 +64,14 @@ class WorkerClient {
   std::optional<harness::PeakFlopsResult> MeasurePeak(const harness::BenchmarkPlan& plan,
                                                       double timeout_seconds,
                                                       const std::atomic<bool>& stop);
+
+  // Re-measures a pair's top configs interleaved (confirm_measure.hpp), one
+  // result per candidate. nullopt when `stop` turned true first. A worker
+  // that dies or runs past `timeout_seconds` gives every candidate the status
+  // `crashed` or `timeout` with the reason.
+  std::optional<std::vector<ConfirmResult>> Confirm(const ConfirmRequest& request,
+                                                    double timeout_seconds,
+                                                    const std::atomic<bool>& stop);
 
   // SIGKILLs the current worker, if any (a run that stops).
   void Stop();
@@ -97,6 +108,7 @@ class WorkerClient {
   std::string executable_;
   int device_index_;
   std::string device_name_;
+  std::string cache_dir_;
   std::unique_ptr<WorkerProcess> process_;
   bool started_once_ = false;
   int restarts_ = 0;

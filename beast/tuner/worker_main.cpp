@@ -3,8 +3,9 @@
 // replying with its Outcome. Kernels run in this process so that one which
 // crashes or hangs takes only the worker with it (the tuner records it and
 // starts another). Inputs and references are made once per problem and kept.
-// Vendor-library baselines and the peak FLOP/s microbenchmark run here too,
-// for the same reason.
+// Vendor-library baselines, the peak FLOP/s microbenchmark and the
+// re-measurement that confirms a pair's winner run here too, for the same
+// reason.
 #include <signal.h>
 
 #include <functional>
@@ -15,8 +16,10 @@
 #include "beast/error.hpp"
 #include "beast/problem.hpp"
 #include "beast/tuner.hpp"
+#include "confirm_measure.hpp"
 #include "harness/opencl_context.hpp"
 #include "harness/peak_flops.hpp"
+#include "harness/program_cache.hpp"
 #include "instance_measure.hpp"
 #include "problem_data.hpp"
 #include "worker_protocol.hpp"
@@ -101,14 +104,40 @@ bool ServePeak(harness::OpenCLContext& context, const harness::BenchmarkPlan& pl
   return true;
 }
 
+// The interleaved re-measurement of a pair's top configs. Like a kernel, one
+// that loses the device ends the worker (*exit_code 3) after its reply.
+bool ServeConfirm(harness::OpenCLContext& context, const ConfirmRequest& request,
+                  const ProblemLookup& problem_for, int fd, int* exit_code) {
+  std::vector<ConfirmResult> results;
+  bool exits = false;
+  try {
+    CachedProblem* problem = problem_for(request.problem_key);
+    results = ConfirmInstances(context, problem->device, request.candidates, request.plan);
+    for (const ConfirmResult& r : results)
+      exits = exits || (r.status == "runtime_error" && !DeviceStillWorks(context, problem->device));
+  } catch (const std::exception& e) {
+    exits = true;
+    results.assign(request.candidates.size(), ConfirmResult{});
+    for (ConfirmResult& r : results) {
+      r.status = "crashed";
+      r.error_text = std::string("the device failed: ") + e.what();
+    }
+  }
+  if (!Reply(fd, EncodeConfirmResults(results, exits))) return false;
+  if (exits) *exit_code = 3;
+  return true;
+}
+
 }  // namespace
 
-int RunDeviceWorker(int device_index, int fd) {
+int RunDeviceWorker(int device_index, int fd, const std::string& cache_dir) {
   // Ctrl-C reaches the whole process group; the tuner decides what to stop.
   signal(SIGINT, SIG_IGN);
   std::unique_ptr<harness::OpenCLContext> context;
   try {
     context = std::make_unique<harness::OpenCLContext>(device_index);
+    if (!cache_dir.empty())
+      context->UseProgramCache(std::make_shared<harness::ProgramCache>(cache_dir));
   } catch (const std::exception& e) {
     Reply(fd, EncodeFatal(e.what()));
     return 1;
@@ -131,6 +160,11 @@ int RunDeviceWorker(int device_index, int fd) {
   };
   std::string payload;
   while (ReadFrame(fd, &payload)) {
+    if (IsConfirmRequest(payload)) {
+      if (!ServeConfirm(*context, DecodeConfirm(payload), problem_for, fd, &exits_code)) return 0;
+      if (exits_code) return exits_code;
+      continue;
+    }
     WorkerMessage kind = MessageKind(payload);
     if (kind == WorkerMessage::kBaseline) {
       if (!ServeBaseline(*context, DecodeBaseline(payload), problem_for, fd, &exits_code)) return 0;

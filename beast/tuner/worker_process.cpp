@@ -73,7 +73,8 @@ void CloseFd(int* fd) {
 
 }  // namespace
 
-WorkerProcess::WorkerProcess(const std::string& executable, int device_index) {
+WorkerProcess::WorkerProcess(const std::string& executable, int device_index,
+                             const std::vector<std::string>& extra_args, const std::string& verb) {
   int sv[2], err_pipe[2], exec_pipe[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     throw Error(ErrorCode::kEnvironment,
@@ -86,7 +87,8 @@ WorkerProcess::WorkerProcess(const std::string& executable, int device_index) {
     throw Error(ErrorCode::kEnvironment, std::string("device worker: pipe: ") + strerror(e));
   }
   std::vector<std::string> args = {
-      executable, "worker", "--device-index", std::to_string(device_index), "--fd", "3"};
+      executable, verb, "--device-index", std::to_string(device_index), "--fd", "3"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "worker_wire.hpp"
 
@@ -19,9 +20,11 @@ class WorkerProcess {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Starts `executable worker --device-index N --fd 3`. Throws
+  // Starts `executable VERB --device-index N --fd 3 EXTRA...`. Throws
   // Error(kEnvironment) when the process cannot be created or exec fails.
-  WorkerProcess(const std::string& executable, int device_index);
+  WorkerProcess(const std::string& executable, int device_index,
+                const std::vector<std::string>& extra_args = {},
+                const std::string& verb = "worker");
   // Closes the socket (the worker's cue to exit), gives it a moment, then
   // SIGKILLs it; always reaps.
   ~WorkerProcess();

@@ -192,6 +192,7 @@ std::string EncodeOutcome(const Outcome& o, bool worker_exits) {
   WriteResources(w, o.resources);
   w.F64(o.first_launch_seconds);
   w.F64(o.benchmark_seconds);
+  w.U8(o.from_cache);
   return w.bytes();
 }
 
@@ -211,6 +212,7 @@ Outcome DecodeOutcome(const std::string& payload, bool* worker_exits) {
   o.resources = ReadResources(r);
   o.first_launch_seconds = r.F64();
   o.benchmark_seconds = r.F64();
+  o.from_cache = r.U8() != 0;
   r.ExpectEnd();
   return o;
 }

@@ -115,11 +115,4 @@ BuildResult BuildThroughCache(OpenCLContext& context, const ProgramCache& cache,
   return built;
 }
 
-bool IsCpuDevice(const OpenCLContext& context) {
-  cl_device_type type = 0;
-  return clGetDeviceInfo(context.impl().device, CL_DEVICE_TYPE, sizeof type, &type, nullptr) ==
-             CL_SUCCESS &&
-         (type & CL_DEVICE_TYPE_CPU) != 0;
-}
-
 }  // namespace beast::harness

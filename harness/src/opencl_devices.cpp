@@ -149,4 +149,13 @@ std::vector<beast::DeviceInfo> ListOpenCLDevices() {
   return infos;
 }
 
+bool IsCpuOpenCLDevice(int device_index) {
+  std::vector<cl_device_id> devices = EnumerateOpenCLDevices();
+  if (device_index < 0 || static_cast<size_t>(device_index) >= devices.size()) return false;
+  cl_device_type type = 0;
+  return clGetDeviceInfo(devices[device_index], CL_DEVICE_TYPE, sizeof type, &type, nullptr) ==
+             CL_SUCCESS &&
+         (type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 }  // namespace beast::harness

@@ -106,8 +106,7 @@ bool WriteAll(int fd, const std::string& bytes) {
 // A name no other writer (thread or process) uses at the same time.
 std::string TempName(const std::string& dir, const std::string& hash) {
   static std::atomic<uint64_t> counter{0};
-  return dir + "/.tmp-" + hash + "-" + std::to_string(::getpid()) + "-" +
-         std::to_string(counter++);
+  return dir + "/.tmp-" + hash + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
 }  // namespace
@@ -157,8 +156,8 @@ std::optional<CachedProgram> ProgramCache::Load(const ProgramKey& key) const {
   uint8_t built = 0;
   uint64_t bits = 0;
   std::string options, compiler, source;
-  if (!r.U8(&built) || !r.U64(&bits) || !r.Str(&options) || !r.Str(&compiler) ||
-      !r.Str(&source) || !r.Str(&p.log) || !r.Str(&p.binary) || !r.AtEnd() || built > 1) {
+  if (!r.U8(&built) || !r.U64(&bits) || !r.Str(&options) || !r.Str(&compiler) || !r.Str(&source) ||
+      !r.Str(&p.log) || !r.Str(&p.binary) || !r.AtEnd() || built > 1) {
     return std::nullopt;
   }
   if (options != key.options || compiler != key.compiler || source != key.source)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/kernel_runner.hpp"
+#include "harness/opencl_devices.hpp"
 
 namespace beast::harness {
 namespace {
@@ -151,11 +152,13 @@ TEST_F(CachedBuildTest, ADamagedEntryIsCompiledAgainAndReplaced) {
   EXPECT_TRUE(BuildThroughCache(context_, *cache_, kScale, "").from_cache);
 }
 
-TEST(CachedBuild, ThisDeviceIsACpuWhenItIsPocl) {
+TEST(CachedBuild, PoclsDeviceIsACpuAndNoDeviceIsNone) {
+  EXPECT_FALSE(IsCpuOpenCLDevice(-1));
+  EXPECT_FALSE(IsCpuOpenCLDevice(1000));
   OpenCLContext context(0);
   if (context.device().compiler_version.find("PoCL") == std::string::npos)
     GTEST_SKIP() << "not PoCL";
-  EXPECT_TRUE(IsCpuDevice(context));
+  EXPECT_TRUE(IsCpuOpenCLDevice(0));
 }
 
 }  // namespace

@@ -44,7 +44,10 @@ class ProgramCacheTest : public ::testing::Test {
 CachedProgram Built() {
   CachedProgram p;
   p.built = true;
-  p.binary = std::string("\x7f" "ELF\0\x01\xff binary", 14);
+  p.binary = std::string(
+      "\x7f"
+      "ELF\0\x01\xff binary",
+      14);
   p.log = "warning: unused variable";
   p.compile_ms = 123.25;
   return p;
@@ -149,9 +152,8 @@ TEST_F(ProgramCacheTest, ADirectoryThatCannotHoldFilesIsOneClearError) {
     FAIL() << "a cache below a plain file was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kEnvironment);
-    EXPECT_EQ(std::string(e.what()).rfind("cannot use the program cache directory " +
-                                              below_a_file + ": ",
-                                          0),
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "cannot use the program cache directory " + below_a_file + ": ", 0),
               0u)
         << e.what();
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);

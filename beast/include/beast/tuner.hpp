@@ -137,8 +137,15 @@ std::string FormatTuneSummary(const TuneSummary& summary);
 
 // The device worker process (the hidden `beast worker` verb): opens
 // opencl:<device_index>, then serves measurement requests on socket `fd`
-// until the tuner closes it (protocol: beast/tuner/worker_protocol.hpp).
-// Returns the process exit code.
-int RunDeviceWorker(int device_index, int fd);
+// until the tuner closes it (protocol: beast/tuner/worker_protocol.hpp),
+// building programs through the program cache in `cache_dir` unless it is
+// empty. Returns the process exit code.
+int RunDeviceWorker(int device_index, int fd, const std::string& cache_dir = "");
+
+// A compile worker of the tuner's compile pool (`beast worker --compile`):
+// opens opencl:<device_index> and builds the instances it is sent on socket
+// `fd` into the program cache in `cache_dir` (protocol:
+// beast/tuner/compile_protocol.hpp). Returns the process exit code.
+int RunCompileWorker(int device_index, int fd, const std::string& cache_dir);
 
 }  // namespace beast

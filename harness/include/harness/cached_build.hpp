@@ -37,7 +37,4 @@ BuildResult BuildFromBinary(OpenCLContext& context, const std::string& binary,
 // (they may not happen again). False when nothing was written.
 bool StoreBuild(const ProgramCache& cache, const ProgramKey& key, const BuildResult& build);
 
-// CL_DEVICE_TYPE_CPU: kernels run on the cores that compile them.
-bool IsCpuDevice(const OpenCLContext& context);
-
 }  // namespace beast::harness

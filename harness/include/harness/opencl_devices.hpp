@@ -15,4 +15,8 @@ namespace beast::harness {
 // list: having no OpenCL device is a fact to report, not an error.
 std::vector<beast::DeviceInfo> ListOpenCLDevices();
 
+// Whether opencl:<device_index> is a CPU (CL_DEVICE_TYPE_CPU): its kernels run
+// on the cores that compile them. False for an index that is not there.
+bool IsCpuOpenCLDevice(int device_index);
+
 }  // namespace beast::harness
