@@ -1,6 +1,7 @@
 // beast tune: tunes templates on problems on one device into a database,
 // with a progress line and a table of winners (or a JSON summary) at the end.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "args.hpp"
@@ -20,7 +21,8 @@ const char kHelp[] =
     "                  [--device D] [--db FILE] [--max-configs N] [--seed S]\n"
     "                  [--constraint EXPR]... [--constraints FILE]... [--ignore-soft]\n"
     "                  [--templates DIR] [--max-reps N] [--max-seconds S] [--timeout-seconds S]\n"
-    "                  [--baselines clblast|none] [--quiet] [--json]\n"
+    "                  [--baselines clblast|none] [--cache-dir DIR | --no-cache]\n"
+    "                  [--compile-jobs N] [--confirm-top K] [--quiet] [--json]\n"
     "Measures the configs of each template on each problem of its op on device D\n"
     "(default: the first OpenCL device) and records every outcome in FILE (default beast.db).\n"
     "--max-configs N measures the default config plus a uniform sample (seed S) of the\n"
@@ -39,6 +41,15 @@ const char kHelp[] =
     "Progress goes to stderr (a live line on a terminal); --quiet drops it. --json prints\n"
     "a JSON summary on stdout instead of the table. Ctrl-C stops at once; the same command\n"
     "resumes. Exit code 130 when interrupted.\n"
+    "Built programs go into a cache on disk, keyed by source, options, device and driver:\n"
+    "--cache-dir DIR (default $XDG_CACHE_HOME/beast/programs, or ~/.cache/beast/programs),\n"
+    "shared by runs and databases, so nothing is compiled twice; --no-cache builds afresh.\n"
+    "A directory that cannot hold files stops the run at once. --compile-jobs N compile\n"
+    "workers (default: one per core; 0: none) render and build the next configs into the\n"
+    "cache ahead of the device; on a CPU device they stop while kernels are timed.\n"
+    "--confirm-top K (default 3; 0: off) re-measures the K best configs of each template\n"
+    "and problem side by side at the end, in rounds (A B C A B C ...), and the fastest of\n"
+    "that re-measurement is the winner; a rerun does not redo it.\n"
     "Post-compile constraints (stage: after_compile in a space or constraint file, or a\n"
     "--constraint that reads registers, spills, stack_bytes or local_mem_used) are checked\n"
     "on each built kernel before it runs; one that fails is recorded pruned_after_compile.\n"
@@ -48,6 +59,15 @@ const char kHelp[] =
     "compile-only: the same configs are rendered for CUDA and compiled with NVRTC on every\n"
     "core, and recorded compiled, compile_error or pruned_after_compile with their registers,\n"
     "spills, stack and shared memory. Nothing runs; a rerun resumes.\n";
+
+// The re-measurement that confirmed the pair's winner; null when none stands.
+std::string ConfirmationJson(const PairSummary& p) {
+  if (p.confirmed_candidates < 2) return "null";
+  return "{\"candidates\": " + std::to_string(p.confirmed_candidates) +
+         ", \"median_ms\": " + JsonNumber(p.confirmed_ms) +
+         ", \"this_run\": " + (p.confirmed_now ? "true" : "false") + ", \"by_median_alone\": " +
+         (p.unconfirmed_best.empty() ? "null" : JsonString(p.unconfirmed_best)) + "}";
+}
 
 std::string PairJson(const PairSummary& p) {
   std::string failures;
@@ -59,7 +79,8 @@ std::string PairJson(const PairSummary& p) {
     best = "{\"config\": " + JsonString(p.best_config) +
            ", \"median_ms\": " + JsonNumber(p.best_ms) +
            ", \"gflops\": " + JsonNumber(p.best_gflops) + ", \"speedup_vs_default\": " +
-           (p.speedup_vs_default > 0 ? JsonNumber(p.speedup_vs_default) : "null") + "}";
+           (p.speedup_vs_default > 0 ? JsonNumber(p.speedup_vs_default) : "null") +
+           ", \"confirmation\": " + ConfirmationJson(p) + "}";
   }
   std::string baseline = "null";
   if (p.baseline_ms > 0) {
@@ -121,9 +142,26 @@ std::string SummaryJson(const TuneSummary& s) {
          ",\n  \"benchmark_seconds\": " + JsonNumber(s.benchmark_seconds) +
          ",\n  \"device_busy_fraction\": " + JsonNumber(s.DeviceBusyFraction()) +
          ",\n  \"worker_restarts\": " + std::to_string(s.worker_restarts) +
+         ",\n  \"programs_compiled\": " + std::to_string(s.programs_compiled) +
+         ",\n  \"programs_from_cache\": " + std::to_string(s.programs_from_cache) +
+         ",\n  \"cache_dir\": " + (s.cache_dir.empty() ? "null" : JsonString(s.cache_dir)) +
+         ",\n  \"compile_jobs\": " + std::to_string(s.compile_jobs) +
+         ",\n  \"compile_wait_seconds\": " + JsonNumber(s.compile_wait_seconds) +
+         ",\n  \"confirm_seconds\": " + JsonNumber(s.confirm_seconds) +
          ",\n  \"peak\": " + peak + ",\n  \"baselines\": [" + baselines +
          (baselines.empty() ? "]" : "\n  ]") + ",\n  \"pairs\": [" + pairs +
          (pairs.empty() ? "]" : "\n  ]") + "\n}\n";
+}
+
+// $XDG_CACHE_HOME/beast/programs, else ~/.cache/beast/programs (XDG's
+// default): one cache for every run and database of the user, as compilers'
+// caches are; "" (no cache) when neither variable is set.
+std::string DefaultCacheDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/beast/programs";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.cache/beast/programs";
+  return "";
 }
 
 double PositiveSeconds(const Args& args, const std::string& name, double fallback) {
@@ -150,8 +188,9 @@ int Tune(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
   Args args(argv,
             {"template", "problem", "device", "db", "max-configs", "seed", "constraint",
-             "constraints", "templates", "max-reps", "max-seconds", "timeout-seconds", "baselines"},
-            {"ignore-soft", "quiet", "json"}, "tune");
+             "constraints", "templates", "max-reps", "max-seconds", "timeout-seconds", "baselines",
+             "cache-dir", "compile-jobs", "confirm-top"},
+            {"ignore-soft", "quiet", "json", "no-cache"}, "tune");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
                 "beast tune: unexpected argument \"" + args.positional()[0] + "\"");
@@ -188,6 +227,23 @@ int Tune(const Argv& argv) {
     throw Error(ErrorCode::kBadArgument,
                 "beast tune: --baselines must be clblast or none, not \"" + o.baselines + "\"");
   }
+  if (args.Has("no-cache") && args.Has("cache-dir"))
+    throw Error(ErrorCode::kBadArgument, "--cache-dir and --no-cache exclude each other");
+  o.cache_dir = args.Has("no-cache") ? "" : args.Get("cache-dir", DefaultCacheDir());
+  long compile_jobs = args.GetInt("compile-jobs", -1);
+  if (args.Has("compile-jobs") && compile_jobs < 0)
+    throw Error(ErrorCode::kBadArgument, "--compile-jobs must not be negative");
+  if (compile_jobs > 0 && o.cache_dir.empty()) {
+    throw Error(ErrorCode::kBadArgument,
+                "--compile-jobs needs the program cache (drop --no-cache)");
+  }
+  o.compile_jobs = static_cast<int>(compile_jobs);
+  long confirm_top = args.GetInt("confirm-top", o.confirm_top);
+  if (confirm_top < 0 || confirm_top == 1 || confirm_top > 100) {
+    throw Error(ErrorCode::kBadArgument,
+                "--confirm-top must be 0 (off) or 2 to 100 configs to compare");
+  }
+  o.confirm_top = static_cast<int>(confirm_top);
   o.progress = !args.Has("quiet");
   o.command_line = "beast tune";
   for (const auto& a : argv) o.command_line += " " + a;

@@ -19,11 +19,15 @@
 #include "beast/template_vars.hpp"
 #include "compile_only_tuner.hpp"
 #include "harness/peak_flops.hpp"
+#include "harness/program_cache.hpp"
 #include "harness/renderer.hpp"
 #include "post_compile.hpp"
+#include "program_supply.hpp"
 #include "progress.hpp"
 #include "results_db/store.hpp"
 #include "tune_baselines.hpp"
+#include "tune_confirm.hpp"
+#include "tune_summary_lines.hpp"
 #include "tune_plan.hpp"
 #include "worker_client.hpp"
 
@@ -37,6 +41,10 @@ std::atomic<bool> g_interrupted{false};
 // default limit; the peak microbenchmark builds two small programs.
 constexpr double kBaselineTimeoutSeconds = 300;
 constexpr double kPeakTimeoutSeconds = 120;
+
+// Heads the build log of a measurement whose program came from the cache.
+constexpr const char* kFromCacheNote =
+    "beast: program loaded from the program cache; compile_ms is the build that made it\n";
 
 // The first Ctrl-C stops the run cleanly; a second one, for a user who will
 // not wait, ends the process at once (the database stays intact and the
@@ -88,6 +96,21 @@ std::optional<results_db::ResultRow> BestOfPair(results_db::Store& store, int64_
   return std::nullopt;
 }
 
+// The pair's ok config of lowest median (first recorded on a tie), of this
+// template version, whatever a confirmation says; "" when none.
+std::string UnconfirmedBest(results_db::Store& store, int64_t device_id, const Problem& problem,
+                            const SpaceSpec& spec) {
+  results_db::QueryFilter filter;
+  filter.problem_key = problem.Key();
+  filter.template_name = spec.name;
+  filter.device_id = device_id;
+  filter.status = "ok";
+  for (auto& row : store.Query(filter)) {  // by median
+    if (row.template_hash == spec.hash && row.median_ms) return row.config_key;
+  }
+  return "";
+}
+
 // The best ok median of the problem on the device, any template: the time
 // scale of the relative time limit.
 std::optional<double> BestOfProblem(results_db::Store& store, int64_t device_id,
@@ -116,32 +139,21 @@ struct Run {
   int64_t run_id;
   harness::BenchmarkPlan plan;
   std::map<std::string, double> best_ms_by_problem;
+  ProgramSupply* supply = nullptr;  // rendered (and built) configs, in the order of `jobs`
+  const std::vector<ProgramJob>* jobs = nullptr;
 };
 
-// Renders a config and has the worker measure it; nullopt when the run was
-// interrupted first.
-std::optional<Outcome> MeasureConfig(Run& run, const PlannedPair& pair, const Config& config) {
-  const SpaceSpec& spec = *pair.spec;
+// Takes job `job` (config `config` of `pair`) rendered, and built when the
+// compile pool got to it, and has the worker measure it; nullopt when the run
+// was interrupted first. `supplied` says what the pool did.
+std::optional<Outcome> MeasureConfig(Run& run, const PlannedPair& pair, size_t job,
+                                     const Config& config, ProgramSupply::Supplied* supplied) {
   const Problem& problem = *pair.problem;
-  Instance instance = pair.space->Instantiate(config);
-  MeasureRequest request;
-  try {
-    request.source = run.renderer.Render(
-        spec.source_rel, TemplateVarsJson(spec, problem, instance, run.device.backend));
-  } catch (const Error& e) {
-    if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
-    Outcome outcome;
-    outcome.status = "compile_error";  // a template that fails to render is data
-    outcome.error_text = std::string("render: ") + e.what();
-    return outcome;
-  }
-  request.problem_key = problem.Key();
-  request.kernel_name = spec.kernel_name;
-  request.geometry.dims = 3;
-  for (int d = 0; d < 3; ++d) {
-    request.geometry.global[d] = instance.global[d];
-    request.geometry.local[d] = instance.local[d];
-  }
+  std::optional<ProgramSupply::Supplied> taken = run.supply->Take(job, g_interrupted);
+  if (!taken) return std::nullopt;
+  *supplied = std::move(*taken);
+  if (supplied->instance.failure) return *supplied->instance.failure;
+  MeasureRequest request = supplied->instance.request;
   request.plan = run.plan;
   TimeLimit limit;
   limit.timeout_seconds = run.options.timeout_seconds;
@@ -155,10 +167,35 @@ std::optional<Outcome> MeasureConfig(Run& run, const PlannedPair& pair, const Co
   if (pair.post_compile) {
     check = [&](const CompiledResources& r) { return PostCompileViolation(*pair.space, config, r); };
   }
+  ProgramSupply::DeviceBusy busy(*run.supply);
   return run.worker.Measure(request, limit, g_interrupted, check);
 }
 
-PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pair_count) {
+// The top configs re-measured side by side (tune_confirm.hpp), and what the
+// pair's summary says of the confirmation that stands.
+void Confirm(Run& run, const PlannedPair& pair, int64_t problem_id, int64_t template_id,
+             PairSummary* ps) {
+  if (run.options.confirm_top >= 2 && !g_interrupted) {
+    ConfirmContext context{run.worker,
+                           run.store,
+                           run.renderer,
+                           run.device,
+                           run.device_id,
+                           run.run_id,
+                           run.plan,
+                           run.options.timeout_seconds * run.options.confirm_top,
+                           run.options.confirm_top,
+                           run.options.progress};
+    ProgramSupply::DeviceBusy busy(*run.supply);
+    auto start = std::chrono::steady_clock::now();
+    ps->confirmed_now =
+        ConfirmPair(context, pair, problem_id, template_id, g_interrupted) == ConfirmStatus::kDone;
+    if (ps->confirmed_now) run.summary.confirm_seconds += Seconds(start);
+  }
+}
+
+PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pair_count,
+                     std::pair<size_t, size_t> jobs) {
   const SpaceSpec& spec = *pair.spec;
   const Problem& problem = *pair.problem;
   PairSummary ps;
@@ -174,14 +211,9 @@ PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pai
   }
   std::set<std::string> measured =
       run.store.MeasuredConfigKeys(run.device_id, problem_id, template_id);
-  std::vector<const Config*> todo;
-  for (const Config& c : pair.configs) {
-    if (measured.count(c.Key())) {
-      ++ps.skipped;
-    } else {
-      todo.push_back(&c);
-    }
-  }
+  // Measured already, by an earlier run or by another one since this run
+  // planned its jobs.
+  for (const Config& c : pair.configs) ps.skipped += measured.count(c.Key());
   if (!run.best_ms_by_problem.count(problem.Key())) {
     if (auto best = BestOfProblem(run.store, run.device_id, problem))
       run.best_ms_by_problem[problem.Key()] = *best;
@@ -196,11 +228,17 @@ PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pai
       problem.Key(), best_ms, best_gflops);
   run.progress.Skipped(ps.skipped);
   const std::string default_key = pair.has_default ? pair.default_config.Key() : "";
-  for (const Config* config : todo) {
+  for (size_t job = jobs.first; job < jobs.first + jobs.second; ++job) {
+    const Config* config = (*run.jobs)[job].config;
+    if (measured.count(config->Key())) {  // another run measured it since the plan
+      run.supply->Skip(job);
+      continue;
+    }
     if (g_interrupted) break;
-    std::optional<Outcome> outcome = MeasureConfig(run, pair, *config);
+    ProgramSupply::Supplied supplied;
+    std::optional<Outcome> outcome = MeasureConfig(run, pair, job, *config, &supplied);
     if (!outcome) break;  // interrupted: the config in flight stays unmeasured
-    run.summary.compile_seconds += outcome->compile_ms.value_or(0) / 1000.0;
+    ProgramSupply::Account(supplied, *outcome, &run.summary);
     run.summary.first_launch_seconds += outcome->first_launch_seconds;
     run.summary.benchmark_seconds += outcome->benchmark_seconds;
     std::string key = config->Key();
@@ -222,6 +260,7 @@ PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pai
     m.compile_ms = outcome->compile_ms;
     m.error_text = outcome->error_text;
     m.build_log = outcome->build_log;
+    if (outcome->from_cache) m.build_log = kFromCacheNote + m.build_log;
     m.compiler = run.device.compiler;
     m.compiler_version = run.device.compiler_version;
     CopyResources(outcome->resources, &m);
@@ -243,12 +282,21 @@ PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pai
     }
     run.progress.Measured(outcome->status, best_ms, best_gflops);
   }
+  Confirm(run, pair, problem_id, template_id, &ps);
   if (auto row = BestOfPair(run.store, run.device_id, problem, spec)) {
     ps.has_best = true;
     ps.best_config = row->config_key;
     ps.best_ms = row->median_ms.value_or(0);
     ps.best_gflops = row->gflops.value_or(0);
     ps.speedup_vs_default = row->speedup_vs_default.value_or(0);
+    if (row->confirmed_ms) {
+      ps.confirmed_ms = *row->confirmed_ms;
+      std::vector<results_db::Confirmation> all =
+          run.store.Confirmations(run.device_id, problem_id, template_id);
+      ps.confirmed_candidates = all.empty() ? 0 : static_cast<int>(all.back().results.size());
+      ps.unconfirmed_best = UnconfirmedBest(run.store, run.device_id, problem, spec);
+      if (ps.unconfirmed_best == ps.best_config) ps.unconfirmed_best.clear();
+    }
   }
   return ps;
 }
@@ -283,13 +331,18 @@ TuneSummary Tune(const TuneOptions& o) {
   summary.device_id = device.Id();
   summary.device_name = device.name;
   summary.post_compile_not_applied = not_applied;
+  // A cache directory that cannot hold files is found now, in one line,
+  // before anything is written.
+  if (!o.cache_dir.empty()) harness::ProgramCache check_cache(o.cache_dir);
+  summary.cache_dir = o.cache_dir;
   harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
   InterruptGuard guard;
   // The worker is the last thing that can fail for the environment; it starts
   // before the database is touched. /proc/self/exe is this very binary, even
   // if the file was replaced since it started.
-  WorkerClient worker(o.worker_executable.empty() ? "/proc/self/exe" : o.worker_executable,
-                      device.index, device.name);
+  const std::string executable =
+      o.worker_executable.empty() ? "/proc/self/exe" : o.worker_executable;
+  WorkerClient worker(executable, device.index, device.name, o.cache_dir);
   if (!worker.Start(g_interrupted)) {
     summary.interrupted = true;
     summary.wall_seconds = Seconds(start);
@@ -348,8 +401,16 @@ TuneSummary Tune(const TuneOptions& o) {
                                  o.progress};
       summary.baselines = EnsureBaselines(context, problems, library, g_interrupted);
     }
+    JobPlan jobs = PlanJobs(store, device_id, pairs);
+    ProgramSupply supply(o, device, renderer, jobs.jobs, executable);
+    run.supply = &supply;
+    run.jobs = &jobs.jobs;
+    summary.compile_jobs = supply.pool_jobs();
+    summary.pool_paused_while_timing = supply.pool_jobs() > 0 && supply.cpu_device();
     for (size_t i = 0; i < pairs.size() && !g_interrupted; ++i)
-      summary.pairs.push_back(TunePair(run, pairs[i], i, pairs.size()));
+      summary.pairs.push_back(TunePair(run, pairs[i], i, pairs.size(), jobs.spans[i]));
+    summary.compile_wait_seconds = supply.wait_seconds();
+    summary.compile_pool_error = supply.pool_error();
   } catch (...) {
     progress.Finish();
     worker.Stop();
@@ -426,6 +487,7 @@ std::string FormatTuneSummary(const TuneSummary& s) {
         parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
       out += "      failed: " + parts + "\n";
     }
+    out += ConfirmationLines(p);
   }
   for (const auto& b : s.baselines) {
     if (b.status == "ok") continue;
@@ -442,13 +504,14 @@ std::string FormatTuneSummary(const TuneSummary& s) {
   }
   std::snprintf(
       line, sizeof line,
-      "wall %.1f s: compile %.1f s, first launches %.1f s, benchmark %.1f s; device busy %.1f%% of "
-      "the wall time%s\n",
+      "wall %.1f s: compile %.1f s, first launches %.1f s, benchmark %.1f s, confirmation %.1f s; "
+      "device busy %.1f%% of the wall time%s\n",
       s.wall_seconds, s.compile_seconds, s.first_launch_seconds, s.benchmark_seconds,
-      100.0 * s.DeviceBusyFraction(),
+      s.confirm_seconds, 100.0 * s.DeviceBusyFraction(),
       s.worker_restarts ? (", " + std::to_string(s.worker_restarts) + " worker restarts").c_str()
                         : "");
   out += line;
+  out += ProgramsLine(s);
   return out;
 }
 

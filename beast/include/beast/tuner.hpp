@@ -48,6 +48,18 @@ struct TuneOptions {
   // run, unless the database has them: "auto" (CLBlast on OpenCL devices when
   // this beast was built with it), "clblast", or "none".
   std::string baselines = "auto";
+  // Programs are built through the program cache in this directory
+  // (harness/program_cache.hpp); empty: no cache. beast tune defaults it to
+  // $XDG_CACHE_HOME/beast/programs.
+  std::string cache_dir;
+  // Compile workers that render and build the next configs into the cache
+  // ahead of the device (beast/tuner/program_supply.hpp); -1: one per core;
+  // 0: none, the device worker compiles each config itself. Needs the cache.
+  int compile_jobs = -1;
+  // At the end of each pair its top confirm_top ok configs (by median) are
+  // re-measured side by side, in rounds, and the fastest of that is the
+  // winner (beast/tuner/confirm_measure.hpp); 0: off, else at least 2.
+  int confirm_top = 3;
 };
 
 // A vendor library's routine on one problem of the run (this run's
@@ -87,6 +99,15 @@ struct PairSummary {
   double baseline_ms = 0;
   // best_gflops / the device's measured peak; 0 when either is unknown.
   double fraction_of_peak = 0;
+  // The re-measurement of the pair's top configs that confirmed its winner:
+  // how many it compared (0: none stands), whether this run made it, and the
+  // winner's median in it.
+  int confirmed_candidates = 0;
+  bool confirmed_now = false;
+  double confirmed_ms = 0;
+  // The config the lowest median alone picks, when the confirmation picked
+  // another; empty otherwise.
+  std::string unconfirmed_best;
   // Compile-only: the fewest and most registers of the pair's compiled
   // configs in the database (this run or earlier); -1 when none.
   int64_t min_registers = -1, max_registers = -1;
@@ -97,10 +118,19 @@ struct TuneSummary {
   std::string device_name;
   std::vector<PairSummary> pairs;
   double wall_seconds = 0;
-  double compile_seconds = 0;       // builds of the configs measured now
+  double compile_seconds = 0;       // builds from source now, by the worker or the pool
   double first_launch_seconds = 0;  // their validation launches (on PoCL: the JIT)
   double benchmark_seconds = 0;     // their timed runs (warm-up included): the device busy
   int worker_restarts = 0;          // device workers replaced after a crash, hang or lost device
+  // Programs built from source now (by the device worker or the compile
+  // pool) and programs found in the program cache, built by an earlier run.
+  uint64_t programs_compiled = 0;
+  uint64_t programs_from_cache = 0;
+  std::string cache_dir;      // the program cache; empty when none
+  int compile_jobs = 0;       // the compile pool's workers; 0: no pool
+  bool pool_paused_while_timing = false;  // a CPU device: the pool stops while kernels run
+  double compile_wait_seconds = 0;  // the tuner waited for the pool to finish a build
+  std::string compile_pool_error;   // why the pool's workers did not start; empty when they did
   bool interrupted = false;
   // Peak fp32 FLOP/s of the device, measured by peak_method at the start of
   // the run (harness/peak_flops.hpp); 0 when the microbenchmark failed
@@ -116,9 +146,13 @@ struct TuneSummary {
   bool compile_only = false;
   std::string compiler, compiler_version;
   unsigned compile_threads = 0;
-  // benchmark_seconds / wall_seconds: how much of the run kept the device busy.
+  // Wall clock of the re-measurements that confirmed winners (timed rounds,
+  // the device busy too).
+  double confirm_seconds = 0;
+  // (benchmark_seconds + confirm_seconds) / wall_seconds: how much of the run
+  // kept the device busy.
   double DeviceBusyFraction() const {
-    return wall_seconds > 0 ? benchmark_seconds / wall_seconds : 0;
+    return wall_seconds > 0 ? (benchmark_seconds + confirm_seconds) / wall_seconds : 0;
   }
 };
 

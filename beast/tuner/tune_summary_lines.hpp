@@ -1,0 +1,20 @@
+// Lines of the tuning summary about where programs came from (compiled now,
+// the program cache, the compile pool) and about each pair's confirmation.
+#pragma once
+
+#include <string>
+
+#include "beast/tuner.hpp"
+
+namespace beast {
+
+// "      confirmed: re-measured with the next 2 side by side, 1.2345 ms
+// (now)" and, when the lowest median alone picks another config, a line
+// naming it; "" when no confirmation stands.
+std::string ConfirmationLines(const PairSummary& pair);
+
+// "programs: 12 compiled now, 40 from the cache DIR; compile pool: 2
+// workers, paused while kernels run, the device waited 3.1 s for it".
+std::string ProgramsLine(const TuneSummary& summary);
+
+}  // namespace beast
