@@ -27,7 +27,6 @@
 #include "results_db/store.hpp"
 #include "tune_baselines.hpp"
 #include "tune_confirm.hpp"
-#include "tune_summary_lines.hpp"
 #include "tune_plan.hpp"
 #include "worker_client.hpp"
 
@@ -435,84 +434,6 @@ TuneSummary Tune(const TuneOptions& o) {
   store.FinishRun(run_id, summary.interrupted ? "interrupted" : "finished");
   summary.wall_seconds = Seconds(start);
   return summary;
-}
-
-std::string FormatTuneSummary(const TuneSummary& s) {
-  if (s.compile_only) return FormatCompileOnlySummary(s);
-  std::string out;
-  char line[1024];
-  std::snprintf(line, sizeof line, "winners on %s (%s)%s\n", s.device_id.c_str(),
-                s.device_name.c_str(),
-                s.interrupted ? " — run interrupted, run the same command again to resume" : "");
-  out += line;
-  // The library column is named after the run's baseline library.
-  std::string library = "CLBlast";
-  for (const auto& p : s.pairs) {
-    if (!p.baseline_library.empty()) library = LibraryDisplayName(p.baseline_library);
-  }
-  std::snprintf(line, sizeof line, "%-20s %-10s %6s %6s %6s %11s %9s %8s %10s %6s  %s\n",
-                "template", "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
-                ("vs " + library).c_str(), "%peak", "best config");
-  out += line;
-  auto ratio = [](double r) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2fx", r);
-    return std::string(text);
-  };
-  for (const auto& p : s.pairs) {
-    std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
-    std::string speedup =
-        p.speedup_vs_default > 0 ? std::to_string(p.speedup_vs_default).substr(0, 5) + "x" : "n/a";
-    std::string vs_library =
-        p.has_best && p.baseline_ms > 0 && p.best_ms > 0 ? ratio(p.baseline_ms / p.best_ms) : "n/a";
-    char peak[32] = "n/a";
-    if (p.fraction_of_peak > 0)
-      std::snprintf(peak, sizeof peak, "%.1f%%", 100 * p.fraction_of_peak);
-    std::snprintf(line, sizeof line,
-                  "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s %10s %6s  %s\n      problem %s\n",
-                  p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
-                  (unsigned long long)p.measured, (unsigned long long)p.failed, p.best_ms,
-                  p.best_gflops, speedup.c_str(), vs_library.c_str(), peak,
-                  p.has_best ? p.best_config.c_str() : "(none ran ok)", p.problem_key.c_str());
-    out += line;
-    if (p.baseline_ms > 0) {
-      std::snprintf(line, sizeof line, "      %s %s %.4f ms\n",
-                    LibraryDisplayName(p.baseline_library).c_str(), p.baseline_routine.c_str(),
-                    p.baseline_ms);
-      out += line;
-    }
-    if (!p.failures.empty()) {
-      std::string parts;
-      for (const auto& [status, n] : p.failures)
-        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
-      out += "      failed: " + parts + "\n";
-    }
-    out += ConfirmationLines(p);
-  }
-  for (const auto& b : s.baselines) {
-    if (b.status == "ok") continue;
-    out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " + b.status +
-           (b.error_text.empty() ? "" : ": " + b.error_text) + "\n      problem " + b.problem_key +
-           "\n";
-  }
-  if (s.peak_gflops > 0) {
-    std::snprintf(line, sizeof line, "%%peak: of %.1f GFLOP/s fp32, measured by %s (best: %s)\n",
-                  s.peak_gflops, s.peak_method.c_str(), s.peak_variant.c_str());
-    out += line;
-  } else if (!s.peak_error.empty()) {
-    out += "%peak: n/a, the peak microbenchmark failed: " + s.peak_error + "\n";
-  }
-  std::snprintf(
-      line, sizeof line,
-      "wall %.1f s: compile %.1f s, first launches %.1f s, benchmark %.1f s, confirmation %.1f s; "
-      "device busy %.1f%% of the wall time%s\n",
-      s.wall_seconds, s.compile_seconds, s.first_launch_seconds, s.benchmark_seconds,
-      s.confirm_seconds, 100.0 * s.DeviceBusyFraction(),
-      s.worker_restarts ? (", " + std::to_string(s.worker_restarts) + " worker restarts").c_str()
-                        : "");
-  out += line;
-  out += ProgramsLine(s);
-  return out;
 }
 
 }  // namespace beast

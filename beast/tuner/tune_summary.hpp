@@ -1,4 +1,5 @@
-// Lines of the tuning summary about where programs came from (compiled now,
+// The tuning summary beast tune prints (FormatTuneSummary, declared in
+// beast/tuner.hpp) and its lines about where programs came from (compiled now,
 // the program cache, the compile pool) and about each pair's confirmation.
 #pragma once
 
