@@ -24,11 +24,10 @@ std::string ConfirmationLines(const PairSummary& p) {
 
 std::string ProgramsLine(const TuneSummary& s) {
   char line[1024];
-  std::snprintf(line, sizeof line, "programs: %llu compiled now, %llu from the cache%s%s",
+  std::snprintf(line, sizeof line, "programs: %llu compiled now, %llu from the cache %s",
                 static_cast<unsigned long long>(s.programs_compiled),
                 static_cast<unsigned long long>(s.programs_from_cache),
-                s.cache_dir.empty() ? "" : " ",
-                s.cache_dir.empty() ? "(no cache)" : s.cache_dir.c_str());
+                s.cache_dir.empty() ? "(none)" : s.cache_dir.c_str());
   std::string out = line;
   if (s.compile_jobs > 0) {
     std::snprintf(line, sizeof line,

@@ -9,13 +9,14 @@
 
 namespace beast {
 
-// "      confirmed: re-measured with the next 2 side by side, 1.2345 ms
-// (now)" and, when the lowest median alone picks another config, a line
+// "      confirmed: fastest of the top 3 re-measured side by side, 1.2345 ms
+// (this run)" and, when the lowest median alone picks another config, a line
 // naming it; "" when no confirmation stands.
 std::string ConfirmationLines(const PairSummary& pair);
 
-// "programs: 12 compiled now, 40 from the cache DIR; compile pool: 2
-// workers, paused while kernels run, the device waited 3.1 s for it".
+// "programs: 12 compiled now, 40 from the cache DIR; compile pool: 2 workers
+// (stopped while kernels run), the device waited 3.1 s for it", and a line
+// on why the pool's workers did not start, if they did not.
 std::string ProgramsLine(const TuneSummary& summary);
 
 }  // namespace beast

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -25,6 +26,7 @@ namespace {
 
 constexpr char kMagic[8] = {'B', 'E', 'A', 'S', 'T', 'P', 'C', '1'};
 constexpr const char* kSuffix = ".clprog";
+constexpr auto kAbandonedAfter = std::chrono::hours(1);
 
 uint64_t Fnv1a(const std::string& bytes, size_t count) {
   uint64_t h = 1469598103934665603ULL;
@@ -132,6 +134,20 @@ ProgramCache::ProgramCache(std::string dir) : dir_(std::move(dir)) {
   if (fd < 0) fail(std::strerror(errno));
   ::close(fd);
   ::unlink(probe.c_str());
+  RemoveAbandonedTemporaries();
+}
+
+void ProgramCache::RemoveAbandonedTemporaries() const {
+  // A writer renames its temporary file within moments; one this old was left
+  // by a process killed while writing. Errors (another process removing the
+  // same file) do not matter.
+  const auto before = std::filesystem::file_time_type::clock::now() - kAbandonedAfter;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    if (entry.path().filename().string().rfind(".tmp-", 0) != 0) continue;
+    std::error_code age;
+    if (entry.last_write_time(age) < before && !age) std::filesystem::remove(entry.path(), age);
+  }
 }
 
 std::string ProgramCache::PathOf(const ProgramKey& key) const {

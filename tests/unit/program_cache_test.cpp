@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -141,6 +142,21 @@ TEST_F(ProgramCacheTest, StoringAgainReplacesTheEntry) {
   ASSERT_TRUE(cache.Store(key_, newer));
   EXPECT_EQ(cache.Load(key_)->binary, "another binary");
   EXPECT_EQ(cache.Load(key_)->compile_ms, 5);
+}
+
+TEST_F(ProgramCacheTest, TemporariesOfKilledWritersAreRemovedWhenOld) {
+  fs::create_directories(dir_);
+  const fs::path old_temp = dir_ / ".tmp-0123456789abcdef-99-0";
+  const fs::path new_temp = dir_ / ".tmp-0123456789abcdef-99-1";
+  const fs::path other = dir_ / "notes.txt";
+  for (const fs::path& p : {old_temp, new_temp, other}) WriteFile(p.string(), "half");
+  const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  fs::last_write_time(old_temp, two_hours_ago);
+  fs::last_write_time(other, two_hours_ago);
+  ProgramCache cache(dir_.string());
+  EXPECT_FALSE(fs::exists(old_temp));
+  EXPECT_TRUE(fs::exists(new_temp));  // a writer may still be at it
+  EXPECT_TRUE(fs::exists(other));     // not the cache's to remove
 }
 
 TEST_F(ProgramCacheTest, ADirectoryThatCannotHoldFilesIsOneClearError) {

@@ -35,7 +35,8 @@ class ProgramCache {
  public:
   // Creates `dir` (and its parents) when missing and checks that a file can be
   // created in it. Throws Error(kEnvironment) "cannot use the program cache
-  // directory DIR: WHY" otherwise.
+  // directory DIR: WHY" otherwise. Removes temporary files over an hour old
+  // (writers killed before their rename).
   explicit ProgramCache(std::string dir);
 
   const std::string& dir() const { return dir_; }
@@ -52,6 +53,7 @@ class ProgramCache {
   bool Store(const ProgramKey& key, const CachedProgram& program) const;
 
  private:
+  void RemoveAbandonedTemporaries() const;
   std::string dir_;
 };
 
