@@ -31,7 +31,10 @@ _FILTER = """
 """
 
 _WINNERS_SQL = f"""
-WITH ok_rows AS (
+WITH confirmed AS MATERIALIZED (
+  SELECT measurement_id, confirmed_ms, confirmation_id FROM confirmed_medians
+),
+ok_rows AS (
   SELECT m.id AS measurement_id, m.device_id, d.backend, d.name AS device_name, d.vendor,
          d.driver_version, d.arch, m.problem_id, p.key AS problem_key, p.op, c.template_id,
          t.name AS template_name, t.hash AS template_hash, t.source_path, c.config_key,
@@ -41,9 +44,15 @@ WITH ok_rows AS (
              AND dc.template_id = c.template_id AND dm.is_default = 1
              AND dm.status = 'ok' AND dm.median_ms > 0
            ORDER BY dm.id LIMIT 1) AS default_ms,
-         cm.confirmed_ms
+         cm.confirmed_ms,
+         (SELECT dcm.confirmed_ms FROM measurements dm JOIN configs dc ON dc.id = dm.config_id
+            JOIN confirmed dcm ON dcm.measurement_id = dm.id
+           WHERE dm.device_id = m.device_id AND dm.problem_id = m.problem_id
+             AND dc.template_id = c.template_id AND dm.is_default = 1
+             AND dcm.confirmation_id = cm.confirmation_id
+           ORDER BY dm.id LIMIT 1) AS default_confirmed_ms
   FROM measurements m
-  LEFT JOIN confirmed_medians cm ON cm.measurement_id = m.id
+  LEFT JOIN confirmed cm ON cm.measurement_id = m.id
   JOIN devices d ON d.id = m.device_id
   JOIN problems p ON p.id = m.problem_id
   JOIN configs c ON c.id = m.config_id
@@ -77,15 +86,30 @@ GROUP BY m.status
 """
 
 
+def _speedup_over_default(row):
+    """Default's time / the row's, like against like: their medians in the
+    confirmation that stands when both took part in it (as beast query does),
+    else their first medians; None without an ok default."""
+    if row["confirmed_ms"] is not None and row["default_confirmed_ms"] is not None:
+        default_ms, median_ms = row["default_confirmed_ms"], row["confirmed_ms"]
+    else:
+        default_ms, median_ms = row["default_ms"], row["median_ms"]
+    if default_ms is None or median_ms is None or not median_ms > 0:
+        return None
+    return default_ms / median_ms
+
+
 def winners(db_path, *, device=None, problem=None, template=None):
     """The best ok config per (device, problem, template), as a list of dicts.
 
     Each dict: device, device_id, backend, vendor, driver_version, arch,
     problem, op, template, template_hash, source_path, config, params (dict),
     median_ms, spread, gflops, default_ms, speedup_vs_default (None unless the
-    default config of that template version was measured ok), confirmed_ms
+    default config of that template version was measured ok; the confirmed
+    medians of both when both were confirmed together), confirmed_ms
     (its median in the interleaved re-measurement of its pair's top configs,
-    which decides the winner where one stands; else None). Filters match
+    which decides the winner where one stands; else None), default_confirmed_ms
+    (the default's median in that same re-measurement, if it took part). Filters match
     exactly: device name, problem key, template name.
     """
     parameters = {"device": device, "problem": problem, "template": template}
@@ -95,7 +119,7 @@ def winners(db_path, *, device=None, problem=None, template=None):
     for row in rows:
         default_ms = row["default_ms"]
         median_ms = row["median_ms"]
-        speedup = default_ms / median_ms if default_ms is not None and median_ms > 0 else None
+        speedup = _speedup_over_default(row)
         result.append(
             {
                 "device": row["device_name"],
@@ -117,6 +141,7 @@ def winners(db_path, *, device=None, problem=None, template=None):
                 "default_ms": default_ms,
                 "speedup_vs_default": speedup,
                 "confirmed_ms": row["confirmed_ms"],
+                "default_confirmed_ms": row["default_confirmed_ms"],
             }
         )
     return result

@@ -19,12 +19,17 @@ using beast::ErrorCode;
 
 // Every measurement joined with its names, filtered by bound parameters
 // (?1 problem key, ?2 op, ?3 template name, ?4 device id, ?5 status, ?7
-// device name; NULL matches all; parameter values from ?20 on, see RowsCte), with the median of the default config of the same template
-// version on the same device and problem (the first one recorded, if ok), and
+// device name; NULL matches all; parameter values from ?20 on, see
+// RowsCte), with the median of the default config of the same template
+// version on the same device and problem (the first one recorded, if ok),
 // its median in the confirmation that stands for its pair, if any (the
-// confirmed_medians view).
+// confirmed_medians view, read once), and the default's median in that same
+// confirmation when the default took part in it.
 const std::string kRowsCte = R"SQL(
-WITH result_rows AS (
+WITH confirmed AS MATERIALIZED (
+  SELECT measurement_id, confirmed_ms, confirmation_id FROM confirmed_medians
+),
+result_rows AS (
   SELECT m.id AS measurement_id, m.run_id, m.device_id, d.backend, d.name AS device_name,
          d.vendor, d.driver_version, d.arch, d.limits_json, m.problem_id, p.key AS problem_key, p.op,
          c.template_id, t.name AS template_name, t.hash AS template_hash, t.source_path,
@@ -36,9 +41,15 @@ WITH result_rows AS (
              AND dc.template_id = c.template_id AND dm.is_default = 1
              AND dm.status = 'ok' AND dm.median_ms > 0
            ORDER BY dm.id LIMIT 1) AS default_ms,
-         cm.confirmed_ms
+         cm.confirmed_ms,
+         (SELECT dcm.confirmed_ms FROM measurements dm JOIN configs dc ON dc.id = dm.config_id
+            JOIN confirmed dcm ON dcm.measurement_id = dm.id
+           WHERE dm.device_id = m.device_id AND dm.problem_id = m.problem_id
+             AND dc.template_id = c.template_id AND dm.is_default = 1
+             AND dcm.confirmation_id = cm.confirmation_id
+           ORDER BY dm.id LIMIT 1) AS default_confirmed_ms
   FROM measurements m
-  LEFT JOIN confirmed_medians cm ON cm.measurement_id = m.id
+  LEFT JOIN confirmed cm ON cm.measurement_id = m.id
   JOIN devices d ON d.id = m.device_id
   JOIN problems p ON p.id = m.problem_id
   JOIN configs c ON c.id = m.config_id
@@ -84,7 +95,7 @@ const std::string kResultColumns = R"SQL(
 SELECT measurement_id, run_id, device_id, backend, device_name, problem_id, problem_key,
        template_id, template_name, template_hash, config_id, config_key, params_json, status,
        is_default, median_ms, spread, gflops, max_error, compile_ms, default_ms, error_text,
-       registers, spill_bytes, stack_bytes, shared_bytes, confirmed_ms
+       registers, spill_bytes, stack_bytes, shared_bytes, confirmed_ms, default_confirmed_ms
 )SQL";
 
 const std::string kOrder = R"SQL(
@@ -124,12 +135,25 @@ void BindParamValue(internal::Statement& query, int index, const std::string& va
 const std::string kWinnersSql = RowsCte(0) + kBestCte + R"SQL(
 SELECT device_id, backend, device_name, vendor, driver_version, arch, problem_id, problem_key,
        op, template_id, template_name, template_hash, source_path, config_id, config_key,
-       params_json, median_ms, gflops, default_ms, limits_json
+       params_json, median_ms, gflops, default_ms, limits_json, confirmed_ms,
+       default_confirmed_ms
 FROM best_rows)SQL" + kOrder;
 
 std::optional<double> Speedup(std::optional<double> default_ms, std::optional<double> median_ms) {
   if (!default_ms || !median_ms || !(*median_ms > 0)) return std::nullopt;
   return *default_ms / *median_ms;
+}
+
+// The speedup over the default config, like against like: when the row and
+// the default were both re-measured side by side in the confirmation that
+// stands, their confirmed medians (which also rank the winner, so a winner is
+// never slower than a default it was confirmed against); otherwise their
+// first medians.
+std::optional<double> SpeedupOverDefault(std::optional<double> default_ms, std::optional<double> median_ms,
+                                         std::optional<double> default_confirmed_ms,
+                                         std::optional<double> confirmed_ms) {
+  if (default_confirmed_ms && confirmed_ms) return Speedup(default_confirmed_ms, confirmed_ms);
+  return Speedup(default_ms, median_ms);
 }
 
 }  // namespace
@@ -181,14 +205,15 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.gflops = query.ColumnOptionalDouble(17);
     row.max_error = query.ColumnOptionalDouble(18);
     row.compile_ms = query.ColumnOptionalDouble(19);
-    row.speedup_vs_default =
-        row.status == "ok" ? Speedup(query.ColumnOptionalDouble(20), row.median_ms) : std::nullopt;
+    row.confirmed_ms = query.ColumnOptionalDouble(26);
+    row.speedup_vs_default = row.status == "ok" ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
+                                                                     query.ColumnOptionalDouble(27), row.confirmed_ms)
+                                                : std::nullopt;
     row.error_text = query.ColumnText(21);
     row.registers = query.ColumnOptionalInt(22);
     row.spill_bytes = query.ColumnOptionalInt(23);
     row.stack_bytes = query.ColumnOptionalInt(24);
     row.shared_bytes = query.ColumnOptionalInt(25);
-    row.confirmed_ms = query.ColumnOptionalDouble(26);
     rows.push_back(std::move(row));
   }
   impl_->AttachBaselines(rows, filter.device_id);
@@ -223,7 +248,8 @@ std::vector<WinnerRow> Store::Winners(std::optional<int64_t> device_id) {
     row.params_json = query.ColumnText(15);
     row.median_ms = query.ColumnDouble(16);
     row.gflops = query.ColumnOptionalDouble(17);
-    row.speedup_vs_default = Speedup(query.ColumnOptionalDouble(18), row.median_ms);
+    row.speedup_vs_default = SpeedupOverDefault(query.ColumnOptionalDouble(18), row.median_ms,
+                                                query.ColumnOptionalDouble(21), query.ColumnOptionalDouble(20));
     row.limits_json = query.ColumnText(19);
     rows.push_back(std::move(row));
   }

@@ -110,6 +110,25 @@ def test_winners_follow_the_confirmation_that_stands(db_path):
         ("MWG=64", 4.0, 2.25)]
     # CPU has no confirmation: its lowest median still wins.
     assert [r["config"] for r in winners(db_path, device="CPU")] == ["MWG=16"]
+    # The default took no part: its first median against the winner's.
+    assert rows[0]["speedup_vs_default"] == 8.0 / 4.0
+    assert rows[0]["default_confirmed_ms"] is None
+
+
+def test_speedup_over_a_default_confirmed_beside_the_winner(db_path):
+    """Like against like, as beast query: both confirmed medians (3.0 / 2.25),
+    not the default's first median (8 ms) against the winner's."""
+    connection = sqlite3.connect(db_path, isolation_level=None)
+    ids = dict(connection.execute("SELECT c.config_key, c.id FROM configs c").fetchall())
+    confirmation = add(connection, "confirmations", run_id=1, device_id=1, problem_id=1,
+                       template_id=1)
+    for key, median in (("MWG=16", 3.0), ("MWG=32", 2.5), ("MWG=64", 2.25)):
+        add(connection, "confirmation_results", confirmation_id=confirmation,
+            config_id=ids[key], status="ok", median_ms=median)
+    connection.close()
+    [row] = winners(db_path, device="GPU")
+    assert (row["config"], row["confirmed_ms"], row["default_confirmed_ms"]) == ("MWG=64", 2.25, 3.0)
+    assert row["speedup_vs_default"] == 3.0 / 2.25
 
 
 def test_winners_filters(db_path):
