@@ -24,6 +24,7 @@
 #include "post_compile.hpp"
 #include "progress.hpp"
 #include "results_db/store.hpp"
+#include "run_failure.hpp"
 #include "tune_plan.hpp"
 
 namespace beast {
@@ -267,8 +268,7 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
       summary.pairs.push_back(CompilePair(run, pairs[i], i, pairs.size()));
   } catch (...) {
     progress.Finish();
-    store.FinishRun(run_id, "interrupted");  // what was recorded stays; a rerun resumes
-    throw;
+    EndFailedRun(store, run_id);  // what was recorded stays; a rerun resumes
   }
   progress.Finish();
   summary.interrupted = stop;

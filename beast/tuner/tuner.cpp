@@ -25,6 +25,7 @@
 #include "program_supply.hpp"
 #include "progress.hpp"
 #include "results_db/store.hpp"
+#include "run_failure.hpp"
 #include "tune_baselines.hpp"
 #include "tune_confirm.hpp"
 #include "tune_plan.hpp"
@@ -413,8 +414,7 @@ TuneSummary Tune(const TuneOptions& o) {
   } catch (...) {
     progress.Finish();
     worker.Stop();
-    store.FinishRun(run_id, "interrupted");  // what was recorded stays; a rerun resumes
-    throw;
+    EndFailedRun(store, run_id);  // what was recorded stays; a rerun resumes
   }
   progress.Finish();
   worker.Stop();

@@ -10,9 +10,21 @@ namespace results_db::internal {
 using beast::Error;
 using beast::ErrorCode;
 
+namespace {
+
+// SQLite's message, or for a full disk one that says so plainly (SQLite says
+// "database or disk is full", and a beast database has no size limit).
+std::string Explained(sqlite3* db, const std::string& message) {
+  if (db != nullptr && (sqlite3_errcode(db) & 0xff) == SQLITE_FULL)
+    return "the disk is full (" + message + ")";
+  return message;
+}
+
+}  // namespace
+
 void ThrowSqlite(sqlite3* db, const std::string& path, const std::string& what) {
   const char* message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
-  throw Error(ErrorCode::kDatabase, path + ": " + what + ": " + message);
+  throw Error(ErrorCode::kDatabase, path + ": " + what + ": " + Explained(db, message));
 }
 
 Connection::Connection(const std::string& path, int flags) : path_(path) {
@@ -38,7 +50,7 @@ void Connection::Exec(const char* sql, const std::string& what) {
   if (rc != SQLITE_OK) {
     std::string text = message != nullptr ? message : sqlite3_errmsg(db_);
     sqlite3_free(message);
-    throw Error(ErrorCode::kDatabase, path_ + ": " + what + ": " + text);
+    throw Error(ErrorCode::kDatabase, path_ + ": " + what + ": " + Explained(db_, text));
   }
 }
 
