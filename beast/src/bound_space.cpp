@@ -141,6 +141,13 @@ void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& 
     }
     return std::vector<int>(params.begin(), params.end());
   };
+  hidden_from_source.assign(slot_names.size(), 0);
+  for (size_t i = 0; i < spec.params.size(); ++i)
+    hidden_from_source[first_param_slot + i] = spec.params[i].at_launch;
+  for (int d : order) {
+    for (int p : params_of[d])
+      if (spec.params[p].at_launch) hidden_from_source[SlotOf(spec.derived[d].name)] = 1;
+  }
   for (int d : order) {
     std::vector<int> params(params_of[d].begin(), params_of[d].end());
     int level = params.empty() ? -1 : params.back();
@@ -193,6 +200,8 @@ void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& 
           (k == 0 ? spec.launch_global[d] : spec.launch_local[d]).Compile(slot_of));
     }
   }
+  if (spec.has_dynamic_local) dynamic_local_bytes.push_back(spec.launch_dynamic_local_bytes.Compile(slot_of));
+  if (spec.has_shared_carveout) shared_carveout.push_back(spec.launch_shared_carveout.Compile(slot_of));
   Estimate();
   plan = std::make_unique<space::Plan>(space::MakePlan(*this, AllActive(), options.reorder));
 }

@@ -2,6 +2,7 @@
 // post-compile check on the binary's resources, the template's default
 // config, instantiation for rendering and launch, and the one-line
 // explanation of an empty space.
+#include <cstdint>
 #include <map>
 
 #include "beast/bound_space.hpp"
@@ -163,7 +164,7 @@ Instance BoundSpace::Instantiate(const Config& config) const {
   inst.config = config;
   for (const auto& [name, value] : m.problem_vars) inst.vars.emplace_back(name, Value::Int(value));
   for (int s = m.first_param_slot; s < m.first_resource_slot; ++s) {
-    inst.vars.emplace_back(m.slot_names[s], slots[s]);
+    if (!m.hidden_from_source[s]) inst.vars.emplace_back(m.slot_names[s], slots[s]);
   }
   for (int k = 0; k < 2; ++k) {
     for (int d = 0; d < 3; ++d) {
@@ -178,6 +179,23 @@ Instance BoundSpace::Instantiate(const Config& config) const {
       (k == 0 ? inst.global : inst.local)[d] = static_cast<size_t>(size);
     }
   }
+  // The optional launch settings: an integer each, bytes >= 0, carveout -1
+  // (the driver's choice) or a percentage.
+  auto setting = [&](const std::vector<CompiledExpr>& compiled, const Expr& e, const char* what,
+                     int64_t lo, int64_t hi, int64_t* out) {
+    if (compiled.empty()) return;
+    Value v;
+    if (compiled[0].Eval(slots.data(), &v) != EvalStatus::kOk || !Impl::AsInt(v, out) || *out < lo ||
+        *out > hi) {
+      throw Error(ErrorCode::kBadInput, m.spec.space_path + ": launch " + what + " \"" + e.text() +
+                                            "\" is not an integer from " + std::to_string(lo) +
+                                            " to " + std::to_string(hi) + " for " + config.Key());
+    }
+  };
+  setting(m.dynamic_local_bytes, m.spec.launch_dynamic_local_bytes, "dynamic_local_bytes", 0,
+          INT64_MAX, &inst.dynamic_local_bytes);
+  setting(m.shared_carveout, m.spec.launch_shared_carveout, "shared_carveout", -1, 100,
+          &inst.shared_carveout);
   return inst;
 }
 

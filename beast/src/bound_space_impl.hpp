@@ -53,6 +53,11 @@ struct BoundSpace::Impl {
   std::vector<Derived> derived;  // topological order
   std::vector<Level> levels;     // one per parameter, declared order
   std::vector<CompiledExpr> launch[2][3];
+  // The optional launch settings, compiled when the spec has them.
+  std::vector<CompiledExpr> dynamic_local_bytes, shared_carveout;
+  // Per slot: a launch-time parameter, or a derived value that reads one,
+  // which the renderer must not see.
+  std::vector<char> hidden_from_source;
 
   std::unique_ptr<space::Plan> plan;  // the walk of every before-compile constraint
   // At, IndexOf and Sample keep subtree counts between calls.

@@ -23,7 +23,8 @@ std::map<std::string, int64_t> DeviceInfo::Variables() const {
           {"device_local_mem_bytes", limits.local_mem_bytes},
           {"device_compute_units", limits.compute_units},
           {"device_warp_size", limits.warp_size},
-          {"device_max_registers_per_thread", limits.max_registers_per_thread}};
+          {"device_max_registers_per_thread", limits.max_registers_per_thread},
+          {"device_is_cuda", backend == Backend::kCuda ? 1 : 0}};
 }
 
 DeviceSelector DeviceSelector::Parse(const std::string& text) {

@@ -33,7 +33,8 @@ std::string ReadFile(const std::string& path) {
 }
 
 ParamSpec LoadParam(const YamlReader& L, const YAML::Node& node) {
-  L.CheckKeys(node, {"name", "values", "range", "pow2", "default", "description"}, "a parameter");
+  L.CheckKeys(node, {"name", "values", "range", "pow2", "default", "applied", "description"},
+              "a parameter");
   ParamSpec p;
   p.where = L.Where(node);
   p.name = L.Scalar(L.Required(node, "name", "a parameter"), "name");
@@ -62,6 +63,12 @@ ParamSpec LoadParam(const YamlReader& L, const YAML::Node& node) {
   if (node["default"].IsDefined()) {
     p.has_default = true;
     p.default_value = L.ParseExpr(node["default"], "default of " + p.name);
+  }
+  if (node["applied"].IsDefined()) {
+    std::string applied = L.Scalar(node["applied"], "applied");
+    if (applied != "source" && applied != "launch")
+      L.Fail(node["applied"], "parameter " + p.name + ": applied must be source or launch, not \"" + applied + "\"");
+    p.at_launch = applied == "launch";
   }
   return p;
 }
@@ -151,11 +158,16 @@ void CheckNames(const SpaceSpec& spec) {
       }
     }
   }
+  std::vector<const Expr*> launch_exprs;
   for (int d = 0; d < 3; ++d) {
-    for (const Expr* e : {&spec.launch_global[d], &spec.launch_local[d]}) {
-      for (const auto& n : e->Names()) {
-        if (!known(n)) fail({spec.space_path, 0}, "launch expression \"" + e->text() + "\" names unknown parameter \"" + n + "\"");
-      }
+    launch_exprs.push_back(&spec.launch_global[d]);
+    launch_exprs.push_back(&spec.launch_local[d]);
+  }
+  if (spec.has_dynamic_local) launch_exprs.push_back(&spec.launch_dynamic_local_bytes);
+  if (spec.has_shared_carveout) launch_exprs.push_back(&spec.launch_shared_carveout);
+  for (const Expr* e : launch_exprs) {
+    for (const auto& n : e->Names()) {
+      if (!known(n)) fail({spec.space_path, 0}, "launch expression \"" + e->text() + "\" names unknown parameter \"" + n + "\"");
     }
   }
 }
@@ -179,7 +191,7 @@ std::vector<std::string> DeviceVariableNames() {
   return {"device_max_work_group_size", "device_max_work_item_size_0",
           "device_max_work_item_size_1", "device_max_work_item_size_2",
           "device_local_mem_bytes", "device_compute_units", "device_warp_size",
-          "device_max_registers_per_thread"};
+          "device_max_registers_per_thread", "device_is_cuda"};
 }
 
 std::vector<std::string> SpaceSpec::List(const std::string& templates_dir) {
@@ -252,7 +264,7 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
     for (const auto& c : root["constraints"]) spec.constraints.push_back(ReadConstraint(L, c));
   }
   YAML::Node launch = L.Required(root, "launch", "the space description");
-  L.CheckKeys(launch, {"global", "local"}, "launch");
+  L.CheckKeys(launch, {"global", "local", "dynamic_local_bytes", "shared_carveout"}, "launch");
   for (const char* key : {"global", "local"}) {
     YAML::Node dims = L.Required(launch, key, "launch");
     if (!dims.IsSequence() || dims.size() < 1 || dims.size() > 3) L.Fail(dims, std::string("launch ") + key + " must list 1 to 3 sizes");
@@ -260,6 +272,14 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
     for (size_t d = 0; d < 3; ++d) {
       target[d] = d < dims.size() ? L.ParseExpr(dims[d], std::string("launch ") + key) : Expr::Parse("1");
     }
+  }
+  if (launch["dynamic_local_bytes"].IsDefined()) {
+    spec.has_dynamic_local = true;
+    spec.launch_dynamic_local_bytes = L.ParseExpr(launch["dynamic_local_bytes"], "launch dynamic_local_bytes");
+  }
+  if (launch["shared_carveout"].IsDefined()) {
+    spec.has_shared_carveout = true;
+    spec.launch_shared_carveout = L.ParseExpr(launch["shared_carveout"], "launch shared_carveout");
   }
   CheckNames(spec);
   // The hash covers what decides the generated code: space, template, shared macros.

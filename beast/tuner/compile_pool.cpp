@@ -185,10 +185,12 @@ CompilePool::Taken CompilePool::Run(size_t job, std::unique_ptr<WorkerProcess>& 
   if (!process && !StartWorker(process)) return taken;
   const MeasureRequest& r = taken.instance.request;
   CompileRequest request{r.problem_key, r.source, r.kernel_name, r.geometry, options_.warm};
+  if (!ClaimSource(r.source)) return taken;
   std::string why;
   std::optional<std::string> reply;
   if (process->Send(EncodeCompile(request), Clock::now() + std::chrono::seconds(10)))
     reply = Await(process, options_.timeout_seconds, &why);
+  ReleaseSource(r.source);
   if (!reply) {
     Forget(process, /*kill=*/true);  // the next job gets a fresh worker
     if (!stop_) taken.built = Built::kFailed;
@@ -208,6 +210,24 @@ CompilePool::Taken CompilePool::Run(size_t job, std::unique_ptr<WorkerProcess>& 
   }
   taken.compile_ms = compiled.compile_ms;
   return taken;
+}
+
+bool CompilePool::ClaimSource(const std::string& source) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (building_.count(source)) {
+    if (stop_) return false;
+    done_cv_.wait_for(lock, kSlice);
+  }
+  building_.insert(source);
+  return true;
+}
+
+void CompilePool::ReleaseSource(const std::string& source) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    building_.erase(source);
+  }
+  done_cv_.notify_all();
 }
 
 bool CompilePool::StartWorker(std::unique_ptr<WorkerProcess>& process) {

@@ -99,6 +99,10 @@ class CompilePool {
 
   void Work();
   Taken Run(size_t job, std::unique_ptr<WorkerProcess>& process);
+  // Marks `source` as being built, first waiting while another thread builds
+  // it; false when the pool stops meanwhile.
+  bool ClaimSource(const std::string& source);
+  void ReleaseSource(const std::string& source);
   // Starts a compile worker and waits until it opened the device; false (with
   // error_ set) when it cannot.
   bool StartWorker(std::unique_ptr<WorkerProcess>& process);
@@ -128,6 +132,10 @@ class CompilePool {
   double wait_seconds_ = 0;
   std::string error_;
   std::set<pid_t> pids_;  // running compile workers, signalled by Pause and Resume
+  // Sources a worker is building now: a job with the same source (configs
+  // that differ only in launch-time parameters) waits for that build and
+  // then finds it in the cache, instead of building it beside it.
+  std::set<std::string> building_;
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
 };

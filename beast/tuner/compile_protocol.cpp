@@ -2,6 +2,7 @@
 #include "compile_protocol.hpp"
 
 #include "beast/error.hpp"
+#include "launch_wire.hpp"
 #include "worker_wire.hpp"
 
 namespace beast {
@@ -28,11 +29,7 @@ std::string EncodeCompile(const CompileRequest& q) {
   w.Str(q.problem_key);
   w.Str(q.source);
   w.Str(q.kernel_name);
-  w.I64(q.geometry.dims);
-  for (int d = 0; d < 3; ++d) {
-    w.I64(static_cast<int64_t>(q.geometry.global[d]));
-    w.I64(static_cast<int64_t>(q.geometry.local[d]));
-  }
+  WriteGeometry(w, q.geometry);
   w.U8(q.warm);
   return w.bytes();
 }
@@ -43,11 +40,7 @@ CompileRequest DecodeCompile(const std::string& payload) {
   q.problem_key = r.Str();
   q.source = r.Str();
   q.kernel_name = r.Str();
-  q.geometry.dims = static_cast<int>(r.I64());
-  for (int d = 0; d < 3; ++d) {
-    q.geometry.global[d] = static_cast<size_t>(r.I64());
-    q.geometry.local[d] = static_cast<size_t>(r.I64());
-  }
+  q.geometry = ReadGeometry(r);
   q.warm = r.U8() != 0;
   r.ExpectEnd();
   return q;

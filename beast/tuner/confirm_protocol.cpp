@@ -2,6 +2,7 @@
 #include "confirm_protocol.hpp"
 
 #include "beast/error.hpp"
+#include "launch_wire.hpp"
 #include "worker_wire.hpp"
 
 namespace beast {
@@ -50,11 +51,7 @@ std::string EncodeConfirm(const ConfirmRequest& q) {
   for (const ConfirmCandidate& c : q.candidates) {
     w.Str(c.source);
     w.Str(c.kernel_name);
-    w.I64(c.geometry.dims);
-    for (int d = 0; d < 3; ++d) {
-      w.I64(static_cast<int64_t>(c.geometry.global[d]));
-      w.I64(static_cast<int64_t>(c.geometry.local[d]));
-    }
+    WriteGeometry(w, c.geometry);
   }
   return w.bytes();
 }
@@ -73,11 +70,7 @@ ConfirmRequest DecodeConfirm(const std::string& payload) {
     ConfirmCandidate c;
     c.source = r.Str();
     c.kernel_name = r.Str();
-    c.geometry.dims = static_cast<int>(r.I64());
-    for (int d = 0; d < 3; ++d) {
-      c.geometry.global[d] = static_cast<size_t>(r.I64());
-      c.geometry.local[d] = static_cast<size_t>(r.I64());
-    }
+    c.geometry = ReadGeometry(r);
     q.candidates.push_back(std::move(c));
   }
   r.ExpectEnd();

@@ -30,6 +30,8 @@ PreparedInstance PrepareInstance(harness::Renderer& renderer, const SpaceSpec& s
     request.geometry.global[d] = instance.global[d];
     request.geometry.local[d] = instance.local[d];
   }
+  request.geometry.dynamic_local_bytes = instance.dynamic_local_bytes;
+  request.geometry.shared_carveout = static_cast<int>(instance.shared_carveout);
   return prepared;
 }
 

@@ -2,6 +2,7 @@
 #include "worker_protocol.hpp"
 
 #include "beast/error.hpp"
+#include "launch_wire.hpp"
 
 namespace beast {
 namespace {
@@ -120,11 +121,7 @@ std::string EncodeMeasure(const MeasureRequest& q) {
   w.Str(q.problem_key);
   w.Str(q.source);
   w.Str(q.kernel_name);
-  w.I64(q.geometry.dims);
-  for (int d = 0; d < 3; ++d) {
-    w.I64(static_cast<int64_t>(q.geometry.global[d]));
-    w.I64(static_cast<int64_t>(q.geometry.local[d]));
-  }
+  WriteGeometry(w, q.geometry);
   WritePlan(w, q.plan);
   w.U8(q.await_verdict);
   return w.bytes();
@@ -136,11 +133,7 @@ MeasureRequest DecodeMeasure(const std::string& payload) {
   q.problem_key = r.Str();
   q.source = r.Str();
   q.kernel_name = r.Str();
-  q.geometry.dims = static_cast<int>(r.I64());
-  for (int d = 0; d < 3; ++d) {
-    q.geometry.global[d] = static_cast<size_t>(r.I64());
-    q.geometry.local[d] = static_cast<size_t>(r.I64());
-  }
+  q.geometry = ReadGeometry(r);
   q.plan = ReadPlan(r);
   q.await_verdict = r.U8() != 0;
   r.ExpectEnd();

@@ -2,6 +2,7 @@
 // the context's profiling queue.
 #include "harness/kernel_runner.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "beast/error.hpp"
@@ -134,6 +135,18 @@ LaunchResult KernelRunner::Launch(const LaunchGeometry& geometry) {
     result.message = "launch of '" + impl_->name + "' has " + std::to_string(geometry.dims) +
                      " dimensions (1 to 3 allowed)";
     return result;
+  }
+  if (geometry.dynamic_local_bytes >= 0) {
+    // The kernel's last argument is its __local buffer, sized at launch.
+    const size_t bytes = std::max<size_t>(4, static_cast<size_t>(geometry.dynamic_local_bytes));
+    const cl_uint index = static_cast<cl_uint>(impl_->args.size());
+    cl_int set = clSetKernelArg(impl_->kernel, index, bytes, nullptr);
+    if (set != CL_SUCCESS) {
+      result.message = "clSetKernelArg(" + std::to_string(index) + ", " + std::to_string(bytes) +
+                       " bytes of __local memory) of '" + impl_->name +
+                       "' failed: " + OpenCLErrorText(set);
+      return result;
+    }
   }
   bool runtime_chooses = true;
   for (int i = 0; i < geometry.dims; ++i) runtime_chooses &= geometry.local[i] == 0;

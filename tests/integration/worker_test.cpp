@@ -227,6 +227,8 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   q.geometry.global[0] = 16;
   q.geometry.global[1] = 1ull << 33;
   q.geometry.local[2] = 7;
+  q.geometry.dynamic_local_bytes = 0;
+  q.geometry.shared_carveout = 100;
   q.plan.warmup = 1;
   q.plan.min_reps = 2;
   q.plan.max_reps = 9;
@@ -239,6 +241,8 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   EXPECT_EQ(r.geometry.dims, 3);
   EXPECT_EQ(r.geometry.global[1], 1ull << 33);
   EXPECT_EQ(r.geometry.local[2], 7u);
+  EXPECT_EQ(r.geometry.dynamic_local_bytes, 0);
+  EXPECT_EQ(r.geometry.shared_carveout, 100);
   EXPECT_EQ(r.plan.max_reps, 9);
   EXPECT_EQ(r.plan.max_seconds, 0.25);
   EXPECT_EQ(r.plan.target_rel_ci, 0.125);

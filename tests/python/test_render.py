@@ -353,3 +353,14 @@ def test_dialect_cuda_vector_prelude_declares_once(env):
     assert text.endswith("#endif\n")
     assert env.from_string('{% import "_common/dialect.j2" as d with context %}'
                            "{{ d.vector_prelude('float', 4) }}").render(BACKEND="opencl") == ""
+
+
+def test_dialect_dynamic_local_memory(env):
+    """Local memory sized at launch: a trailing __local argument on OpenCL, an
+    extern __shared__ array on CUDA."""
+    probe = ('{% import "_common/dialect.j2" as d with context %}'
+             "{{ d.dynamic_local_param('float', 'stage') }}|{{ d.dynamic_local_decl('float', 'stage') }}")
+    assert env.from_string(probe).render(BACKEND="opencl").split("|") == [
+        ", __local float* stage", ""]
+    assert env.from_string(probe).render(BACKEND="cuda").split("|") == [
+        "", "extern __shared__ float stage[];"]

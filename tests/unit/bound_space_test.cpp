@@ -167,6 +167,62 @@ launch:
   EXPECT_TRUE(has_threads);
 }
 
+TEST(BoundSpace, LaunchTimeParametersAreHiddenFromTheSourceAndSetTheLaunch) {
+  TempTemplates t;
+  SpaceSpec spec = SpaceSpec::Load(t.dir(), t.Add("at_launch", R"YAML(op: gemm
+source: at_launch.cl.j2
+kernel: k
+parameters:
+  - {name: SPAN, values: [1, 2], default: 1}
+  - {name: WG, values: [4, 8], default: 4, applied: launch}
+  - {name: CARVE, values: [-1, 50], default: -1, applied: launch}
+derived:
+  - {name: TILE, expr: "WG * SPAN"}
+  - {name: TWICE, expr: "2 * SPAN"}
+launch:
+  global: ["ceil_div(M, WG) * WG"]
+  local: [WG]
+  dynamic_local_bytes: TILE * 4
+  shared_carveout: CARVE
+)YAML"));
+  BoundSpace space(spec, Problem::Parse("gemm:M=10,N=1,K=1"), TestDevice());
+  Instance inst = space.Instantiate(Config::ParseKey("SPAN=2,WG=8,CARVE=50"));
+  std::vector<std::string> names;
+  for (const auto& [name, value] : inst.vars) names.push_back(name);
+  // The renderer sees SPAN and TWICE, never WG, CARVE or TILE (it reads WG).
+  EXPECT_EQ(names, (std::vector<std::string>{"K", "M", "N", "col_major", "trans_a", "trans_b", "SPAN", "TWICE"}));
+  EXPECT_EQ(inst.global[0], 16u);
+  EXPECT_EQ(inst.local[0], 8u);
+  EXPECT_EQ(inst.dynamic_local_bytes, 64);
+  EXPECT_EQ(inst.shared_carveout, 50);
+  // Without the optional settings: -1 each.
+  Instance plain = BoundSpace(SpaceSpec::Load(t.dir(), t.Add("plain", R"YAML(op: gemm
+source: plain.cl.j2
+kernel: k
+parameters:
+  - {name: A, values: [1]}
+launch: {global: [1], local: [1]}
+)YAML")), Problem::Parse("gemm:M=10,N=1,K=1"), TestDevice()).Instantiate(Config::ParseKey("A=1"));
+  EXPECT_EQ(plain.dynamic_local_bytes, -1);
+  EXPECT_EQ(plain.shared_carveout, -1);
+  // A carveout outside -1..100 is an error naming the file and the config.
+  SpaceSpec wide = SpaceSpec::Load(t.dir(), t.Add("wide", R"YAML(op: gemm
+source: wide.cl.j2
+kernel: k
+parameters:
+  - {name: CARVE, values: [101]}
+launch: {global: [1], local: [1], shared_carveout: CARVE}
+)YAML"));
+  try {
+    BoundSpace(wide, Problem::Parse("gemm:M=10,N=1,K=1"), TestDevice()).Instantiate(Config::ParseKey("CARVE=101"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), wide.space_path +
+                                         ": launch shared_carveout \"CARVE\" is not an integer from -1 to 100 "
+                                         "for CARVE=101");
+  }
+}
+
 TEST(BoundSpace, PostCompileConstraintsSeeTheCompiledResources) {
   TempTemplates t;
   SpaceSpec spec = SpaceSpec::Load(t.dir(), t.Add("compiled", R"YAML(op: gemm

@@ -22,6 +22,8 @@ harness::LaunchGeometry Geometry() {
   g.global[1] = 64;
   g.local[0] = 16;
   g.local[1] = 4;
+  g.dynamic_local_bytes = 4096;
+  g.shared_carveout = 75;
   return g;
 }
 
@@ -35,6 +37,8 @@ TEST(CompileProtocol, RequestAndReplyRoundTrip) {
   EXPECT_EQ(back.geometry.global[0], 512u);
   EXPECT_EQ(back.geometry.global[1], 64u);
   EXPECT_EQ(back.geometry.local[0], 16u);
+  EXPECT_EQ(back.geometry.dynamic_local_bytes, 4096);
+  EXPECT_EQ(back.geometry.shared_carveout, 75);
   EXPECT_EQ(back.geometry.local[1], 4u);
   EXPECT_TRUE(back.warm);
 
@@ -86,6 +90,10 @@ TEST(ConfirmProtocol, RequestAndResultsRoundTrip) {
   EXPECT_EQ(back.candidates[0].source, "src a");
   EXPECT_EQ(back.candidates[0].kernel_name, "ka");
   EXPECT_EQ(back.candidates[0].geometry.local[1], 4u);
+  EXPECT_EQ(back.candidates[0].geometry.dynamic_local_bytes, 4096);
+  EXPECT_EQ(back.candidates[0].geometry.shared_carveout, 75);
+  EXPECT_EQ(back.candidates[1].geometry.dynamic_local_bytes, -1);
+  EXPECT_EQ(back.candidates[1].geometry.shared_carveout, -1);
   EXPECT_EQ(back.candidates[1].kernel_name, "kb");
   EXPECT_EQ(back.candidates[1].geometry.dims, 1);
 

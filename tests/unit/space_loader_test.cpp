@@ -32,7 +32,8 @@ TEST(SpaceLoader, ReportsFileAndLine) {
   EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]}\n  - {name: B, values: []}\n" + kLaunch),
             "FILE:6: parameter B has an empty value list");
   EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2], colour: red}\n" + kLaunch),
-            "FILE:5: unknown key \"colour\" in a parameter (allowed: default, description, name, pow2, range, values)");
+            "FILE:5: unknown key \"colour\" in a parameter (allowed: applied, default, description, name, pow2, range, "
+            "values)");
   EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]}\nconstraints:\n  - \"A < Z\"\n" + kLaunch),
             "FILE:7: constraint \"A < Z\" names unknown parameter \"Z\"");
   EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, range: [1, B]}\n  - {name: B, values: [1, 2]}\n" + kLaunch),
@@ -51,6 +52,31 @@ TEST(SpaceLoader, ReportsFileAndLine) {
   EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\nconstraints:\n  - \"registers <= 64\"\n" + kLaunch),
             "FILE:7: constraint \"registers <= 64\" names unknown parameter \"registers\" (compiled resources need "
             "stage: after_compile)");
+}
+
+TEST(SpaceLoader, LaunchTimeSettings) {
+  TempTemplates t;
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1], applied: runtime}\n" + kLaunch),
+            "FILE:5: parameter A: applied must be source or launch, not \"runtime\"");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" +
+                             "launch: {global: [1], local: [1], dynamic_local_bytes: A * Z}\n"),
+            "FILE: launch expression \"A * Z\" names unknown parameter \"Z\"");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" +
+                             "launch: {global: [1], local: [1], carveout: 50}\n"),
+            "FILE:6: unknown key \"carveout\" in launch (allowed: dynamic_local_bytes, global, local, "
+            "shared_carveout)");
+  std::string name = t.Add("ok", std::string(kHead) +
+                                     "parameters:\n  - {name: A, values: [1, 2]}\n"
+                                     "  - {name: WG, values: [4, 8], applied: launch}\n"
+                                     "launch: {global: [64], local: [WG], dynamic_local_bytes: WG * A * 4,"
+                                     " shared_carveout: 25 * A}\n");
+  SpaceSpec spec = SpaceSpec::Load(t.dir(), name);
+  EXPECT_FALSE(spec.params[0].at_launch);
+  EXPECT_TRUE(spec.params[1].at_launch);
+  EXPECT_TRUE(spec.has_dynamic_local);
+  EXPECT_EQ(spec.launch_dynamic_local_bytes.text(), "WG * A * 4");
+  EXPECT_TRUE(spec.has_shared_carveout);
+  EXPECT_EQ(spec.launch_shared_carveout.text(), "25 * A");
 }
 
 TEST(SpaceLoader, UnknownTemplateListsTheKnownOnes) {

@@ -74,6 +74,8 @@ static beast_status Open(cl_device_id device, cl_context context, const char* wh
                   NULL);
   clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof c->max_work_item_sizes,
                   c->max_work_item_sizes, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof c->local_mem_bytes, &c->local_mem_bytes,
+                  NULL);
   cl_int err = CL_SUCCESS;
   if (context) {
     err = clRetainContext(context);

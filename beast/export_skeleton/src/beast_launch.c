@@ -17,6 +17,7 @@ typedef struct Launch {
   const size_t* local; /* NULL: the implementation chooses */
   const int* ints;
   int n_ints;
+  long dynamic_local_bytes; /* -1: no __local argument after the others */
 } Launch;
 
 /* The queue to enqueue on: the caller's (checked against ctx) or ctx's own. */
@@ -82,6 +83,15 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
                         (unsigned)i, (int)err);
     }
   }
+  if (k->dynamic_local_bytes >= 0) {
+    size_t bytes = k->dynamic_local_bytes < 4 ? 4 : (size_t)k->dynamic_local_bytes;
+    cl_uint index = (cl_uint)(n_buffers + k->n_ints);
+    err = clSetKernelArg(k->kernel, index, bytes, NULL);
+    if (err != CL_SUCCESS) {
+      return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s rejects %zu bytes of __local memory (error %d)",
+                        k->what, bytes, (int)err);
+    }
+  }
   cl_event event = NULL;
   err = clEnqueueNDRangeKernel(queue, k->kernel, k->dims, NULL, k->global, k->local, 0, NULL,
                                wait ? &event : NULL);
@@ -111,7 +121,8 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
   beast_status status = beast_program(ctx, e, &program);
   if (status != BEAST_OK) return status;
   cl_int err = CL_SUCCESS;
-  Launch k = {NULL, NULL, 3, {e->global[0], e->global[1], e->global[2]}, e->local, NULL, 0};
+  Launch k = {NULL, NULL, 3, {e->global[0], e->global[1], e->global[2]}, e->local, NULL, 0,
+              e->dynamic_local_bytes};
   k.kernel = clCreateKernel(program, e->kernel_name, &err);
   if (err != CL_SUCCESS) {
     return beast_fail(BEAST_ERROR_BUILD, "kernel %s of %s is missing from its program (error %d)",
@@ -136,7 +147,7 @@ static beast_status RunGeneric(beast_context* ctx, cl_command_queue queue, const
   beast_status status = beast_generic_program(ctx, &program);
   if (status != BEAST_OK) return status;
   cl_int err = CL_SUCCESS;
-  Launch k = {NULL, name, 1, {outputs, 1, 1}, NULL, ints, n_ints};
+  Launch k = {NULL, name, 1, {outputs, 1, 1}, NULL, ints, n_ints, -1};
   k.kernel = clCreateKernel(program, name, &err);
   if (err != CL_SUCCESS) {
     return beast_fail(BEAST_ERROR_BUILD, "generic kernel %s is missing (error %d)", name, (int)err);

@@ -25,6 +25,7 @@ struct beast_context {
   char platform_version[256];
   size_t max_work_group_size;
   size_t max_work_item_sizes[3];
+  cl_ulong local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE */
   /* Programs of beast_program_sources, built on first use under `mutex`;
    * build_failed[i] remembers a failed build so it is not retried. */
   pthread_mutex_t mutex;

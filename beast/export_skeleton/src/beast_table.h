@@ -26,6 +26,9 @@ typedef struct beast_entry {
   int program; /* index into beast_program_sources */
   size_t global[3];
   size_t local[3];
+  /* Bytes of the __local buffer passed as the kernel's last argument (local
+   * memory sized at launch); -1: the kernel takes none. */
+  long dynamic_local_bytes;
   const char* device_name; /* the device it was tuned on */
   const char* device_vendor;
   const char* device_driver;

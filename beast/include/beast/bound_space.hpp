@@ -64,9 +64,14 @@ struct SpaceReport {
 // A config made concrete: what the renderer and the launcher need.
 struct Instance {
   Config config;
-  std::vector<std::pair<std::string, Value>> vars;  // problem names, parameters, derived values
+  // What the renderer sees: problem names, parameters, derived values —
+  // without launch-time parameters (`applied: launch`) and the derived values
+  // that read them, which only the launch below may use.
+  std::vector<std::pair<std::string, Value>> vars;
   size_t global[3] = {1, 1, 1};
   size_t local[3] = {1, 1, 1};
+  int64_t dynamic_local_bytes = -1;  // launch dynamic_local_bytes; -1 when the space has none
+  int64_t shared_carveout = -1;     // launch shared_carveout; -1 without
 };
 
 class BoundSpace {

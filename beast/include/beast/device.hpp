@@ -42,7 +42,8 @@ struct DeviceInfo {
   // Names a space expression may read, all prefixed "device_":
   // device_max_work_group_size, device_max_work_item_size_0..2,
   // device_local_mem_bytes, device_compute_units, device_warp_size,
-  // device_max_registers_per_thread.
+  // device_max_registers_per_thread, and device_is_cuda (1 for a CUDA
+  // device or spec table, 0 for OpenCL).
   std::map<std::string, int64_t> Variables() const;
 };
 

@@ -40,6 +40,7 @@ struct ExportEntry {
   double median_ms = 0;  // measured for problem_key; for nearest, for source_problem
   size_t global[3] = {1, 1, 1};
   size_t local[3] = {1, 1, 1};
+  int64_t dynamic_local_bytes = -1;  // the kernel's __local argument at launch; -1: none
   bool nearest = false;
   std::string source_problem;  // nearest: the tuned problem the config comes from
   double distance = 0;         // nearest: ShapeDistance to it

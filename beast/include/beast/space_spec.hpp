@@ -25,6 +25,10 @@ struct ParamSpec {
   std::vector<Expr> exprs;
   bool has_default = false;
   Expr default_value;
+  // Applied at launch (`applied: launch`), not pasted into the source: the
+  // renderer never sees it (nor a derived value that reads it), so configs
+  // that differ only in such parameters share one program.
+  bool at_launch = false;
   SourceLocation where;
 };
 
@@ -63,6 +67,15 @@ struct SpaceSpec {
   std::vector<ConstraintSpec> constraints;
   Expr launch_global[3];
   Expr launch_local[3];
+  // Optional launch settings (unset: none). dynamic_local_bytes: local /
+  // shared memory sized at launch (OpenCL: one more __local argument after
+  // the contract's; CUDA: dynamic shared memory, opted in beyond 48 KiB).
+  // shared_carveout: CUDA's preferred shared-memory share of L1 in percent
+  // (-1 the driver's choice); OpenCL devices have no such switch.
+  Expr launch_dynamic_local_bytes;
+  bool has_dynamic_local = false;
+  Expr launch_shared_carveout;
+  bool has_shared_carveout = false;
   std::string hash;  // of the space text and the template text
 
   // Loads and checks kernel_templates/<name>.space.yaml. Every problem is

@@ -10,17 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "harness/launch_geometry.hpp"
 #include "harness/opencl_context.hpp"
 
 namespace beast::harness {
 
-// OpenCL NDRange: global and local sizes per dimension, dims in 1..3. A local
-// size of all zeros lets the runtime choose the work-group size.
-struct LaunchGeometry {
-  size_t global[3] = {1, 1, 1};
-  size_t local[3] = {0, 0, 0};
-  int dims = 1;
-};
 
 // One kernel argument: a device buffer (implicit) or a scalar.
 struct KernelArg {

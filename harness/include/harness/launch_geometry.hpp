@@ -1,0 +1,28 @@
+// How a kernel is launched, whatever the backend: the NDRange (OpenCL) or
+// grid x block (CUDA) in work-items, and the settings applied at launch
+// rather than compiled in (dynamic local memory, CUDA's shared-memory
+// carveout), so configs differing only in them share one program.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace beast::harness {
+
+// Global and local sizes per dimension, dims in 1..3; a CUDA grid is
+// global / local blocks of local threads. A local size of all zeros lets the
+// OpenCL runtime choose the work-group size.
+struct LaunchGeometry {
+  size_t global[3] = {1, 1, 1};
+  size_t local[3] = {0, 0, 0};
+  int dims = 1;
+  // Local / shared memory sized at launch: -1 when the kernel takes none;
+  // else its bytes (OpenCL: one __local argument after the others, given at
+  // least 4 bytes; CUDA: dynamic shared memory, opted in beyond 48 KiB).
+  int64_t dynamic_local_bytes = -1;
+  // CUDA's preferred shared-memory share of the L1/shared array in percent;
+  // -1 leaves the driver's choice. OpenCL has no such switch.
+  int shared_carveout = -1;
+};
+
+}  // namespace beast::harness
