@@ -21,10 +21,12 @@ const char kHelp[] =
     "                  [--device D] [--db FILE] [--max-configs N] [--seed S]\n"
     "                  [--constraint EXPR]... [--constraints FILE]... [--ignore-soft]\n"
     "                  [--templates DIR] [--max-reps N] [--max-seconds S] [--timeout-seconds S]\n"
-    "                  [--baselines clblast|none] [--cache-dir DIR | --no-cache]\n"
-    "                  [--compile-jobs N] [--confirm-top K] [--quiet] [--json]\n"
+    "                  [--baselines auto|clblast|nvidia|none] [--cache-dir DIR | --no-cache]\n"
+    "                  [--compile-jobs N] [--confirm-top K] [--flush-cache] [--quiet] [--json]\n"
     "Measures the configs of each template on each problem of its op on device D\n"
-    "(default: the first OpenCL device) and records every outcome in FILE (default beast.db).\n"
+    "(default: the first CUDA GPU, else the first OpenCL device) and records every outcome\n"
+    "in FILE (default beast.db). On a CUDA GPU (cuda:N) kernels are compiled with NVRTC for\n"
+    "its architecture and timed with CUDA events.\n"
     "--max-configs N measures the default config plus a uniform sample (seed S) of the\n"
     "valid space; 0 (the default) measures it all. Configs already in the database for\n"
     "this device, problem and template version are skipped, so a rerun resumes.\n"
@@ -33,11 +35,14 @@ const char kHelp[] =
     "--timeout-seconds per config (default 60, build included), and once the problem has\n"
     "a best time b, 3 s + 5 x build time + 50 x b x (1 + 2 warm-ups + max reps) after the build.\n"
     "--max-seconds S bounds the timed repetitions of a config (default 2).\n"
-    "--baselines clblast (the default on OpenCL devices when beast was built with CLBlast)\n"
-    "measures CLBlast's SGEMM or Convgemm once per problem on the same device, inputs,\n"
-    "validation and timing as the kernels (skipped when the database has it); none skips\n"
-    "them. The device's peak FLOP/s is measured at the start by an FMA microbenchmark. The\n"
-    "table shows each winner's speed-up over CLBlast and its fraction of that peak.\n"
+    "--baselines: the vendor library measured once per problem on the same device, inputs,\n"
+    "validation and timing as the kernels (skipped when the database has it): clblast\n"
+    "(CLBlast's SGEMM or Convgemm, OpenCL), nvidia (cuBLAS SGEMM and cuDNN's fastest FP32\n"
+    "forward convolution by its own search, no TF32; CUDA), auto (the device's own, the\n"
+    "default) or none. The device's peak FLOP/s is measured at the start by an FMA\n"
+    "microbenchmark. The table shows each winner's speed-up over the library and its\n"
+    "fraction of that peak. --flush-cache writes over the device's last-level cache (a\n"
+    "GPU's L2) before every timed run, so each starts cold.\n"
     "Progress goes to stderr (a live line on a terminal); --quiet drops it. --json prints\n"
     "a JSON summary on stdout instead of the table. Ctrl-C stops at once; the same command\n"
     "resumes. Exit code 130 when interrupted.\n"
@@ -190,7 +195,7 @@ int Tune(const Argv& argv) {
             {"template", "problem", "device", "db", "max-configs", "seed", "constraint",
              "constraints", "templates", "max-reps", "max-seconds", "timeout-seconds", "baselines",
              "cache-dir", "compile-jobs", "confirm-top"},
-            {"ignore-soft", "quiet", "json", "no-cache"}, "tune");
+            {"ignore-soft", "quiet", "json", "no-cache", "flush-cache"}, "tune");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
                 "beast tune: unexpected argument \"" + args.positional()[0] + "\"");
@@ -223,10 +228,11 @@ int Tune(const Argv& argv) {
   o.max_seconds_per_config = PositiveSeconds(args, "max-seconds", o.max_seconds_per_config);
   o.timeout_seconds = PositiveSeconds(args, "timeout-seconds", o.timeout_seconds);
   o.baselines = args.Get("baselines", "auto");
-  if (o.baselines != "clblast" && o.baselines != "none" && o.baselines != "auto") {
+  if (o.baselines != "clblast" && o.baselines != "nvidia" && o.baselines != "none" && o.baselines != "auto") {
     throw Error(ErrorCode::kBadArgument,
-                "beast tune: --baselines must be clblast or none, not \"" + o.baselines + "\"");
+                "beast tune: --baselines must be auto, clblast, nvidia or none, not \"" + o.baselines + "\"");
   }
+  o.flush_cache = args.Has("flush-cache");
   if (args.Has("no-cache") && args.Has("cache-dir"))
     throw Error(ErrorCode::kBadArgument, "--cache-dir and --no-cache exclude each other");
   o.cache_dir = args.Has("no-cache") ? "" : args.Get("cache-dir", DefaultCacheDir());

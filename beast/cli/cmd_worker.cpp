@@ -10,7 +10,7 @@
 namespace beast::cli {
 
 int Worker(const Argv& argv) {
-  Args args(argv, {"device-index", "fd", "cache-dir"}, {"compile"}, "worker");
+  Args args(argv, {"device-index", "fd", "cache-dir", "backend", "arch"}, {"compile"}, "worker");
   long device_index = args.GetInt("device-index", -1);
   long fd = args.GetInt("fd", -1);
   if (device_index < 0 || fd < 0) {
@@ -18,11 +18,15 @@ int Worker(const Argv& argv) {
         ErrorCode::kBadArgument,
         "beast worker: --device-index N --fd FD are required (the tuner starts workers itself)");
   }
+  const std::string backend_name = args.Get("backend", "opencl");
+  if (backend_name != "opencl" && backend_name != "cuda")
+    throw Error(ErrorCode::kBadArgument, "beast worker: --backend must be opencl or cuda");
+  const Backend backend = backend_name == "cuda" ? Backend::kCuda : Backend::kOpenCL;
   if (args.Has("compile")) {
-    return RunCompileWorker(static_cast<int>(device_index), static_cast<int>(fd),
-                            args.Get("cache-dir", ""));
+    return RunCompileWorker(backend, static_cast<int>(device_index), static_cast<int>(fd),
+                            args.Get("cache-dir", ""), args.Get("arch", ""));
   }
-  return RunDeviceWorker(static_cast<int>(device_index), static_cast<int>(fd),
+  return RunDeviceWorker(backend, static_cast<int>(device_index), static_cast<int>(fd),
                          args.Get("cache-dir", ""));
 }
 

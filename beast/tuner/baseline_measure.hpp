@@ -13,8 +13,12 @@
 
 namespace beast {
 
-// The libraries a run can measure baselines with.
+// The libraries a run can measure baselines with: CLBlast on OpenCL devices;
+// cuBLAS (GEMM) and cuDNN (conv2d) on CUDA GPUs, the set "nvidia".
 inline constexpr const char* kBaselineClblast = "clblast";
+inline constexpr const char* kBaselineCublas = "cublas";
+inline constexpr const char* kBaselineCudnn = "cudnn";
+inline constexpr const char* kBaselineNvidia = "nvidia";
 
 // Measures `library`'s routine for `problem` (uploaded as `device_problem`).
 // An unknown library comes back `unsupported`.

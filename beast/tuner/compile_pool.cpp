@@ -233,9 +233,10 @@ void CompilePool::ReleaseSource(const std::string& source) {
 bool CompilePool::StartWorker(std::unique_ptr<WorkerProcess>& process) {
   std::string why;
   try {
-    process = std::make_unique<WorkerProcess>(
-        options_.executable, options_.device_index,
-        std::vector<std::string>{"--compile", "--cache-dir", options_.cache_dir});
+    std::vector<std::string> args{"--compile", "--cache-dir", options_.cache_dir, "--backend",
+                                  BackendName(options_.backend)};
+    if (options_.backend == Backend::kCuda) args.insert(args.end(), {"--arch", options_.arch});
+    process = std::make_unique<WorkerProcess>(options_.executable, options_.device_index, args);
     Register(process->pid());
     std::optional<std::string> first = Await(process, kStartSeconds, &why);
     if (first && MessageKind(*first) == WorkerMessage::kFatal) {

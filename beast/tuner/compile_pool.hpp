@@ -42,6 +42,10 @@ class CompilePool {
  public:
   struct Options {
     std::string executable;  // the beast binary
+    // OpenCL: the workers open the device and build with its compiler. CUDA:
+    // they compile with NVRTC for `arch` and open no device.
+    Backend backend = Backend::kOpenCL;
+    std::string arch;
     int device_index = 0;
     std::string cache_dir;
     int jobs = 1;

@@ -13,7 +13,9 @@
 #include "beast/problem.hpp"
 #include "beast/tuner.hpp"
 #include "compile_protocol.hpp"
+#include "beast/error.hpp"
 #include "harness/cached_build.hpp"
+#include "harness/cuda_build.hpp"
 #include "harness/opencl_context.hpp"
 #include "harness/program_cache.hpp"
 #include "instance_measure.hpp"
@@ -82,10 +84,41 @@ void WarmLaunch(harness::OpenCLContext& context, const WarmBuffers& buffers,
   if (runner.ok()) runner.Launch(one_group);
 }
 
+// A CUDA compile worker: NVRTC for `arch`, no device opened (NVRTC needs
+// none), each instance compiled into the cache unless it is there.
+int RunCudaCompileWorker(int fd, const std::string& cache_dir, const std::string& arch) {
+  std::unique_ptr<harness::ProgramCache> cache;
+  try {
+    if (!harness::NvrtcAvailable())
+      throw Error(ErrorCode::kEnvironment, "this beast was built without NVRTC (CUDA toolkit not found)");
+    cache = std::make_unique<harness::ProgramCache>(cache_dir);
+  } catch (const std::exception& e) {
+    Reply(fd, EncodeFatal(e.what()));
+    return 1;
+  }
+  if (!Reply(fd, EncodeReady({kWorkerProtocolVersion, "nvrtc " + arch}))) return 0;
+  std::string payload;
+  while (ReadFrame(fd, &payload)) {
+    CompileRequest request = DecodeCompile(payload);
+    CompileReply reply;
+    if (!cache->Load(harness::CudaKeyFor(request.source, arch))) {
+      harness::CudaBuild build =
+          harness::BuildCudaThroughCache(cache.get(), request.source, arch, request.kernel_name);
+      reply.built = build.compiled.ok;
+      reply.compile_ms = build.compiled.compile_ms;
+      reply.result = build.stored ? CompileReply::Result::kCompiled : CompileReply::Result::kNotStored;
+    }
+    if (!Reply(fd, EncodeCompiled(reply))) return 0;  // the pool is gone
+  }
+  return 0;
+}
+
 }  // namespace
 
-int RunCompileWorker(int device_index, int fd, const std::string& cache_dir) {
+int RunCompileWorker(Backend backend, int device_index, int fd, const std::string& cache_dir,
+                     const std::string& arch) {
   signal(SIGINT, SIG_IGN);  // Ctrl-C is the tuner's to handle
+  if (backend == Backend::kCuda) return RunCudaCompileWorker(fd, cache_dir, arch);
   std::unique_ptr<harness::OpenCLContext> context;
   std::unique_ptr<harness::ProgramCache> cache;
   try {

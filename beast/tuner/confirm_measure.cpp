@@ -1,10 +1,11 @@
 // Interleaved re-measurement of a pair's top configs (confirm_measure.hpp).
 #include "confirm_measure.hpp"
 
-#include <chrono>
+#include <functional>
 #include <memory>
 
 #include "harness/kernel_runner.hpp"
+#include "measure_steps.hpp"
 
 namespace beast {
 
@@ -30,41 +31,15 @@ std::vector<ConfirmResult> ConfirmInstances(harness::OpenCLContext& context,
       runners[i].reset();
     }
   }
-  // One launch of candidate i; false (and i stops) when it fails.
-  auto launch = [&](size_t i, bool timed) {
-    harness::LaunchResult r = runners[i]->Launch(candidates[i].geometry);
-    if (!r.ok()) {
-      results[i].status = "runtime_error";
-      results[i].error_text = r.message;
-      runners[i].reset();
-      return;
-    }
-    if (timed) results[i].samples_ms.push_back(r.kernel_ms);
-  };
-  auto live = [&] {
-    size_t n = 0;
-    for (const auto& r : runners) n += r != nullptr;
-    return n;
-  };
-  for (int w = 0; w < plan.warmup; ++w) {
-    for (size_t i = 0; i < candidates.size(); ++i)
-      if (runners[i]) launch(i, false);
+  std::vector<std::function<harness::LaunchResult()>> launches(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!runners[i]) continue;
+    launches[i] = [&, i] {
+      if (plan.flush_cache) context.FlushCache();
+      return runners[i]->Launch(candidates[i].geometry);
+    };
   }
-  const auto start = std::chrono::steady_clock::now();
-  for (int round = 1; round <= plan.max_reps && live() > 0; ++round) {
-    for (size_t i = 0; i < candidates.size(); ++i)
-      if (runners[i]) launch(i, true);
-    if (round < plan.min_reps) continue;
-    bool stable = true;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if (runners[i])
-        stable =
-            stable && harness::MedianRelativeHalfWidth(results[i].samples_ms) <= plan.target_rel_ci;
-    }
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (stable || elapsed >= plan.max_seconds * static_cast<double>(live())) break;
-  }
+  InterleavedRounds(launches, plan, &results);
   return results;
 }
 

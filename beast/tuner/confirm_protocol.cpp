@@ -47,6 +47,7 @@ std::string EncodeConfirm(const ConfirmRequest& q) {
   w.I64(q.plan.max_reps);
   w.F64(q.plan.max_seconds);
   w.F64(q.plan.target_rel_ci);
+  w.U8(q.plan.flush_cache);
   w.I64(static_cast<int64_t>(q.candidates.size()));
   for (const ConfirmCandidate& c : q.candidates) {
     w.Str(c.source);
@@ -65,6 +66,7 @@ ConfirmRequest DecodeConfirm(const std::string& payload) {
   q.plan.max_reps = static_cast<int>(r.I64());
   q.plan.max_seconds = r.F64();
   q.plan.target_rel_ci = r.F64();
+  q.plan.flush_cache = r.U8() != 0;
   int64_t n = Count(r);
   for (int64_t i = 0; i < n; ++i) {
     ConfirmCandidate c;

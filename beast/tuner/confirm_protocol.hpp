@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/kernel_runner.hpp"
+#include "harness/launch.hpp"
 #include "harness/timing.hpp"
 
 namespace beast {

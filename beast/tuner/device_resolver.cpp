@@ -5,6 +5,7 @@
 #include "beast/error.hpp"
 #include "beast/paths.hpp"
 #include "harness/cuda_driver.hpp"
+#include "harness/nvrtc_compiler.hpp"
 #include "harness/opencl_devices.hpp"
 
 namespace beast {
@@ -18,9 +19,12 @@ DeviceInfo ResolveDevice(const DeviceSelector& selector) {
       throw Error(ErrorCode::kNotFound, "no device cuda:" + std::to_string(selector.index) + " (" +
                                             std::to_string(probe.devices.size()) + " CUDA GPUs present)");
     }
-    throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(selector.index) +
-                                             ": the CUDA backend cannot compile and run kernels in this build yet; "
-                                             "use an opencl device");
+    if (!harness::NvrtcAvailable()) {
+      throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(selector.index) +
+                                               ": this beast was built without NVRTC (CUDA toolkit not found), so "
+                                               "it cannot compile kernels for it");
+    }
+    return probe.devices[selector.index];
   }
   std::vector<DeviceInfo> devices = harness::ListOpenCLDevices();
   if (selector.index >= static_cast<int>(devices.size())) {
@@ -34,8 +38,14 @@ DeviceInfo ResolveDevice(const DeviceSelector& selector) {
 
 DeviceSelector BestDevice() {
   DeviceSelector sel;
+  // A CUDA GPU when there is one and this beast can compile for it.
+  if (harness::NvrtcAvailable() && !harness::ProbeCuda().devices.empty()) {
+    sel.backend = Backend::kCuda;
+    return sel;
+  }
   if (!harness::ListOpenCLDevices().empty()) return sel;
-  throw Error(ErrorCode::kNotFound, "no OpenCL device found (install an OpenCL driver such as PoCL: ./run does)");
+  throw Error(ErrorCode::kNotFound,
+              "no CUDA GPU and no OpenCL device found (install an OpenCL driver such as PoCL: ./run does)");
 }
 
 }  // namespace beast

@@ -1,11 +1,8 @@
 // Build, validate and time one instance (instance_measure.hpp).
 #include "instance_measure.hpp"
 
-#include <chrono>
-#include <cstdio>
-
 #include "harness/kernel_runner.hpp"
-#include "harness/validation.hpp"
+#include "measure_steps.hpp"
 
 namespace beast {
 
@@ -58,57 +55,16 @@ Outcome MeasureInstance(harness::OpenCLContext& context, const DeviceProblem& pr
       return out;
     }
   }
-  // Poison the output (0xFF bytes are NaN) so an element the kernel never
-  // writes fails validation instead of passing on a stale value.
-  context.Fill(problem.output, 0xFF);
-  auto first_start = std::chrono::steady_clock::now();
-  harness::LaunchResult first = runner.Launch(geometry);
-  out.first_launch_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
-  if (!first.ok()) {
-    out.status = "runtime_error";
-    out.error_text = first.message;
-    return out;
-  }
-  const ProblemData& data = *problem.data;
-  std::vector<float> y(data.output_count);
-  context.Read(problem.output, y.data(), y.size() * sizeof(float));
-  harness::ValidationResult v = harness::Validate(
-      y.data(), data.reference.data(), data.abs_reference.data(), y.size(), data.reduction_length);
-  out.max_error = v.max_error;
-  if (!v.ok) {
-    out.status = "wrong_result";
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
-                  (long long)v.fail_count, y.size(), (long long)v.nan_count,
-                  (long long)v.worst_index, v.worst_index >= 0 ? y[v.worst_index] : 0.0,
-                  v.worst_index >= 0 ? data.reference[v.worst_index] : 0.0);
-    out.error_text = buf;
-    return out;
-  }
-  std::string failure;
-  auto start = std::chrono::steady_clock::now();
-  out.samples_ms = harness::Benchmark(
-      [&]() -> std::optional<double> {
-        harness::LaunchResult r = runner.Launch(geometry);
-        if (!r.ok()) {
-          failure = r.message;
-          return std::nullopt;
-        }
-        return r.kernel_ms;
-      },
-      plan, nullptr);
-  out.benchmark_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!failure.empty()) {
-    out.status = "runtime_error";
-    out.error_text = failure;
-    return out;
-  }
-  harness::SampleStats stats = harness::Summarize(out.samples_ms);
-  out.median_ms = stats.median;
-  out.spread = stats.spread;
+  KernelCalls calls;
+  calls.poison_output = [&] { context.Fill(problem.output, 0xFF); };
+  calls.launch = [&] {
+    if (plan.flush_cache) context.FlushCache();
+    return runner.Launch(geometry);
+  };
+  calls.read_output = [&](float* host) {
+    context.Read(problem.output, host, problem.data->output_count * sizeof(float));
+  };
+  ValidateAndTime(calls, *problem.data, plan, &out);
   return out;
 }
 

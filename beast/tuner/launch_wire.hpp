@@ -2,7 +2,7 @@
 // compile and confirmation messages alike), in worker_wire.hpp's format.
 #pragma once
 
-#include "harness/launch_geometry.hpp"
+#include "harness/launch.hpp"
 #include "worker_wire.hpp"
 
 namespace beast {

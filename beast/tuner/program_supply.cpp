@@ -42,13 +42,15 @@ ProgramSupply::ProgramSupply(const TuneOptions& options, const DeviceInfo& devic
                              harness::Renderer& renderer, std::vector<ProgramJob> jobs,
                              const std::string& executable)
     : renderer_(renderer), backend_(device.backend), jobs_list_(std::move(jobs)) {
-  cpu_ = harness::IsCpuOpenCLDevice(device.index);
+  cpu_ = device.backend == Backend::kOpenCL && harness::IsCpuOpenCLDevice(device.index);
   jobs_ = options.compile_jobs >= 0
               ? options.compile_jobs
               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (options.cache_dir.empty() || jobs_ == 0 || jobs_list_.empty()) return;
   CompilePool::Options pool;
   pool.executable = executable;
+  pool.backend = device.backend;
+  pool.arch = device.arch;
   pool.device_index = device.index;
   pool.cache_dir = options.cache_dir;
   pool.jobs = jobs_;

@@ -8,14 +8,22 @@
 #include "beast/error.hpp"
 #include "beast/json.hpp"
 #include "harness/clblast_baseline.hpp"
+#include "harness/cuda_library_call.hpp"
 
 namespace beast {
 
 std::string ResolveBaselineLibrary(const std::string& option, const DeviceInfo& device) {
   if (option == "none") return "";
   if (option == "auto") {
-    return device.backend == Backend::kOpenCL && harness::ClblastAvailable() ? kBaselineClblast
-                                                                             : "";
+    if (device.backend == Backend::kCuda) return kBaselineNvidia;
+    return harness::ClblastAvailable() ? kBaselineClblast : "";
+  }
+  if (option == kBaselineNvidia) {
+    if (device.backend != Backend::kCuda) {
+      throw Error(ErrorCode::kBadArgument,
+                  "--baselines nvidia: cuBLAS and cuDNN run on CUDA devices, not " + device.Id());
+    }
+    return kBaselineNvidia;
   }
   if (option == kBaselineClblast) {
     if (!harness::ClblastAvailable()) {
@@ -30,11 +38,34 @@ std::string ResolveBaselineLibrary(const std::string& option, const DeviceInfo& 
     return kBaselineClblast;
   }
   throw Error(ErrorCode::kBadArgument,
-              "--baselines must be clblast or none, not \"" + option + "\"");
+              "--baselines must be auto, clblast, nvidia or none, not \"" + option + "\"");
+}
+
+BaselineChoice BaselineFor(const std::string& set, const Problem& problem) {
+  BaselineChoice choice;
+  if (set == kBaselineNvidia) {
+    const bool gemm = problem.op() == OpKind::kGemm;
+    choice.library = gemm ? kBaselineCublas : kBaselineCudnn;
+    choice.routine = gemm ? harness::kCublasRoutine : harness::kCudnnRoutine;
+    return choice;
+  }
+  choice.library = kBaselineClblast;
+  choice.routine = harness::ClblastRoutine(problem, &choice.why_not);
+  return choice;
 }
 
 std::string LibraryDisplayName(const std::string& library) {
-  return library == kBaselineClblast ? "CLBlast" : library;
+  if (library == kBaselineClblast) return "CLBlast";
+  if (library == kBaselineCublas) return "cuBLAS";
+  if (library == kBaselineCudnn) return "cuDNN";
+  return library;
+}
+
+std::string LibraryVersion(const std::string& library) {
+  if (library == kBaselineClblast) return harness::ClblastVersion();
+  if (library == kBaselineCublas) return harness::CublasVersion();
+  if (library == kBaselineCudnn) return harness::CudnnVersion();
+  return "";
 }
 
 std::string LimitsWithMeasuredPeak(const std::string& limits_json,
@@ -44,7 +75,7 @@ std::string LimitsWithMeasuredPeak(const std::string& limits_json,
   bool empty = limits_json.find_first_not_of(" \t\n{", 0) == close;
   return limits_json.substr(0, close) + (empty ? "" : ", ") +
          "\"peak_gflops_measured\": " + JsonNumber(peak.gflops) + ", \"peak_method\": " +
-         JsonString(std::string(harness::kPeakMethod) + ", best " + peak.variant) + "}";
+         JsonString(peak.method + ", best " + peak.variant) + "}";
 }
 
 std::optional<results_db::BaselineRow> FastestBaseline(results_db::Store& store, int64_t device_id,
@@ -96,7 +127,7 @@ void PrintBaseline(const BaselineSummary& s) {
 
 std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
                                              const std::vector<const Problem*>& problems,
-                                             const std::string& library,
+                                             const std::string& set,
                                              const std::atomic<bool>& stop) {
   std::vector<BaselineSummary> out;
   std::set<std::string> seen;
@@ -104,8 +135,10 @@ std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
     if (stop) break;
     const std::string key = problem->Key();
     if (!seen.insert(key).second) continue;
-    std::string why_not;
-    const std::string routine = harness::ClblastRoutine(*problem, &why_not);
+    const BaselineChoice choice = BaselineFor(set, *problem);
+    const std::string& library = choice.library;
+    const std::string& routine = choice.routine;
+    const std::string& why_not = choice.why_not;
     int64_t problem_id = c.store.UpsertProblem(key, problem->OpName(), problem->Flops());
     if (c.store.HasBaseline(c.device_id, problem_id, library, routine)) {
       results_db::BaselineFilter filter;
@@ -145,7 +178,9 @@ std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
       record.gflops = problem->Flops() / (*result.median_ms * 1e6);
     record.max_error = result.max_error;
     record.error_text = result.error_text;
-    record.library_version = harness::ClblastVersion();
+    record.library_version = LibraryVersion(library);
+    // What the library chose (cuDNN's algorithm) goes with its version.
+    if (!result.detail.empty()) record.library_version += (record.library_version.empty() ? "" : "; ") + result.detail;
     c.store.RecordBaseline(record);
     BaselineSummary s;
     s.problem_key = key;

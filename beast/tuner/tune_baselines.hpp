@@ -21,13 +21,26 @@
 
 namespace beast {
 
-// The library TuneOptions::baselines names for `device`: "clblast" or ""
-// (none). Throws Error(kBadArgument) for an unknown name, or "clblast" asked
-// of a beast built without CLBlast or of a device that is not OpenCL.
+// The baseline set TuneOptions::baselines names for `device`: "clblast"
+// (OpenCL), "nvidia" (cuBLAS and cuDNN, CUDA) or "" (none); "auto" is the
+// device's own. Throws Error(kBadArgument) for an unknown name, "clblast"
+// asked of a beast built without CLBlast or of a CUDA device, "nvidia" of
+// an OpenCL one.
 std::string ResolveBaselineLibrary(const std::string& option, const DeviceInfo& device);
 
-// "CLBlast" for "clblast": how tables name the library.
+// The library and routine of `set` that computes `problem`, and why not when
+// it cannot (the baseline is then recorded unsupported without a call).
+struct BaselineChoice {
+  std::string library;  // "clblast", "cublas", "cudnn"
+  std::string routine;  // "Sgemm", "Convgemm", "cublasSgemm", "cudnnConvolutionForward"
+  std::string why_not;
+};
+BaselineChoice BaselineFor(const std::string& set, const Problem& problem);
+
+// "CLBlast", "cuBLAS", "cuDNN": how tables name a library.
 std::string LibraryDisplayName(const std::string& library);
+// Its version, as the database records it; "" when unknown.
+std::string LibraryVersion(const std::string& library);
 
 // The device limits JSON with the measured peak added under
 // "peak_gflops_measured" and how it was measured under "peak_method" (the
@@ -51,7 +64,7 @@ struct BaselineRunContext {
 // unmeasured, when `stop` turns true.
 std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& context,
                                              const std::vector<const Problem*>& problems,
-                                             const std::string& library,
+                                             const std::string& set,
                                              const std::atomic<bool>& stop);
 
 // The fastest ok baseline of `library` on the device for the problem.

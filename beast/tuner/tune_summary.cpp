@@ -51,11 +51,16 @@ std::string FormatTuneSummary(const TuneSummary& s) {
                 s.device_name.c_str(),
                 s.interrupted ? " — run interrupted, run the same command again to resume" : "");
   out += line;
-  // The library column is named after the run's baseline library.
-  std::string library = "CLBlast";
+  // The library column is named after the run's baseline library, or
+  // "vendor" when its problems have different ones (cuBLAS for GEMM, cuDNN
+  // for convolutions); each pair's lines below name its own.
+  std::string library;
   for (const auto& p : s.pairs) {
-    if (!p.baseline_library.empty()) library = LibraryDisplayName(p.baseline_library);
+    if (p.baseline_library.empty()) continue;
+    const std::string name = LibraryDisplayName(p.baseline_library);
+    library = library.empty() || library == name ? name : "vendor";
   }
+  if (library.empty()) library = s.device_id.rfind("cuda:", 0) == 0 ? "vendor" : "CLBlast";
   std::snprintf(line, sizeof line, "%-20s %-10s %6s %6s %6s %11s %9s %8s %10s %6s  %s\n",
                 "template", "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
                 ("vs " + library).c_str(), "%peak", "best config");

@@ -318,10 +318,6 @@ TuneSummary Tune(const TuneOptions& o) {
     InterruptGuard guard;
     return TuneCompileOnly(o, specs, device, templates_dir, g_interrupted);
   }
-  if (device.backend != Backend::kOpenCL) {
-    throw Error(ErrorCode::kBadArgument, "kernels are measured on OpenCL devices only, and " +
-                                             device.Id() + " is not one (see beast devices)");
-  }
   std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
   const std::string not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);
   if (o.progress && !not_applied.empty()) std::fprintf(stderr, "%s\n", not_applied.c_str());
@@ -342,7 +338,7 @@ TuneSummary Tune(const TuneOptions& o) {
   // if the file was replaced since it started.
   const std::string executable =
       o.worker_executable.empty() ? "/proc/self/exe" : o.worker_executable;
-  WorkerClient worker(executable, device.index, device.name, o.cache_dir);
+  WorkerClient worker(executable, device.backend, device.index, device.name, o.cache_dir);
   if (!worker.Start(g_interrupted)) {
     summary.interrupted = true;
     summary.wall_seconds = Seconds(start);
@@ -353,6 +349,7 @@ TuneSummary Tune(const TuneOptions& o) {
   plan.min_reps = o.min_reps;
   plan.max_reps = o.max_reps;
   plan.max_seconds = o.max_seconds_per_config;
+  plan.flush_cache = o.flush_cache;
   results_db::Store store = results_db::Store::Open(o.db_path);
   // The peak goes with the device into the database, so it is measured
   // before the device is recorded.
@@ -364,14 +361,14 @@ TuneSummary Tune(const TuneOptions& o) {
     summary.wall_seconds = Seconds(start);
     return summary;
   }
-  summary.peak_method = harness::kPeakMethod;
+  summary.peak_method = peak->method;
   summary.peak_variant = peak->variant;
   summary.peak_error = peak->error;
   if (peak->ok) summary.peak_gflops = peak->gflops;
   if (o.progress) {
     if (peak->ok) {
       std::fprintf(stderr, "peak %.1f GFLOP/s fp32 on %s, measured by %s (best: %s)\n",
-                   peak->gflops, device.Id().c_str(), harness::kPeakMethod, peak->variant.c_str());
+                   peak->gflops, device.Id().c_str(), peak->method.c_str(), peak->variant.c_str());
     } else {
       std::fprintf(stderr, "peak FLOP/s unknown: %s\n", peak->error.c_str());
     }
@@ -419,9 +416,12 @@ TuneSummary Tune(const TuneOptions& o) {
   progress.Finish();
   worker.Stop();
   // Baselines recorded by earlier runs count too (--baselines none measures none).
-  const std::string shown = library.empty() ? std::string(kBaselineClblast) : library;
+  const std::string shown = !library.empty()                   ? library
+                            : device.backend == Backend::kCuda ? std::string(kBaselineNvidia)
+                                                               : std::string(kBaselineClblast);
   for (PairSummary& p : summary.pairs) {
-    if (auto b = FastestBaseline(store, device_id, p.problem_key, shown)) {
+    const std::string shown_library = BaselineFor(shown, Problem::Parse(p.problem_key)).library;
+    if (auto b = FastestBaseline(store, device_id, p.problem_key, shown_library)) {
       p.baseline_library = b->library;
       p.baseline_routine = b->routine;
       p.baseline_ms = b->median_ms.value_or(0);

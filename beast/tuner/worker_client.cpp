@@ -24,17 +24,18 @@ Clock::time_point After(Clock::time_point t, double seconds) {
 
 }  // namespace
 
-WorkerClient::WorkerClient(std::string executable, int device_index, std::string device_name,
-                           std::string cache_dir)
+WorkerClient::WorkerClient(std::string executable, Backend backend, int device_index,
+                           std::string device_name, std::string cache_dir)
     : executable_(std::move(executable)),
+      backend_(backend),
       device_index_(device_index),
       device_name_(std::move(device_name)),
       cache_dir_(std::move(cache_dir)) {}
 
 bool WorkerClient::Start(const std::atomic<bool>& stop) {
-  const std::string device = "opencl:" + std::to_string(device_index_);
-  std::vector<std::string> extra;
-  if (!cache_dir_.empty()) extra = {"--cache-dir", cache_dir_};
+  const std::string device = std::string(BackendName(backend_)) + ":" + std::to_string(device_index_);
+  std::vector<std::string> extra = {"--backend", BackendName(backend_)};
+  if (!cache_dir_.empty()) extra.insert(extra.end(), {"--cache-dir", cache_dir_});
   auto process = std::make_unique<WorkerProcess>(executable_, device_index_, extra);
   std::string payload;
   switch (process->Receive(&payload, Clock::now() + kStartTimeout, &stop)) {

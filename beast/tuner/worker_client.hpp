@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "beast/device.hpp"
 #include "confirm_protocol.hpp"
 #include "instance_measure.hpp"
 #include "worker_process.hpp"
@@ -27,10 +28,10 @@ using PostCompileCheck = std::function<std::optional<std::string>(const Compiled
 class WorkerClient {
  public:
   // `executable` is the beast binary (run as `beast worker`); `device_name`
-  // is what the tuner resolved opencl:<device_index> to, checked against
+  // is what the tuner resolved <backend>:<device_index> to, checked against
   // what the worker opens. With a `cache_dir`, the worker builds programs
   // through that program cache (harness/program_cache.hpp).
-  WorkerClient(std::string executable, int device_index, std::string device_name,
+  WorkerClient(std::string executable, Backend backend, int device_index, std::string device_name,
                std::string cache_dir = "");
 
   // Starts the first worker and waits until it has opened the device.
@@ -106,6 +107,7 @@ class WorkerClient {
   void Retire();
 
   std::string executable_;
+  Backend backend_;
   int device_index_;
   std::string device_name_;
   std::string cache_dir_;

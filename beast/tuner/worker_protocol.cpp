@@ -33,6 +33,7 @@ void WritePlan(WireWriter& w, const harness::BenchmarkPlan& plan) {
   w.F64(plan.best_ms);
   w.I64(plan.loser_reps);
   w.F64(plan.loser_factor);
+  w.U8(plan.flush_cache);
 }
 
 void WriteOptI64(WireWriter& w, const std::optional<int64_t>& v) {
@@ -72,6 +73,7 @@ harness::BenchmarkPlan ReadPlan(WireReader& r) {
   plan.best_ms = r.F64();
   plan.loser_reps = static_cast<int>(r.I64());
   plan.loser_factor = r.F64();
+  plan.flush_cache = r.U8() != 0;
   return plan;
 }
 
@@ -240,6 +242,7 @@ std::string EncodeBaselineResult(const harness::BaselineResult& b, bool worker_e
   w.OptF64(b.first_call_ms);
   w.OptF64(b.last_command_median_ms);
   w.Str(b.error_text);
+  w.Str(b.detail);
   return w.bytes();
 }
 
@@ -257,6 +260,7 @@ harness::BaselineResult DecodeBaselineResult(const std::string& payload, bool* w
   b.first_call_ms = r.OptF64();
   b.last_command_median_ms = r.OptF64();
   b.error_text = r.Str();
+  b.detail = r.Str();
   r.ExpectEnd();
   return b;
 }
@@ -283,6 +287,7 @@ std::string EncodePeakResult(const harness::PeakFlopsResult& p, bool worker_exit
   w.F64(p.spread);
   w.Str(p.variant);
   w.Str(p.error);
+  w.Str(p.method);
   return w.bytes();
 }
 
@@ -297,6 +302,7 @@ harness::PeakFlopsResult DecodePeakResult(const std::string& payload, bool* work
   p.spread = r.F64();
   p.variant = r.Str();
   p.error = r.Str();
+  p.method = r.Str();
   r.ExpectEnd();
   return p;
 }

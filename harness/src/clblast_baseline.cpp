@@ -253,6 +253,7 @@ BaselineResult MeasureClblast(OpenCLContext& context, const beast::Problem& prob
   std::vector<double> last_ms;
   out.samples_ms = Benchmark(
       [&]() -> std::optional<double> {
+        if (plan.flush_cache) context.FlushCache();  // TimedCall's clFinish waits for it
         Timed t = TimedCall(queue, call);
         if (!t.error.empty()) {
           failure = t.error;

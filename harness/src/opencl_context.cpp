@@ -166,6 +166,28 @@ void OpenCLContext::Read(const DeviceBuffer& buffer, void* host, size_t bytes) {
   }
 }
 
+void OpenCLContext::FlushCache() {
+  if (!cache_scratch_.valid()) {
+    cl_ulong cache = 0;
+    if (clGetDeviceInfo(impl_->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, nullptr) !=
+            CL_SUCCESS ||
+        cache == 0) {
+      cache = cl_ulong{32} << 20;  // larger than most last-level caches per socket
+    }
+    cache_scratch_ = Allocate(static_cast<size_t>(2 * cache));
+  }
+  // A different value each time, so no write can be elided. Not waited for:
+  // the in-order queue runs the next kernel after it, and the kernel's
+  // profiling span starts then.
+  unsigned char value = ++cache_value_;
+  cl_int status = clEnqueueFillBuffer(impl_->queue, cache_scratch_.impl()->mem, &value, 1, 0,
+                                      cache_scratch_.bytes(), 0, nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    throw Error(ErrorCode::kEnvironment,
+                "flushing the cache of " + impl_->info.Id() + " failed: " + OpenCLErrorText(status));
+  }
+}
+
 void OpenCLContext::Fill(const DeviceBuffer& buffer, unsigned char value) {
   CheckTransfer(impl_->context, buffer, &value, 0, "Fill");
   cl_int status = clEnqueueFillBuffer(impl_->queue, buffer.impl()->mem, &value, 1, 0,

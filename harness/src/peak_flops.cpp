@@ -59,6 +59,7 @@ std::string PeakKernelSource(int chains) {
 
 PeakFlopsResult MeasurePeakFlops(OpenCLContext& context, const BenchmarkPlan& plan) {
   PeakFlopsResult best;
+  best.method = kPeakMethod;
   const int units = static_cast<int>(std::max<int64_t>(1, context.device().limits.compute_units));
   const size_t max_group = static_cast<size_t>(context.device().limits.max_work_group_size);
   size_t most_items = 0;

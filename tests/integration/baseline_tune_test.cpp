@@ -113,7 +113,7 @@ TEST_F(BaselineTune, NoneMeasuresNoBaseline) {
   EXPECT_TRUE(store.Baselines().empty());
   auto bad = RunCommand(Tune("--quiet --baselines mkl"));
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_NE(bad.output.find("beast tune: --baselines must be clblast or none, not \"mkl\""),
+  EXPECT_NE(bad.output.find("beast tune: --baselines must be auto, clblast, nvidia or none, not \"mkl\""),
             std::string::npos)
       << bad.output;
 }

@@ -7,9 +7,9 @@
 namespace beast {
 
 DeviceInfo ResolveDevice(const DeviceSelector& selector);
-// The device `beast tune` uses when none is named: the first OpenCL device
-// (kernels run through OpenCL only, until the CUDA backend lands). Throws
-// when there is none.
+// The device `beast tune` uses when none is named: the first CUDA GPU when
+// the driver finds one and this beast has NVRTC, else the first OpenCL
+// device (PoCL on a machine without a GPU). Throws when there is neither.
 DeviceSelector BestDevice();
 
 }  // namespace beast

@@ -44,6 +44,9 @@ struct TuneOptions {
   int min_reps = 5;
   int max_reps = 30;
   double max_seconds_per_config = 2.0;
+  // Write over the device's last-level cache (a GPU's L2) before every timed
+  // launch, so each starts cold (harness::BenchmarkPlan::flush_cache).
+  bool flush_cache = false;
   // Vendor-library baselines measured once per (device, problem) in the same
   // run, unless the database has them: "auto" (CLBlast on OpenCL devices when
   // this beast was built with it), "clblast", or "none".
@@ -169,17 +172,19 @@ TuneSummary Tune(const TuneOptions& options);
 // run ok, the time spent and the fraction of it the device was busy.
 std::string FormatTuneSummary(const TuneSummary& summary);
 
-// The device worker process (the hidden `beast worker` verb): opens
-// opencl:<device_index>, then serves measurement requests on socket `fd`
-// until the tuner closes it (protocol: beast/tuner/worker_protocol.hpp),
+// The device worker process (the hidden `beast worker` verb): opens device
+// <device_index> of `backend`, then serves measurement requests on socket
+// `fd` until the tuner closes it (protocol: beast/tuner/worker_protocol.hpp),
 // building programs through the program cache in `cache_dir` unless it is
 // empty. Returns the process exit code.
-int RunDeviceWorker(int device_index, int fd, const std::string& cache_dir = "");
+int RunDeviceWorker(Backend backend, int device_index, int fd, const std::string& cache_dir = "");
 
 // A compile worker of the tuner's compile pool (`beast worker --compile`):
-// opens opencl:<device_index> and builds the instances it is sent on socket
-// `fd` into the program cache in `cache_dir` (protocol:
-// beast/tuner/compile_protocol.hpp). Returns the process exit code.
-int RunCompileWorker(int device_index, int fd, const std::string& cache_dir);
+// builds the instances it is sent on socket `fd` into the program cache in
+// `cache_dir` (protocol: beast/tuner/compile_protocol.hpp) — on OpenCL with
+// the compiler of opencl:<device_index>, which it opens; on CUDA with NVRTC
+// for `arch`, opening no device. Returns the process exit code.
+int RunCompileWorker(Backend backend, int device_index, int fd, const std::string& cache_dir,
+                     const std::string& arch = "");
 
 }  // namespace beast

@@ -57,6 +57,8 @@ struct BaselineResult {
   // only; the baseline's time is median_ms.
   std::optional<double> last_command_median_ms;
   std::string error_text;
+  // What the library chose, for the record (cuDNN: its algorithm and math).
+  std::string detail;
 };
 
 // Runs CLBlast's routine for `problem` once on an output poisoned with NaN,

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/launch_geometry.hpp"
+#include "harness/launch.hpp"
 #include "harness/opencl_context.hpp"
 
 namespace beast::harness {
@@ -27,15 +27,6 @@ struct KernelArg {
   DeviceBuffer buffer;
   int32_t int_value = 0;
   float float_value = 0;
-};
-
-enum class LaunchStatus { kOk, kRuntimeError };
-
-struct LaunchResult {
-  LaunchStatus status = LaunchStatus::kRuntimeError;
-  std::string message;   // why it failed; empty when ok
-  double kernel_ms = 0;  // CL_PROFILING_COMMAND_END - START, when ok
-  bool ok() const { return status == LaunchStatus::kOk; }
 };
 
 // What the compiled kernel needs of the device (clGetKernelWorkGroupInfo);

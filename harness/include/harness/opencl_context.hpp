@@ -80,12 +80,18 @@ class OpenCLContext {
   void Read(const DeviceBuffer& buffer, void* host, size_t bytes);
   // Sets every byte of the buffer to `value` (e.g. to clear an output).
   void Fill(const DeviceBuffer& buffer, unsigned char value);
+  // Enqueues a write over twice the device's global memory cache
+  // (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE) on the queue, so the next kernel finds
+  // none of its data cached (BenchmarkPlan::flush_cache).
+  void FlushCache();
 
   Impl& impl() const { return *impl_; }
 
  private:
   std::unique_ptr<Impl> impl_;
   std::shared_ptr<const ProgramCache> cache_;
+  DeviceBuffer cache_scratch_;  // FlushCache's, allocated on its first call
+  unsigned char cache_value_ = 0;
 };
 
 }  // namespace beast::harness

@@ -27,6 +27,7 @@ struct PeakFlopsResult {
   double spread = 0;
   std::string variant;  // "chains=12 local=4 groups=64"
   std::string error;    // why no variant ran, when !ok
+  std::string method;   // how it was measured (kPeakMethod, kCudaPeakMethod)
 };
 
 // Builds and times a few variants (chain counts and work-group sizes, because

@@ -36,6 +36,10 @@ struct BenchmarkPlan {
   double best_ms = 0;
   int loser_reps = 3;
   double loser_factor = 2.0;
+  // Write over the device's last-level cache before every launch (outside
+  // the timed span), so each run starts cold as a call in an application
+  // would: the L2 on a GPU, the CPU's caches on PoCL. The backend does it.
+  bool flush_cache = false;
 };
 
 // Relative half-width of a distribution-free 95% confidence interval of the

@@ -1,11 +1,13 @@
-// How a kernel is launched, whatever the backend: the NDRange (OpenCL) or
-// grid x block (CUDA) in work-items, and the settings applied at launch
-// rather than compiled in (dynamic local memory, CUDA's shared-memory
-// carveout), so configs differing only in them share one program.
+// A kernel launch, whatever the backend: how it is launched — the NDRange
+// (OpenCL) or grid x block (CUDA) in work-items, and the settings applied at
+// launch rather than compiled in (dynamic local memory, CUDA's shared-memory
+// carveout), so configs differing only in them share one program — and what
+// came of it: the kernel's device time, or why it failed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace beast::harness {
 
@@ -23,6 +25,15 @@ struct LaunchGeometry {
   // CUDA's preferred shared-memory share of the L1/shared array in percent;
   // -1 leaves the driver's choice. OpenCL has no such switch.
   int shared_carveout = -1;
+};
+
+enum class LaunchStatus { kOk, kRuntimeError };
+
+struct LaunchResult {
+  LaunchStatus status = LaunchStatus::kRuntimeError;
+  std::string message;   // why it failed; empty when ok
+  double kernel_ms = 0;  // the kernel's device time (profiling events), when ok
+  bool ok() const { return status == LaunchStatus::kOk; }
 };
 
 }  // namespace beast::harness

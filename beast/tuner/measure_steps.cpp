@@ -1,0 +1,109 @@
+// Validation, timing and interleaved rounds, whatever the backend
+// (measure_steps.hpp).
+#include "measure_steps.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "harness/validation.hpp"
+
+namespace beast {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
+                     const harness::BenchmarkPlan& plan, Outcome* out) {
+  // Poison the output (0xFF bytes are NaN) so an element the kernel never
+  // writes fails validation instead of passing on a stale value.
+  calls.poison_output();
+  auto first_start = std::chrono::steady_clock::now();
+  harness::LaunchResult first = calls.launch();
+  out->first_launch_seconds = SecondsSince(first_start);
+  if (!first.ok()) {
+    out->status = "runtime_error";
+    out->error_text = first.message;
+    return;
+  }
+  std::vector<float> y(data.output_count);
+  calls.read_output(y.data());
+  harness::ValidationResult v = harness::Validate(
+      y.data(), data.reference.data(), data.abs_reference.data(), y.size(), data.reduction_length);
+  out->max_error = v.max_error;
+  if (!v.ok) {
+    out->status = "wrong_result";
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
+                  (long long)v.fail_count, y.size(), (long long)v.nan_count,
+                  (long long)v.worst_index, v.worst_index >= 0 ? y[v.worst_index] : 0.0,
+                  v.worst_index >= 0 ? data.reference[v.worst_index] : 0.0);
+    out->error_text = buf;
+    return;
+  }
+  std::string failure;
+  auto start = std::chrono::steady_clock::now();
+  out->samples_ms = harness::Benchmark(
+      [&]() -> std::optional<double> {
+        harness::LaunchResult r = calls.launch();
+        if (!r.ok()) {
+          failure = r.message;
+          return std::nullopt;
+        }
+        return r.kernel_ms;
+      },
+      plan, nullptr);
+  out->benchmark_seconds = SecondsSince(start);
+  if (!failure.empty()) {
+    out->status = "runtime_error";
+    out->error_text = failure;
+    return;
+  }
+  harness::SampleStats stats = harness::Summarize(out->samples_ms);
+  out->median_ms = stats.median;
+  out->spread = stats.spread;
+}
+
+void InterleavedRounds(const std::vector<std::function<harness::LaunchResult()>>& launches,
+                       const harness::BenchmarkPlan& plan, std::vector<ConfirmResult>* results) {
+  std::vector<char> live(launches.size());
+  for (size_t i = 0; i < launches.size(); ++i) live[i] = launches[i] != nullptr;
+  // One launch of candidate i; a failure stops i.
+  auto launch = [&](size_t i, bool timed) {
+    harness::LaunchResult r = launches[i]();
+    if (!r.ok()) {
+      (*results)[i].status = "runtime_error";
+      (*results)[i].error_text = r.message;
+      live[i] = 0;
+      return;
+    }
+    if (timed) (*results)[i].samples_ms.push_back(r.kernel_ms);
+  };
+  auto live_count = [&] {
+    size_t n = 0;
+    for (char l : live) n += l != 0;
+    return n;
+  };
+  for (int w = 0; w < plan.warmup; ++w) {
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (live[i]) launch(i, false);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (int round = 1; round <= plan.max_reps && live_count() > 0; ++round) {
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (live[i]) launch(i, true);
+    if (round < plan.min_reps) continue;
+    bool stable = true;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      if (live[i])
+        stable = stable && harness::MedianRelativeHalfWidth((*results)[i].samples_ms) <= plan.target_rel_ci;
+    }
+    if (stable || SecondsSince(start) >= plan.max_seconds * static_cast<double>(live_count())) break;
+  }
+}
+
+}  // namespace beast
