@@ -3,7 +3,9 @@
 // finds them there; a rejected source is stored as such; a kernel that
 // crashes or never ends on its warm-up launch costs only its worker, and the
 // next job gets a fresh one; Pause stops every worker process and Resume lets
-// it go on; jobs the pool never reached are the caller's to prepare.
+// it go on; jobs the pool never reached are the caller's to prepare. For a
+// CUDA run the workers compile with NVRTC for the GPU's architecture, opening
+// no device (so this runs here, without a GPU).
 #include "../../beast/tuner/compile_pool.hpp"  // private to beast_tuner
 
 #include <gtest/gtest.h>
@@ -18,6 +20,8 @@
 
 #include "command_runner.hpp"
 #include "harness/cached_build.hpp"
+#include "harness/cuda_build.hpp"
+#include "harness/nvrtc_compiler.hpp"
 #include "harness/program_cache.hpp"
 
 namespace beast {
@@ -194,6 +198,39 @@ TEST_F(CompilePoolTest, ACacheDirectoryTheWorkersCannotUseStopsThePool) {
   std::optional<CompilePool::Taken> next = pool.Take(1, stop_);
   ASSERT_TRUE(next.has_value());
   EXPECT_FALSE(next->prepared);  // the pool stopped: the caller's
+}
+
+TEST_F(CompilePoolTest, CudaWorkersCompileWithNvrtcForTheArchitectureWithoutADevice) {
+  if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this beast has no NVRTC";
+  auto cuda_kernel = [](const std::string& body) {
+    return "extern \"C\" __global__ void k(const float* A, const float* B, float* C) { "
+           "const int i = blockIdx.x * blockDim.x + threadIdx.x; " + body + " }";
+  };
+  const std::vector<std::string> sources = {cuda_kernel("C[i] = A[i] + B[i];"),
+                                            cuda_kernel("C[i] = no_such_name;"),
+                                            cuda_kernel("C[i] = A[i] + B[i];")};
+  CompilePool::Options o = Options(2);
+  o.backend = Backend::kCuda;
+  o.arch = "sm_90";
+  o.device_index = 7;  // no such GPU: a CUDA compile worker opens none
+  o.warm = false;
+  CompilePool pool(o, sources.size(), [&](size_t i) { return Instance(sources.at(i)); });
+  std::vector<CompilePool::Taken> taken;
+  for (size_t i = 0; i < sources.size(); ++i) taken.push_back(*pool.Take(i, stop_));
+  EXPECT_EQ(pool.error(), "");
+  EXPECT_EQ(taken[0].built, CompilePool::Built::kCompiled);
+  EXPECT_EQ(taken[1].built, CompilePool::Built::kCompiled);  // the rejection is stored
+  EXPECT_EQ(taken[2].built, CompilePool::Built::kCached);    // the same source as job 0
+  harness::ProgramCache cache(o.cache_dir);
+  harness::CudaBuild ok = harness::BuildCudaThroughCache(&cache, sources[0], "sm_90", "k");
+  EXPECT_TRUE(ok.from_cache);
+  EXPECT_TRUE(ok.compiled.ok);
+  EXPECT_GT(ok.compiled.resources.registers, 0);
+  EXPECT_EQ(ok.compiled.cubin.substr(1, 3), "ELF");
+  harness::CudaBuild bad = harness::BuildCudaThroughCache(&cache, sources[1], "sm_90", "k");
+  EXPECT_TRUE(bad.from_cache);
+  EXPECT_FALSE(bad.compiled.ok);
+  EXPECT_NE(bad.compiled.log.find("no_such_name"), std::string::npos) << bad.compiled.log;
 }
 
 }  // namespace
