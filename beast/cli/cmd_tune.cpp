@@ -2,12 +2,15 @@
 // with a progress line and a table of winners (or a JSON summary) at the end.
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "args.hpp"
 #include "beast/device_resolver.hpp"
 #include "beast/error.hpp"
 #include "beast/json.hpp"
+#include "beast/multi_device_tune.hpp"
 #include "beast/paths.hpp"
 #include "beast/tuner.hpp"
 #include "beast/user_constraints.hpp"
@@ -63,7 +66,13 @@ const char kHelp[] =
     "--device cuda:sm_XX (an architecture with a table in constraints/devices) tunes\n"
     "compile-only: the same configs are rendered for CUDA and compiled with NVRTC on every\n"
     "core, and recorded compiled, compile_error or pruned_after_compile with their registers,\n"
-    "spills, stack and shared memory. Nothing runs; a rerun resumes.\n";
+    "spills, stack and shared memory. Nothing runs; a rerun resumes.\n"
+    "--device may be given several times: each device gets a tuning process and worker of\n"
+    "its own, all at once into the same database; identical devices (same name and driver,\n"
+    "e.g. several GPUs of one model) share the configs, each measuring its share (the\n"
+    "hidden --shard I/N and --progress-label L are what those processes are given); then\n"
+    "the first device of each kind measures the baselines, confirms the winners and prints\n"
+    "the summary (--json: an array of summaries).\n";
 
 // The re-measurement that confirmed the pair's winner; null when none stands.
 std::string ConfirmationJson(const PairSummary& p) {
@@ -131,8 +140,11 @@ std::string SummaryJson(const TuneSummary& s) {
            ", \"method\": " + JsonString(s.peak_method) +
            ", \"best_variant\": " + JsonString(s.peak_variant) + "}";
   }
+  std::string devices;
+  for (const std::string& d : s.devices) devices += (devices.empty() ? "" : ", ") + JsonString(d);
   return "{\n  \"device\": " + JsonString(s.device_id) +
          ",\n  \"device_name\": " + JsonString(s.device_name) +
+         (s.devices.empty() ? std::string() : ",\n  \"devices\": [" + devices + "]") +
          ",\n  \"compile_only\": " + (s.compile_only ? "true" : "false") +
          (s.compile_only ? ",\n  \"compiler\": " + JsonString(s.compiler) +
                                ",\n  \"compiler_version\": " + JsonString(s.compiler_version) +
@@ -156,6 +168,35 @@ std::string SummaryJson(const TuneSummary& s) {
          ",\n  \"peak\": " + peak + ",\n  \"baselines\": [" + baselines +
          (baselines.empty() ? "]" : "\n  ]") + ",\n  \"pairs\": [" + pairs +
          (pairs.empty() ? "]" : "\n  ]") + "\n}\n";
+}
+
+// --shard I/N: this run's share of a multi-device run (I in 0..N-1).
+void ParseShard(const std::string& text, TuneOptions* o) {
+  const size_t slash = text.find('/');
+  char* end = nullptr;
+  long index = slash == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
+  long count = slash == std::string::npos ? 0 : std::strtol(text.c_str() + slash + 1, nullptr, 10);
+  if (slash == std::string::npos || end != text.c_str() + slash || count < 1 || index < 0 || index >= count)
+    throw Error(ErrorCode::kBadArgument, "beast tune: --shard must be I/N with 0 <= I < N, not \"" + text + "\"");
+  o->shard_index = static_cast<int>(index);
+  o->shard_count = static_cast<int>(count);
+}
+
+// argv without the given options (--name VALUE or --name=VALUE) and flags.
+std::vector<std::string> Without(const Argv& argv, const std::set<std::string>& options,
+                                 const std::set<std::string>& flags) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    const std::string name = a.rfind("--", 0) == 0 ? a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2) : "";
+    if (flags.count(name)) continue;
+    if (options.count(name)) {
+      if (a.find('=') == std::string::npos) ++i;  // its value follows
+      continue;
+    }
+    out.push_back(a);
+  }
+  return out;
 }
 
 // $XDG_CACHE_HOME/beast/programs, else ~/.cache/beast/programs (XDG's
@@ -194,7 +235,7 @@ int Tune(const Argv& argv) {
   Args args(argv,
             {"template", "problem", "device", "db", "max-configs", "seed", "constraint",
              "constraints", "templates", "max-reps", "max-seconds", "timeout-seconds", "baselines",
-             "cache-dir", "compile-jobs", "confirm-top"},
+             "cache-dir", "compile-jobs", "confirm-top", "shard", "progress-label", "share-fd"},
             {"ignore-soft", "quiet", "json", "no-cache", "flush-cache"}, "tune");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
@@ -206,7 +247,9 @@ int Tune(const Argv& argv) {
     throw Error(ErrorCode::kBadArgument, "beast tune: --template is required");
   for (const auto& p : args.GetAll("problem")) o.problems.push_back(Problem::Parse(p));
   if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "beast tune: --problem is required");
-  o.device = args.Has("device") ? DeviceSelector::Parse(args.Get("device")) : BestDevice();
+  std::vector<DeviceSelector> devices;
+  for (const auto& d : args.GetAll("device")) devices.push_back(DeviceSelector::Parse(d));
+  o.device = devices.empty() ? BestDevice() : devices.front();
   o.db_path = args.Get("db", "beast.db");
   o.templates_dir = args.Get("templates", "");
   long max_configs = args.GetInt("max-configs", 0);
@@ -251,9 +294,27 @@ int Tune(const Argv& argv) {
   }
   o.confirm_top = static_cast<int>(confirm_top);
   o.progress = !args.Has("quiet");
+  o.progress_label = args.Get("progress-label", "");
+  if (args.Has("shard")) ParseShard(args.Get("shard"), &o);
   o.command_line = "beast tune";
   for (const auto& a : argv) o.command_line += " " + a;
+  if (devices.size() > 1) {
+    if (args.Has("shard")) throw Error(ErrorCode::kBadArgument, "beast tune: --shard goes with one --device");
+    MultiDeviceSummary run = TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
+    std::string out;
+    for (size_t i = 0; i < run.groups.size(); ++i) {
+      out += args.Has("json") ? (i ? "," : "") + SummaryJson(run.groups[i]) : FormatTuneSummary(run.groups[i]);
+    }
+    if (args.Has("json")) out = "[" + out + "]\n";
+    if (run.interrupted && run.groups.empty())
+      out = args.Has("json") ? "[]\n" : "run interrupted, run the same command again to resume\n";
+    std::fputs(out.c_str(), stdout);
+    return run.interrupted ? 130 : 0;
+  }
   TuneSummary summary = Tune(o);
+  if (args.Has("share-fd")) {  // a device's process of a multi-device run
+    WriteShare(static_cast<int>(args.GetInt("share-fd", -1)), summary);
+  }
   std::fputs((args.Has("json") ? SummaryJson(summary) : FormatTuneSummary(summary)).c_str(),
              stdout);
   return summary.interrupted ? 130 : 0;

@@ -34,10 +34,11 @@ std::string Duration(double seconds) {
 
 }  // namespace
 
-Progress::Progress(bool enabled, uint64_t total, bool compile_only)
+Progress::Progress(bool enabled, uint64_t total, bool compile_only, std::string label)
     : enabled_(enabled),
-      tty_(isatty(STDERR_FILENO)),
+      tty_(label.empty() && isatty(STDERR_FILENO)),
       compile_only_(compile_only),
+      prefix_(label.empty() ? "" : "[" + label + "] "),
       total_(total),
       start_(std::chrono::steady_clock::now()),
       last_print_(start_) {}
@@ -96,7 +97,7 @@ std::string Progress::Line() const {
   char head[160];
   std::snprintf(head, sizeof head, "%llu/%llu configs", (unsigned long long)done_,
                 (unsigned long long)total_);
-  std::string line = label_ + " " + head;
+  std::string line = prefix_ + label_ + " " + head;
   if (skipped_) line += " (" + std::to_string(skipped_) + " already measured)";
   if (measured_ && elapsed > 0) {
     double rate = measured_ / elapsed;

@@ -15,7 +15,8 @@ namespace beast {
 class Progress {
  public:
   // total: the configs the run selected over all its pairs.
-  Progress(bool enabled, uint64_t total, bool compile_only = false);
+  // A non-empty label forces plain lines, each starting with "[label] ".
+  Progress(bool enabled, uint64_t total, bool compile_only = false, std::string label = "");
   // A new (template, problem) pair: `label` says which ("[1/2] gemm/tiled"),
   // `problem` is its key; best_ms < 0 when it has no ok config yet.
   void StartPair(std::string label, std::string problem, double best_ms, double best_gflops);
@@ -36,6 +37,7 @@ class Progress {
   bool enabled_;
   bool tty_;
   bool compile_only_;
+  std::string prefix_;  // "[label] ", or empty
   int64_t fewest_registers_ = -1;
   std::string label_, problem_;
   uint64_t total_, done_ = 0, skipped_ = 0, measured_ = 0, failed_ = 0;

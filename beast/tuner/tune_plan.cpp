@@ -10,6 +10,9 @@ namespace beast {
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& o,
                                    const DeviceInfo& device) {
   std::vector<PlannedPair> pairs;
+  // Position of a config over every pair's selection, in order: the shards of
+  // a run on several identical devices take every shard_count-th one.
+  uint64_t position = 0;
   for (const auto& spec : specs) {
     bool any = false;
     for (const auto& problem : o.problems) {
@@ -36,6 +39,14 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
       p.has_default = p.space->Check(p.default_config, &p.no_default_why, /*hard_only=*/true);
       p.configs = SelectConfigs(*p.space, p.has_default ? &p.default_config : nullptr,
                                 o.max_configs, o.seed);
+      if (o.shard_count > 1) {
+        std::vector<Config> mine;
+        for (Config& c : p.configs) {
+          if (position++ % static_cast<uint64_t>(o.shard_count) == static_cast<uint64_t>(o.shard_index))
+            mine.push_back(std::move(c));
+        }
+        p.configs = std::move(mine);
+      }
       p.post_compile = !AppliedPostCompile(*p.space, device.backend).empty();
       pairs.push_back(std::move(p));
     }

@@ -51,6 +51,13 @@ std::string FormatTuneSummary(const TuneSummary& s) {
                 s.device_name.c_str(),
                 s.interrupted ? " — run interrupted, run the same command again to resume" : "");
   out += line;
+  if (!s.devices.empty()) {
+    std::string names;
+    for (const std::string& d : s.devices) names += (names.empty() ? "" : ", ") + d;
+    out += s.devices.size() == 1 ? "measured on " + names + " alone, beside the run's other devices\n"
+                                 : "measured on " + std::to_string(s.devices.size()) + " devices at once, sharing the configs: " +
+                                       names + "\n";
+  }
   // The library column is named after the run's baseline library, or
   // "vendor" when its problems have different ones (cuBLAS for GEMM, cuDNN
   // for convolutions); each pair's lines below name its own.

@@ -385,7 +385,7 @@ TuneSummary Tune(const TuneOptions& o) {
 
   uint64_t total = 0;
   for (const PlannedPair& pair : pairs) total += pair.configs.size();
-  Progress progress(o.progress, total);
+  Progress progress(o.progress, total, /*compile_only=*/false, o.progress_label);
   Run run{o, device, renderer, worker, store, progress, summary, device_id, run_id, plan, {}};
   try {
     if (!library.empty()) {

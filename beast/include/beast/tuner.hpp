@@ -63,6 +63,14 @@ struct TuneOptions {
   // re-measured side by side, in rounds, and the fastest of that is the
   // winner (beast/tuner/confirm_measure.hpp); 0: off, else at least 2.
   int confirm_top = 3;
+  // This run measures only every shard_count-th selected config, from the
+  // shard_index-th on (over all pairs in order): the share of one of several
+  // identical devices tuning the same problems at once (multi_device_tune.hpp).
+  int shard_index = 0;
+  int shard_count = 1;
+  // Non-empty: progress comes as plain lines (never a live terminal line),
+  // each starting with "[label] ", so several runs can share one stderr.
+  std::string progress_label;
 };
 
 // A vendor library's routine on one problem of the run (this run's
@@ -119,6 +127,10 @@ struct PairSummary {
 struct TuneSummary {
   std::string device_id;
   std::string device_name;
+  // A run on several devices (multi_device_tune.hpp): the devices of this
+  // group that measured its configs at once, each with a note if its process
+  // failed; empty for a run on one device.
+  std::vector<std::string> devices;
   std::vector<PairSummary> pairs;
   double wall_seconds = 0;
   double compile_seconds = 0;       // builds from source now, by the worker or the pool
@@ -153,9 +165,10 @@ struct TuneSummary {
   // the device busy too).
   double confirm_seconds = 0;
   // (benchmark_seconds + confirm_seconds) / wall_seconds: how much of the run
-  // kept the device busy.
+  // kept the device busy (on several devices at once: each, on average).
   double DeviceBusyFraction() const {
-    return wall_seconds > 0 ? (benchmark_seconds + confirm_seconds) / wall_seconds : 0;
+    const double devices_wall = wall_seconds * static_cast<double>(devices.empty() ? 1 : devices.size());
+    return devices_wall > 0 ? (benchmark_seconds + confirm_seconds) / devices_wall : 0;
   }
 };
 

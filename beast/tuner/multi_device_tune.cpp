@@ -1,0 +1,223 @@
+// One tuning job on several devices at once (multi_device_tune.hpp).
+#include "beast/multi_device_tune.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "beast/device_resolver.hpp"
+#include "beast/error.hpp"
+#include "beast/paths.hpp"
+#include "beast/space_spec.hpp"
+#include "tune_plan.hpp"
+#include "tune_share.hpp"
+#include "worker_wire.hpp"
+
+namespace beast {
+namespace {
+
+std::atomic<int> g_signal{0};
+// The device processes, for the handler to pass SIGTERM on to.
+constexpr int kMaxChildren = 256;
+pid_t g_children[kMaxChildren];
+std::atomic<int> g_child_count{0};
+
+void Remember(int sig) {
+  g_signal = sig;
+  if (sig != SIGTERM) return;  // Ctrl-C reached them already
+  for (int i = 0; i < g_child_count; ++i) kill(g_children[i], SIGTERM);
+}
+
+// While the per-device processes run: Ctrl-C reaches them itself (they share
+// the terminal's process group) and this process only waits for them to stop;
+// SIGTERM, sent to this process alone, is passed on.
+class SignalScope {
+ public:
+  SignalScope() {
+    g_signal = 0;
+    struct sigaction action = {};
+    action.sa_handler = Remember;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~SignalScope() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+
+ private:
+  struct sigaction previous_int_ = {}, previous_term_ = {};
+};
+
+struct Child {
+  std::string device;
+  pid_t pid = -1;
+  int status = 0;
+  int share_fd = -1;  // our end of the socket its share comes on
+  std::string share;  // the frame's payload, when it came
+};
+
+// The descriptor a device's process writes its share on (--share-fd).
+constexpr int kShareFd = 3;
+
+// Starts `executable tune ARGS... --share-fd 3` with stdout on /dev/null (its
+// table is of no use: the final run gives the group's), stderr shared, and
+// its share coming on a socket.
+Child Spawn(const std::string& device, const std::string& executable, std::vector<std::string> args) {
+  args.insert(args.end(), {"--share-fd", std::to_string(kShareFd)});
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(executable.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int fds[2];  // a socket pair, as the worker frames travel on
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw Error(ErrorCode::kEnvironment, std::string("cannot start a tuning process: ") + strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw Error(ErrorCode::kEnvironment, std::string("cannot start a tuning process: ") + strerror(errno));
+  }
+  if (pid == 0) {
+    int null_fd = open("/dev/null", O_WRONLY);
+    if (null_fd >= 0) dup2(null_fd, STDOUT_FILENO);
+    if (dup2(fds[1], kShareFd) < 0) _exit(127);  // dup2 clears close-on-exec
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  Child child;
+  child.device = device;
+  child.pid = pid;
+  child.share_fd = fds[0];
+  return child;
+}
+
+std::string Identity(const DeviceInfo& d) {
+  return std::string(BackendName(d.backend)) + "\n" + d.name + "\n" + d.driver_version;
+}
+
+}  // namespace
+
+void WriteShare(int fd, const TuneSummary& summary) {
+  WriteFrame(fd, EncodeShare(summary), std::chrono::steady_clock::now() + std::chrono::minutes(10));
+  close(fd);
+}
+
+MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<DeviceSelector>& selectors,
+                                 const std::vector<std::string>& tune_args) {
+  BEAST_CHECK(selectors.size() >= 2);
+  const auto start = std::chrono::steady_clock::now();
+  // Everything is checked before anything runs.
+  std::vector<DeviceInfo> devices;
+  std::map<std::string, std::string> seen;  // Id -> itself
+  for (const DeviceSelector& s : selectors) {
+    if (!s.arch.empty()) {
+      throw Error(ErrorCode::kBadArgument, "--device cuda:" + s.arch +
+                                               " compiles only, for one architecture: it cannot be combined with "
+                                               "other devices");
+    }
+    DeviceInfo d = ResolveDevice(s);
+    if (!seen.emplace(d.Id(), d.Id()).second) throw Error(ErrorCode::kBadArgument, "device " + d.Id() + " is named twice");
+    devices.push_back(d);
+  }
+  Paths paths = Paths::Default();
+  const std::string templates_dir = options.templates_dir.empty() ? paths.templates_dir : options.templates_dir;
+  std::vector<SpaceSpec> specs;
+  for (const auto& name : options.templates) specs.push_back(SpaceSpec::Load(templates_dir, name));
+  for (const DeviceInfo& d : devices) PlanPairs(specs, options, d);
+
+  // Groups of identical devices, in the order their first one was named.
+  std::vector<std::vector<size_t>> groups;
+  std::map<std::string, size_t> group_of;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    auto [it, fresh] = group_of.emplace(Identity(devices[i]), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  const std::string executable = options.worker_executable.empty() ? "/proc/self/exe" : options.worker_executable;
+  MultiDeviceSummary out;
+  std::vector<Child> children;
+  {
+    SignalScope signals;
+    for (const auto& group : groups) {
+      for (size_t k = 0; k < group.size(); ++k) {
+        const std::string id = devices[group[k]].Id();
+        std::vector<std::string> args = {"tune"};
+        args.insert(args.end(), tune_args.begin(), tune_args.end());
+        args.insert(args.end(), {"--device", id, "--baselines", "none", "--confirm-top", "0", "--progress-label", id});
+        if (group.size() > 1) args.insert(args.end(), {"--shard", std::to_string(k) + "/" + std::to_string(group.size())});
+        if (!options.progress) args.push_back("--quiet");
+        children.push_back(Spawn(id, executable, args));
+        if (g_child_count < kMaxChildren) g_children[g_child_count++] = children.back().pid;
+      }
+    }
+    if (options.progress) {
+      std::string names;
+      for (const Child& c : children) names += (names.empty() ? "" : ", ") + c.device;
+      std::fprintf(stderr, "tuning on %zu devices at once (%s), one process each\n", children.size(), names.c_str());
+    }
+    for (Child& c : children) {
+      // The share first (a process blocks on a full socket until it is read);
+      // one that died before writing it all has none.
+      try {
+        if (!ReadFrame(c.share_fd, &c.share)) c.share.clear();
+      } catch (const Error&) {
+        c.share.clear();
+      }
+      close(c.share_fd);
+      while (waitpid(c.pid, &c.status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    g_child_count = 0;
+    out.interrupted = g_signal != 0;
+  }
+  for (const Child& c : children) {
+    if (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 130) out.interrupted = true;
+    if (WIFSIGNALED(c.status) && (WTERMSIG(c.status) == SIGINT || WTERMSIG(c.status) == SIGTERM)) out.interrupted = true;
+  }
+  if (out.interrupted) return out;
+  // Each group's first device: what a failed process left, the baselines,
+  // the confirmations and the summary.
+  for (const auto& group : groups) {
+    TuneOptions final_run = options;
+    final_run.device = selectors[group.front()];
+    TuneSummary summary = Tune(final_run);
+    for (size_t i : group) {
+      for (const Child& c : children) {
+        if (c.device != devices[i].Id()) continue;
+        if (!c.share.empty()) {
+          try {
+            AddShare(DecodeShare(c.share), &summary);
+          } catch (const Error&) {
+            // A share that does not decode counts nothing; the database has it all.
+          }
+        }
+        const bool ok = WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0;
+        summary.devices.push_back(c.device + (ok ? "" : " (its process failed: " +
+                                                            (WIFEXITED(c.status) ? "exit code " + std::to_string(WEXITSTATUS(c.status))
+                                                                                 : "signal " + std::to_string(WTERMSIG(c.status))) +
+                                                            "; its share was measured by " + devices[group.front()].Id() + ")"));
+      }
+    }
+    summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.groups.push_back(std::move(summary));
+    if (out.groups.back().interrupted) {
+      out.interrupted = true;
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace beast
