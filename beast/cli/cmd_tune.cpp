@@ -111,8 +111,7 @@ std::string PairJson(const PairSummary& p) {
          ", \"skipped\": " + std::to_string(p.skipped) +
          ", \"failed\": " + std::to_string(p.failed) + ", \"failures\": {" + failures +
          "}, \"best\": " + best + ", \"baseline\": " + baseline + ", \"fraction_of_peak\": " +
-         (p.fraction_of_peak > 0 ? JsonNumber(p.fraction_of_peak) : "null") +
-         ", \"registers\": " +
+         (p.fraction_of_peak > 0 ? JsonNumber(p.fraction_of_peak) : "null") + ", \"registers\": " +
          (p.min_registers >= 0 ? "{\"min\": " + std::to_string(p.min_registers) +
                                      ", \"max\": " + std::to_string(p.max_registers) + "}"
                                : "null") +
@@ -164,10 +163,9 @@ std::string SummaryJson(const TuneSummary& s) {
          ",\n  \"cache_dir\": " + (s.cache_dir.empty() ? "null" : JsonString(s.cache_dir)) +
          ",\n  \"compile_jobs\": " + std::to_string(s.compile_jobs) +
          ",\n  \"compile_wait_seconds\": " + JsonNumber(s.compile_wait_seconds) +
-         ",\n  \"confirm_seconds\": " + JsonNumber(s.confirm_seconds) +
-         ",\n  \"peak\": " + peak + ",\n  \"baselines\": [" + baselines +
-         (baselines.empty() ? "]" : "\n  ]") + ",\n  \"pairs\": [" + pairs +
-         (pairs.empty() ? "]" : "\n  ]") + "\n}\n";
+         ",\n  \"confirm_seconds\": " + JsonNumber(s.confirm_seconds) + ",\n  \"peak\": " + peak +
+         ",\n  \"baselines\": [" + baselines + (baselines.empty() ? "]" : "\n  ]") +
+         ",\n  \"pairs\": [" + pairs + (pairs.empty() ? "]" : "\n  ]") + "\n}\n";
 }
 
 // --shard I/N: this run's share of a multi-device run (I in 0..N-1).
@@ -176,8 +174,10 @@ void ParseShard(const std::string& text, TuneOptions* o) {
   char* end = nullptr;
   long index = slash == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
   long count = slash == std::string::npos ? 0 : std::strtol(text.c_str() + slash + 1, nullptr, 10);
-  if (slash == std::string::npos || end != text.c_str() + slash || count < 1 || index < 0 || index >= count)
-    throw Error(ErrorCode::kBadArgument, "beast tune: --shard must be I/N with 0 <= I < N, not \"" + text + "\"");
+  if (slash == std::string::npos || end != text.c_str() + slash || count < 1 || index < 0 ||
+      index >= count)
+    throw Error(ErrorCode::kBadArgument,
+                "beast tune: --shard must be I/N with 0 <= I < N, not \"" + text + "\"");
   o->shard_index = static_cast<int>(index);
   o->shard_count = static_cast<int>(count);
 }
@@ -188,7 +188,10 @@ std::vector<std::string> Without(const Argv& argv, const std::set<std::string>& 
   std::vector<std::string> out;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    const std::string name = a.rfind("--", 0) == 0 ? a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2) : "";
+    const std::string name =
+        a.rfind("--", 0) == 0
+            ? a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2)
+            : "";
     if (flags.count(name)) continue;
     if (options.count(name)) {
       if (a.find('=') == std::string::npos) ++i;  // its value follows
@@ -271,9 +274,11 @@ int Tune(const Argv& argv) {
   o.max_seconds_per_config = PositiveSeconds(args, "max-seconds", o.max_seconds_per_config);
   o.timeout_seconds = PositiveSeconds(args, "timeout-seconds", o.timeout_seconds);
   o.baselines = args.Get("baselines", "auto");
-  if (o.baselines != "clblast" && o.baselines != "nvidia" && o.baselines != "none" && o.baselines != "auto") {
+  if (o.baselines != "clblast" && o.baselines != "nvidia" && o.baselines != "none" &&
+      o.baselines != "auto") {
     throw Error(ErrorCode::kBadArgument,
-                "beast tune: --baselines must be auto, clblast, nvidia or none, not \"" + o.baselines + "\"");
+                "beast tune: --baselines must be auto, clblast, nvidia or none, not \"" +
+                    o.baselines + "\"");
   }
   o.flush_cache = args.Has("flush-cache");
   if (args.Has("no-cache") && args.Has("cache-dir"))
@@ -299,11 +304,14 @@ int Tune(const Argv& argv) {
   o.command_line = "beast tune";
   for (const auto& a : argv) o.command_line += " " + a;
   if (devices.size() > 1) {
-    if (args.Has("shard")) throw Error(ErrorCode::kBadArgument, "beast tune: --shard goes with one --device");
-    MultiDeviceSummary run = TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
+    if (args.Has("shard"))
+      throw Error(ErrorCode::kBadArgument, "beast tune: --shard goes with one --device");
+    MultiDeviceSummary run =
+        TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
     std::string out;
     for (size_t i = 0; i < run.groups.size(); ++i) {
-      out += args.Has("json") ? (i ? "," : "") + SummaryJson(run.groups[i]) : FormatTuneSummary(run.groups[i]);
+      out += args.Has("json") ? (i ? "," : "") + SummaryJson(run.groups[i])
+                              : FormatTuneSummary(run.groups[i]);
     }
     if (args.Has("json")) out = "[" + out + "]\n";
     if (run.interrupted && run.groups.empty())

@@ -200,8 +200,10 @@ void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& 
           (k == 0 ? spec.launch_global[d] : spec.launch_local[d]).Compile(slot_of));
     }
   }
-  if (spec.has_dynamic_local) dynamic_local_bytes.push_back(spec.launch_dynamic_local_bytes.Compile(slot_of));
-  if (spec.has_shared_carveout) shared_carveout.push_back(spec.launch_shared_carveout.Compile(slot_of));
+  if (spec.has_dynamic_local)
+    dynamic_local_bytes.push_back(spec.launch_dynamic_local_bytes.Compile(slot_of));
+  if (spec.has_shared_carveout)
+    shared_carveout.push_back(spec.launch_shared_carveout.Compile(slot_of));
   Estimate();
   plan = std::make_unique<space::Plan>(space::MakePlan(*this, AllActive(), options.reorder));
 }

@@ -185,8 +185,8 @@ Instance BoundSpace::Instantiate(const Config& config) const {
                      int64_t lo, int64_t hi, int64_t* out) {
     if (compiled.empty()) return;
     Value v;
-    if (compiled[0].Eval(slots.data(), &v) != EvalStatus::kOk || !Impl::AsInt(v, out) || *out < lo ||
-        *out > hi) {
+    if (compiled[0].Eval(slots.data(), &v) != EvalStatus::kOk || !Impl::AsInt(v, out) ||
+        *out < lo || *out > hi) {
       throw Error(ErrorCode::kBadInput, m.spec.space_path + ": launch " + what + " \"" + e.text() +
                                             "\" is not an integer from " + std::to_string(lo) +
                                             " to " + std::to_string(hi) + " for " + config.Key());

@@ -7,9 +7,7 @@
 
 namespace beast {
 
-const char* BackendName(Backend backend) {
-  return backend == Backend::kOpenCL ? "opencl" : "cuda";
-}
+const char* BackendName(Backend backend) { return backend == Backend::kOpenCL ? "opencl" : "cuda"; }
 
 std::string DeviceInfo::Id() const {
   return std::string(BackendName(backend)) + ":" + (index >= 0 ? std::to_string(index) : arch);
@@ -51,7 +49,8 @@ DeviceSelector DeviceSelector::Parse(const std::string& text) {
     sel.index = -1;
     return sel;
   }
-  if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos || rest.size() > 6) {
+  if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos ||
+      rest.size() > 6) {
     return fail("device index must be a number");
   }
   sel.index = std::atoi(rest.c_str());

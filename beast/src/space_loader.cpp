@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "beast/error.hpp"
 #include "beast/config.hpp"
+#include "beast/error.hpp"
 #include "beast/space_spec.hpp"
 #include "yaml_reader.hpp"
 
@@ -67,7 +67,8 @@ ParamSpec LoadParam(const YamlReader& L, const YAML::Node& node) {
   if (node["applied"].IsDefined()) {
     std::string applied = L.Scalar(node["applied"], "applied");
     if (applied != "source" && applied != "launch")
-      L.Fail(node["applied"], "parameter " + p.name + ": applied must be source or launch, not \"" + applied + "\"");
+      L.Fail(node["applied"],
+             "parameter " + p.name + ": applied must be source or launch, not \"" + applied + "\"");
     p.at_launch = applied == "launch";
   }
   return p;
@@ -85,7 +86,8 @@ void CheckNames(const SpaceSpec& spec) {
   std::map<std::string, int> param_index, derived_index;
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const auto& p = spec.params[i];
-    if (fixed.count(p.name)) fail(p.where, "parameter " + p.name + " shadows a problem or device name");
+    if (fixed.count(p.name))
+      fail(p.where, "parameter " + p.name + " shadows a problem or device name");
     if (!param_index.emplace(p.name, static_cast<int>(i)).second) {
       fail(p.where, "parameter " + p.name + " is declared twice");
     }
@@ -112,9 +114,13 @@ void CheckNames(const SpaceSpec& spec) {
     int lv = -1;
     for (const auto& n : spec.derived[d].expr.Names()) {
       if (fixed.count(n)) continue;
-      if (param_index.count(n)) lv = std::max(lv, param_index[n]);
-      else if (derived_index.count(n)) lv = std::max(lv, resolve(derived_index[n], path));
-      else fail(spec.derived[d].where, "derived value " + spec.derived[d].name + " names unknown parameter \"" + n + "\"");
+      if (param_index.count(n))
+        lv = std::max(lv, param_index[n]);
+      else if (derived_index.count(n))
+        lv = std::max(lv, resolve(derived_index[n], path));
+      else
+        fail(spec.derived[d].where,
+             "derived value " + spec.derived[d].name + " names unknown parameter \"" + n + "\"");
     }
     path.pop_back();
     return level[d] = lv;
@@ -136,21 +142,26 @@ void CheckNames(const SpaceSpec& spec) {
     const auto& p = spec.params[i];
     for (const auto& e : p.exprs) {
       for (const auto& n : e.Names()) {
-        if (!known(n)) fail(p.where, "value set of " + p.name + " names unknown parameter \"" + n + "\"");
+        if (!known(n))
+          fail(p.where, "value set of " + p.name + " names unknown parameter \"" + n + "\"");
         if (!bound_before(n, static_cast<int>(i))) {
-          fail(p.where, "value set of " + p.name + " uses " + n + " before it is bound (declare it earlier)");
+          fail(p.where, "value set of " + p.name + " uses " + n +
+                            " before it is bound (declare it earlier)");
         }
       }
     }
     if (p.has_default) {
       for (const auto& n : p.default_value.Names()) {
-        if (!fixed.count(n)) fail(p.where, "default of " + p.name + " may read only problem and device names, not \"" + n + "\"");
+        if (!fixed.count(n))
+          fail(p.where, "default of " + p.name + " may read only problem and device names, not \"" +
+                            n + "\"");
       }
     }
   }
   for (const auto& c : spec.constraints) {
     for (const auto& n : c.expr.Names()) {
-      bool compiled = std::find(kCompiledNames.begin(), kCompiledNames.end(), n) != kCompiledNames.end();
+      bool compiled =
+          std::find(kCompiledNames.begin(), kCompiledNames.end(), n) != kCompiledNames.end();
       if (compiled && c.stage == ConstraintStage::kAfterCompile) continue;
       if (!known(n)) {
         fail(c.where, "constraint \"" + c.expr.text() + "\" names unknown parameter \"" + n + "\"" +
@@ -167,7 +178,9 @@ void CheckNames(const SpaceSpec& spec) {
   if (spec.has_shared_carveout) launch_exprs.push_back(&spec.launch_shared_carveout);
   for (const Expr* e : launch_exprs) {
     for (const auto& n : e->Names()) {
-      if (!known(n)) fail({spec.space_path, 0}, "launch expression \"" + e->text() + "\" names unknown parameter \"" + n + "\"");
+      if (!known(n))
+        fail({spec.space_path, 0},
+             "launch expression \"" + e->text() + "\" names unknown parameter \"" + n + "\"");
     }
   }
 }
@@ -181,26 +194,33 @@ std::string SourceLocation::ToString() const {
 
 std::vector<std::string> ProblemVariableNames(OpKind op) {
   if (op == OpKind::kGemm) return {"M", "N", "K", "trans_a", "trans_b"};
-  return {"N", "C", "H", "W", "K", "R", "S", "P", "Q", "stride_h", "stride_w", "pad_h", "pad_w",
-          "dilation_h", "dilation_w", "groups"};
+  return {"N", "C",        "H",        "W",     "K",     "R",          "S",          "P",
+          "Q", "stride_h", "stride_w", "pad_h", "pad_w", "dilation_h", "dilation_w", "groups"};
 }
 
 std::vector<std::string> CompiledResourceNames() { return kCompiledNames; }
 
 std::vector<std::string> DeviceVariableNames() {
-  return {"device_max_work_group_size", "device_max_work_item_size_0",
-          "device_max_work_item_size_1", "device_max_work_item_size_2",
-          "device_local_mem_bytes", "device_compute_units", "device_warp_size",
-          "device_max_registers_per_thread", "device_is_cuda"};
+  return {"device_max_work_group_size",
+          "device_max_work_item_size_0",
+          "device_max_work_item_size_1",
+          "device_max_work_item_size_2",
+          "device_local_mem_bytes",
+          "device_compute_units",
+          "device_warp_size",
+          "device_max_registers_per_thread",
+          "device_is_cuda"};
 }
 
 std::vector<std::string> SpaceSpec::List(const std::string& templates_dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(templates_dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(templates_dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); ++it) {
     std::string file = it->path().filename().string();
     const std::string suffix = ".space.yaml";
-    if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (file.size() > suffix.size() &&
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
       std::string rel = fs::relative(it->path(), templates_dir).string();
       names.push_back(rel.substr(0, rel.size() - suffix.size()));
     }
@@ -213,7 +233,8 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
   SpaceSpec spec;
   spec.name = name;
   spec.space_path = (fs::path(templates_dir) / (name + ".space.yaml")).string();
-  if (name.empty() || name.find("..") != std::string::npos || !fs::is_regular_file(spec.space_path)) {
+  if (name.empty() || name.find("..") != std::string::npos ||
+      !fs::is_regular_file(spec.space_path)) {
     std::string known;
     for (const auto& n : List(templates_dir)) known += (known.empty() ? "" : " ") + n;
     throw Error(ErrorCode::kNotFound, "unknown template \"" + name + "\" (known: " + known + ")");
@@ -224,40 +245,52 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
   try {
     root = YAML::Load(space_text);
   } catch (const YAML::Exception& e) {
-    throw Error(ErrorCode::kBadInput, spec.space_path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    throw Error(ErrorCode::kBadInput,
+                spec.space_path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
-  L.CheckKeys(root, {"op", "source", "kernel", "layouts", "description", "parameters", "derived",
-                     "constraints", "launch"}, "the space description");
+  L.CheckKeys(root,
+              {"op", "source", "kernel", "layouts", "description", "parameters", "derived",
+               "constraints", "launch"},
+              "the space description");
   std::string op = L.Scalar(L.Required(root, "op", "the space description"), "op");
-  if (op == "conv2d") spec.op = OpKind::kConv2d;
-  else if (op == "gemm") spec.op = OpKind::kGemm;
-  else L.Fail(root["op"], "op must be conv2d or gemm, not \"" + op + "\"");
+  if (op == "conv2d")
+    spec.op = OpKind::kConv2d;
+  else if (op == "gemm")
+    spec.op = OpKind::kGemm;
+  else
+    L.Fail(root["op"], "op must be conv2d or gemm, not \"" + op + "\"");
   spec.kernel_name = L.Scalar(L.Required(root, "kernel", "the space description"), "kernel");
   std::string source = L.Scalar(L.Required(root, "source", "the space description"), "source");
   fs::path source_path = fs::path(spec.space_path).parent_path() / source;
-  if (!fs::is_regular_file(source_path)) L.Fail(root["source"], "template source " + source_path.string() + " does not exist");
+  if (!fs::is_regular_file(source_path))
+    L.Fail(root["source"], "template source " + source_path.string() + " does not exist");
   spec.source_path = source_path.string();
   spec.source_rel = fs::relative(source_path, templates_dir).string();
-  if (root["description"].IsDefined()) spec.description = L.Scalar(root["description"], "description");
+  if (root["description"].IsDefined())
+    spec.description = L.Scalar(root["description"], "description");
   if (root["layouts"].IsDefined()) {
     for (const auto& item : root["layouts"]) {
       std::string layout = L.Scalar(item, "layout");
-      if (layout == "NCHW") spec.layouts.push_back(Layout::kNCHW);
-      else if (layout == "NHWC") spec.layouts.push_back(Layout::kNHWC);
-      else L.Fail(item, "layout must be NCHW or NHWC, not \"" + layout + "\"");
+      if (layout == "NCHW")
+        spec.layouts.push_back(Layout::kNCHW);
+      else if (layout == "NHWC")
+        spec.layouts.push_back(Layout::kNHWC);
+      else
+        L.Fail(item, "layout must be NCHW or NHWC, not \"" + layout + "\"");
     }
   } else if (spec.op == OpKind::kConv2d) {
     L.Fail(root, "a conv2d space must list its layouts");
   }
   YAML::Node params = L.Required(root, "parameters", "the space description");
-  if (!params.IsSequence() || params.size() == 0) L.Fail(params, "parameters must be a non-empty list");
+  if (!params.IsSequence() || params.size() == 0)
+    L.Fail(params, "parameters must be a non-empty list");
   for (const auto& p : params) spec.params.push_back(LoadParam(L, p));
   if (root["derived"].IsDefined()) {
     for (const auto& d : root["derived"]) {
       L.CheckKeys(d, {"name", "expr", "description"}, "a derived value");
-      spec.derived.push_back({L.Scalar(L.Required(d, "name", "a derived value"), "name"),
-                              L.ParseExpr(L.Required(d, "expr", "a derived value"), "derived value"),
-                              L.Where(d)});
+      spec.derived.push_back(
+          {L.Scalar(L.Required(d, "name", "a derived value"), "name"),
+           L.ParseExpr(L.Required(d, "expr", "a derived value"), "derived value"), L.Where(d)});
     }
   }
   if (root["constraints"].IsDefined()) {
@@ -267,15 +300,18 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
   L.CheckKeys(launch, {"global", "local", "dynamic_local_bytes", "shared_carveout"}, "launch");
   for (const char* key : {"global", "local"}) {
     YAML::Node dims = L.Required(launch, key, "launch");
-    if (!dims.IsSequence() || dims.size() < 1 || dims.size() > 3) L.Fail(dims, std::string("launch ") + key + " must list 1 to 3 sizes");
+    if (!dims.IsSequence() || dims.size() < 1 || dims.size() > 3)
+      L.Fail(dims, std::string("launch ") + key + " must list 1 to 3 sizes");
     Expr* target = std::string(key) == "global" ? spec.launch_global : spec.launch_local;
     for (size_t d = 0; d < 3; ++d) {
-      target[d] = d < dims.size() ? L.ParseExpr(dims[d], std::string("launch ") + key) : Expr::Parse("1");
+      target[d] =
+          d < dims.size() ? L.ParseExpr(dims[d], std::string("launch ") + key) : Expr::Parse("1");
     }
   }
   if (launch["dynamic_local_bytes"].IsDefined()) {
     spec.has_dynamic_local = true;
-    spec.launch_dynamic_local_bytes = L.ParseExpr(launch["dynamic_local_bytes"], "launch dynamic_local_bytes");
+    spec.launch_dynamic_local_bytes =
+        L.ParseExpr(launch["dynamic_local_bytes"], "launch dynamic_local_bytes");
   }
   if (launch["shared_carveout"].IsDefined()) {
     spec.has_shared_carveout = true;
@@ -302,10 +338,14 @@ const char* ConstraintKindName(ConstraintKind kind) {
 
 const char* ConstraintClassName(ConstraintClass cls) {
   switch (cls) {
-    case ConstraintClass::kHardware: return "hardware";
-    case ConstraintClass::kCorrectness: return "correctness";
-    case ConstraintClass::kEfficiency: return "efficiency";
-    case ConstraintClass::kUser: return "user";
+    case ConstraintClass::kHardware:
+      return "hardware";
+    case ConstraintClass::kCorrectness:
+      return "correctness";
+    case ConstraintClass::kEfficiency:
+      return "efficiency";
+    case ConstraintClass::kUser:
+      return "user";
   }
   return "?";
 }

@@ -219,7 +219,8 @@ PairSummary CompilePair(CompileRun& run, const PlannedPair& pair, size_t index, 
   filter.status = "compiled";
   for (const auto& row : run.store.Query(filter)) {
     if (row.template_hash != spec.hash || !row.registers) continue;
-    if (ps.min_registers < 0 || *row.registers < ps.min_registers) ps.min_registers = *row.registers;
+    if (ps.min_registers < 0 || *row.registers < ps.min_registers)
+      ps.min_registers = *row.registers;
     ps.max_registers = std::max(ps.max_registers, *row.registers);
   }
   return ps;
@@ -233,8 +234,9 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   auto start = std::chrono::steady_clock::now();
   if (!harness::NvrtcAvailable()) {
     throw Error(ErrorCode::kEnvironment,
-                device.Id() + ": compile-only tuning compiles with NVRTC, and this beast was built "
-                              "without it (CUDA toolkit not found)");
+                device.Id() +
+                    ": compile-only tuning compiles with NVRTC, and this beast was built "
+                    "without it (CUDA toolkit not found)");
   }
   std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
   TuneSummary summary;
@@ -249,9 +251,9 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
   results_db::Store store = results_db::Store::Open(o.db_path);
   // The spec table stands for the device: its name says that nothing ran on it.
-  results_db::DeviceRecord record{BackendName(device.backend), summary.device_name,
-                                  device.vendor,              device.driver_version,
-                                  device.arch,                DeviceLimitsToJson(device.limits)};
+  results_db::DeviceRecord record{
+      BackendName(device.backend), summary.device_name, device.vendor,
+      device.driver_version,       device.arch,         DeviceLimitsToJson(device.limits)};
   int64_t device_id = store.UpsertDevice(record);
   int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
   if (o.progress) {

@@ -10,10 +10,10 @@
 #include <map>
 #include <memory>
 
+#include "beast/error.hpp"
 #include "beast/problem.hpp"
 #include "beast/tuner.hpp"
 #include "compile_protocol.hpp"
-#include "beast/error.hpp"
 #include "harness/cached_build.hpp"
 #include "harness/cuda_build.hpp"
 #include "harness/opencl_context.hpp"
@@ -90,7 +90,8 @@ int RunCudaCompileWorker(int fd, const std::string& cache_dir, const std::string
   std::unique_ptr<harness::ProgramCache> cache;
   try {
     if (!harness::NvrtcAvailable())
-      throw Error(ErrorCode::kEnvironment, "this beast was built without NVRTC (CUDA toolkit not found)");
+      throw Error(ErrorCode::kEnvironment,
+                  "this beast was built without NVRTC (CUDA toolkit not found)");
     cache = std::make_unique<harness::ProgramCache>(cache_dir);
   } catch (const std::exception& e) {
     Reply(fd, EncodeFatal(e.what()));
@@ -106,7 +107,8 @@ int RunCudaCompileWorker(int fd, const std::string& cache_dir, const std::string
           harness::BuildCudaThroughCache(cache.get(), request.source, arch, request.kernel_name);
       reply.built = build.compiled.ok;
       reply.compile_ms = build.compiled.compile_ms;
-      reply.result = build.stored ? CompileReply::Result::kCompiled : CompileReply::Result::kNotStored;
+      reply.result =
+          build.stored ? CompileReply::Result::kCompiled : CompileReply::Result::kNotStored;
     }
     if (!Reply(fd, EncodeCompiled(reply))) return 0;  // the pool is gone
   }

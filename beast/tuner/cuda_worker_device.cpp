@@ -46,9 +46,9 @@ class CudaWorkerDevice : public WorkerDevice {
  public:
   CudaWorkerDevice(int device_index, const std::string& cache_dir) : context_(device_index) {
     if (!harness::NvrtcAvailable()) {
-      throw Error(ErrorCode::kEnvironment,
-                  "cuda:" + std::to_string(device_index) +
-                      ": this beast was built without NVRTC (CUDA toolkit not found), so it cannot compile kernels");
+      throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(device_index) +
+                                               ": this beast was built without NVRTC (CUDA toolkit "
+                                               "not found), so it cannot compile kernels");
     }
     if (!cache_dir.empty()) cache_ = std::make_unique<harness::ProgramCache>(cache_dir);
   }
@@ -69,7 +69,8 @@ class CudaWorkerDevice : public WorkerDevice {
     }
     out.build_log = build.compiled.log;  // ptxas's report of the resources
     out.resources = ResourcesOf(build.compiled.resources);
-    harness::CudaKernel kernel(context_, build.compiled.cubin, request.kernel_name, problem.KernelArgs());
+    harness::CudaKernel kernel(context_, build.compiled.cubin, request.kernel_name,
+                               problem.KernelArgs());
     if (!kernel.ok()) {
       out.status = "runtime_error";
       out.error_text = kernel.message();
@@ -101,15 +102,17 @@ class CudaWorkerDevice : public WorkerDevice {
         results[i].error_text = "NVRTC failed: " + build.compiled.log;
         continue;
       }
-      kernels[i] = std::make_unique<harness::CudaKernel>(context_, build.compiled.cubin, c.kernel_name,
-                                                          problem.KernelArgs());
+      kernels[i] = std::make_unique<harness::CudaKernel>(context_, build.compiled.cubin,
+                                                         c.kernel_name, problem.KernelArgs());
       if (!kernels[i]->ok()) {
         results[i].status = "runtime_error";
         results[i].error_text = kernels[i]->message();
         continue;
       }
       const bool flush = request.plan.flush_cache;
-      launches[i] = [&, i, flush] { return kernels[i]->Launch(request.candidates[i].geometry, flush); };
+      launches[i] = [&, i, flush] {
+        return kernels[i]->Launch(request.candidates[i].geometry, flush);
+      };
     }
     InterleavedRounds(launches, request.plan, &results);
     return results;
@@ -128,7 +131,8 @@ class CudaWorkerDevice : public WorkerDevice {
       call = harness::CudaLibraryCall::Cudnn(context_, parsed, problem.buffers);
     } else {
       out.status = "unsupported";
-      out.error_text = "\"" + request.library + "\" is no baseline library of CUDA devices (cublas, cudnn)";
+      out.error_text =
+          "\"" + request.library + "\" is no baseline library of CUDA devices (cublas, cudnn)";
       return out;
     }
     if (!call->why_not().empty()) {
@@ -171,7 +175,8 @@ class CudaWorkerDevice : public WorkerDevice {
 
  private:
   harness::CudaBuild Build(const std::string& source, const std::string& kernel_name) {
-    return harness::BuildCudaThroughCache(cache_.get(), source, context_.device().arch, kernel_name);
+    return harness::BuildCudaThroughCache(cache_.get(), source, context_.device().arch,
+                                          kernel_name);
   }
 
   KernelCalls CallsFor(CudaProblem& problem, std::function<harness::LaunchResult()> launch) {

@@ -12,26 +12,33 @@ namespace beast {
 
 DeviceInfo ResolveDevice(const DeviceSelector& selector) {
   if (selector.backend == Backend::kCuda) {
-    if (!selector.arch.empty()) return LoadDeviceSpec(Paths::Default().constraints_dir, selector.arch);
+    if (!selector.arch.empty())
+      return LoadDeviceSpec(Paths::Default().constraints_dir, selector.arch);
     harness::CudaProbe probe = harness::ProbeCuda();
-    if (!probe.driver_loaded) throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(selector.index) + ": " + probe.message);
+    if (!probe.driver_loaded)
+      throw Error(ErrorCode::kEnvironment,
+                  "cuda:" + std::to_string(selector.index) + ": " + probe.message);
     if (selector.index >= static_cast<int>(probe.devices.size())) {
       throw Error(ErrorCode::kNotFound, "no device cuda:" + std::to_string(selector.index) + " (" +
-                                            std::to_string(probe.devices.size()) + " CUDA GPUs present)");
+                                            std::to_string(probe.devices.size()) +
+                                            " CUDA GPUs present)");
     }
     if (!harness::NvrtcAvailable()) {
-      throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(selector.index) +
-                                               ": this beast was built without NVRTC (CUDA toolkit not found), so "
-                                               "it cannot compile kernels for it");
+      throw Error(ErrorCode::kEnvironment,
+                  "cuda:" + std::to_string(selector.index) +
+                      ": this beast was built without NVRTC (CUDA toolkit not found), so "
+                      "it cannot compile kernels for it");
     }
     return probe.devices[selector.index];
   }
   std::vector<DeviceInfo> devices = harness::ListOpenCLDevices();
   if (selector.index >= static_cast<int>(devices.size())) {
     std::string present;
-    for (const auto& d : devices) present += (present.empty() ? ": " : ", ") + d.Id() + " " + d.name;
+    for (const auto& d : devices)
+      present += (present.empty() ? ": " : ", ") + d.Id() + " " + d.name;
     throw Error(ErrorCode::kNotFound, "no device opencl:" + std::to_string(selector.index) + " (" +
-                                          std::to_string(devices.size()) + " OpenCL devices present" + present + ")");
+                                          std::to_string(devices.size()) +
+                                          " OpenCL devices present" + present + ")");
   }
   return devices[selector.index];
 }
@@ -44,8 +51,9 @@ DeviceSelector BestDevice() {
     return sel;
   }
   if (!harness::ListOpenCLDevices().empty()) return sel;
-  throw Error(ErrorCode::kNotFound,
-              "no CUDA GPU and no OpenCL device found (install an OpenCL driver such as PoCL: ./run does)");
+  throw Error(
+      ErrorCode::kNotFound,
+      "no CUDA GPU and no OpenCL device found (install an OpenCL driver such as PoCL: ./run does)");
 }
 
 }  // namespace beast

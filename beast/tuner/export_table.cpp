@@ -117,9 +117,9 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const s
            ", " + q(e.template_hash) + ",\n     " + q(e.config_key) + ",\n     " +
            q(e.kernel_name) + ", " + std::to_string(program_index[i]) + ", " + Sizes(e.global) +
            ", " + Sizes(e.local) + ", " + std::to_string(e.dynamic_local_bytes) + "L,\n     " +
-           q(e.device_name) + ", " + q(e.device_vendor) +
-           ", " + q(e.device_driver) + ", " + q(e.device_arch) + ",\n     " + median + ", " +
-           (e.nearest ? "1" : "0") + ", " + q(e.source_problem) + ", " + distance + "},\n";
+           q(e.device_name) + ", " + q(e.device_vendor) + ", " + q(e.device_driver) + ", " +
+           q(e.device_arch) + ",\n     " + median + ", " + (e.nearest ? "1" : "0") + ", " +
+           q(e.source_problem) + ", " + distance + "},\n";
   }
   out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n";
   return out;

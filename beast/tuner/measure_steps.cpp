@@ -3,7 +3,6 @@
 #include "measure_steps.hpp"
 
 #include <chrono>
-#include <cstdio>
 
 #include "harness/validation.hpp"
 
@@ -36,27 +35,12 @@ void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
   out->max_error = v.max_error;
   if (!v.ok) {
     out->status = "wrong_result";
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
-                  (long long)v.fail_count, y.size(), (long long)v.nan_count,
-                  (long long)v.worst_index, v.worst_index >= 0 ? y[v.worst_index] : 0.0,
-                  v.worst_index >= 0 ? data.reference[v.worst_index] : 0.0);
-    out->error_text = buf;
+    out->error_text = harness::DescribeWrongResult(v, y.data(), data.reference.data(), y.size());
     return;
   }
   std::string failure;
   auto start = std::chrono::steady_clock::now();
-  out->samples_ms = harness::Benchmark(
-      [&]() -> std::optional<double> {
-        harness::LaunchResult r = calls.launch();
-        if (!r.ok()) {
-          failure = r.message;
-          return std::nullopt;
-        }
-        return r.kernel_ms;
-      },
-      plan, nullptr);
+  out->samples_ms = harness::BenchmarkLaunches(calls.launch, plan, &failure);
   out->benchmark_seconds = SecondsSince(start);
   if (!failure.empty()) {
     out->status = "runtime_error";
@@ -100,9 +84,11 @@ void InterleavedRounds(const std::vector<std::function<harness::LaunchResult()>>
     bool stable = true;
     for (size_t i = 0; i < launches.size(); ++i) {
       if (live[i])
-        stable = stable && harness::MedianRelativeHalfWidth((*results)[i].samples_ms) <= plan.target_rel_ci;
+        stable = stable &&
+                 harness::MedianRelativeHalfWidth((*results)[i].samples_ms) <= plan.target_rel_ci;
     }
-    if (stable || SecondsSince(start) >= plan.max_seconds * static_cast<double>(live_count())) break;
+    if (stable || SecondsSince(start) >= plan.max_seconds * static_cast<double>(live_count()))
+      break;
   }
 }
 

@@ -19,9 +19,9 @@ namespace beast {
 // What a backend does for a built kernel on a problem's buffers. poison and
 // read throw only for a device that stopped working.
 struct KernelCalls {
-  std::function<void()> poison_output;             // every output byte 0xFF (NaN)
-  std::function<harness::LaunchResult()> launch;   // one launch, waited for and timed
-  std::function<void(float* host)> read_output;    // data.output_count floats
+  std::function<void()> poison_output;            // every output byte 0xFF (NaN)
+  std::function<harness::LaunchResult()> launch;  // one launch, waited for and timed
+  std::function<void(float* host)> read_output;   // data.output_count floats
 };
 
 // Poisons the output, launches once and validates the result against the

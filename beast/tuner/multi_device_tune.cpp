@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -73,7 +73,8 @@ constexpr int kShareFd = 3;
 // Starts `executable tune ARGS... --share-fd 3` with stdout on /dev/null (its
 // table is of no use: the final run gives the group's), stderr shared, and
 // its share coming on a socket.
-Child Spawn(const std::string& device, const std::string& executable, std::vector<std::string> args) {
+Child Spawn(const std::string& device, const std::string& executable,
+            std::vector<std::string> args) {
   args.insert(args.end(), {"--share-fd", std::to_string(kShareFd)});
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(executable.c_str()));
@@ -81,12 +82,14 @@ Child Spawn(const std::string& device, const std::string& executable, std::vecto
   argv.push_back(nullptr);
   int fds[2];  // a socket pair, as the worker frames travel on
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    throw Error(ErrorCode::kEnvironment, std::string("cannot start a tuning process: ") + strerror(errno));
+    throw Error(ErrorCode::kEnvironment,
+                std::string("cannot start a tuning process: ") + strerror(errno));
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
-    throw Error(ErrorCode::kEnvironment, std::string("cannot start a tuning process: ") + strerror(errno));
+    throw Error(ErrorCode::kEnvironment,
+                std::string("cannot start a tuning process: ") + strerror(errno));
   }
   if (pid == 0) {
     int null_fd = open("/dev/null", O_WRONLY);
@@ -114,7 +117,8 @@ void WriteShare(int fd, const TuneSummary& summary) {
   close(fd);
 }
 
-MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<DeviceSelector>& selectors,
+MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
+                                 const std::vector<DeviceSelector>& selectors,
                                  const std::vector<std::string>& tune_args) {
   BEAST_CHECK(selectors.size() >= 2);
   const auto start = std::chrono::steady_clock::now();
@@ -123,16 +127,19 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<D
   std::map<std::string, std::string> seen;  // Id -> itself
   for (const DeviceSelector& s : selectors) {
     if (!s.arch.empty()) {
-      throw Error(ErrorCode::kBadArgument, "--device cuda:" + s.arch +
-                                               " compiles only, for one architecture: it cannot be combined with "
-                                               "other devices");
+      throw Error(ErrorCode::kBadArgument,
+                  "--device cuda:" + s.arch +
+                      " compiles only, for one architecture: it cannot be combined with "
+                      "other devices");
     }
     DeviceInfo d = ResolveDevice(s);
-    if (!seen.emplace(d.Id(), d.Id()).second) throw Error(ErrorCode::kBadArgument, "device " + d.Id() + " is named twice");
+    if (!seen.emplace(d.Id(), d.Id()).second)
+      throw Error(ErrorCode::kBadArgument, "device " + d.Id() + " is named twice");
     devices.push_back(d);
   }
   Paths paths = Paths::Default();
-  const std::string templates_dir = options.templates_dir.empty() ? paths.templates_dir : options.templates_dir;
+  const std::string templates_dir =
+      options.templates_dir.empty() ? paths.templates_dir : options.templates_dir;
   std::vector<SpaceSpec> specs;
   for (const auto& name : options.templates) specs.push_back(SpaceSpec::Load(templates_dir, name));
   for (const DeviceInfo& d : devices) PlanPairs(specs, options, d);
@@ -145,7 +152,8 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<D
     if (fresh) groups.emplace_back();
     groups[it->second].push_back(i);
   }
-  const std::string executable = options.worker_executable.empty() ? "/proc/self/exe" : options.worker_executable;
+  const std::string executable =
+      options.worker_executable.empty() ? "/proc/self/exe" : options.worker_executable;
   MultiDeviceSummary out;
   std::vector<Child> children;
   {
@@ -155,8 +163,11 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<D
         const std::string id = devices[group[k]].Id();
         std::vector<std::string> args = {"tune"};
         args.insert(args.end(), tune_args.begin(), tune_args.end());
-        args.insert(args.end(), {"--device", id, "--baselines", "none", "--confirm-top", "0", "--progress-label", id});
-        if (group.size() > 1) args.insert(args.end(), {"--shard", std::to_string(k) + "/" + std::to_string(group.size())});
+        args.insert(args.end(), {"--device", id, "--baselines", "none", "--confirm-top", "0",
+                                 "--progress-label", id});
+        if (group.size() > 1)
+          args.insert(args.end(),
+                      {"--shard", std::to_string(k) + "/" + std::to_string(group.size())});
         if (!options.progress) args.push_back("--quiet");
         children.push_back(Spawn(id, executable, args));
         if (g_child_count < kMaxChildren) g_children[g_child_count++] = children.back().pid;
@@ -165,7 +176,8 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<D
     if (options.progress) {
       std::string names;
       for (const Child& c : children) names += (names.empty() ? "" : ", ") + c.device;
-      std::fprintf(stderr, "tuning on %zu devices at once (%s), one process each\n", children.size(), names.c_str());
+      std::fprintf(stderr, "tuning on %zu devices at once (%s), one process each\n",
+                   children.size(), names.c_str());
     }
     for (Child& c : children) {
       // The share first (a process blocks on a full socket until it is read);
@@ -184,7 +196,8 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<D
   }
   for (const Child& c : children) {
     if (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 130) out.interrupted = true;
-    if (WIFSIGNALED(c.status) && (WTERMSIG(c.status) == SIGINT || WTERMSIG(c.status) == SIGTERM)) out.interrupted = true;
+    if (WIFSIGNALED(c.status) && (WTERMSIG(c.status) == SIGINT || WTERMSIG(c.status) == SIGTERM))
+      out.interrupted = true;
   }
   if (out.interrupted) return out;
   // Each group's first device: what a failed process left, the baselines,
@@ -204,13 +217,17 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<D
           }
         }
         const bool ok = WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0;
-        summary.devices.push_back(c.device + (ok ? "" : " (its process failed: " +
-                                                            (WIFEXITED(c.status) ? "exit code " + std::to_string(WEXITSTATUS(c.status))
-                                                                                 : "signal " + std::to_string(WTERMSIG(c.status))) +
-                                                            "; its share was measured by " + devices[group.front()].Id() + ")"));
+        summary.devices.push_back(
+            c.device +
+            (ok ? ""
+                : " (its process failed: " +
+                      (WIFEXITED(c.status) ? "exit code " + std::to_string(WEXITSTATUS(c.status))
+                                           : "signal " + std::to_string(WTERMSIG(c.status))) +
+                      "; its share was measured by " + devices[group.front()].Id() + ")"));
       }
     }
-    summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    summary.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.groups.push_back(std::move(summary));
     if (out.groups.back().interrupted) {
       out.interrupted = true;

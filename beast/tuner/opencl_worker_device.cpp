@@ -19,7 +19,8 @@ namespace {
 class OpenCLWorkerDevice : public WorkerDevice {
  public:
   OpenCLWorkerDevice(int device_index, const std::string& cache_dir) : context_(device_index) {
-    if (!cache_dir.empty()) context_.UseProgramCache(std::make_shared<harness::ProgramCache>(cache_dir));
+    if (!cache_dir.empty())
+      context_.UseProgramCache(std::make_shared<harness::ProgramCache>(cache_dir));
   }
 
   const DeviceInfo& device() const override { return context_.device(); }
@@ -80,7 +81,8 @@ class OpenCLWorkerDevice : public WorkerDevice {
 
 }  // namespace
 
-std::unique_ptr<WorkerDevice> OpenOpenCLWorkerDevice(int device_index, const std::string& cache_dir) {
+std::unique_ptr<WorkerDevice> OpenOpenCLWorkerDevice(int device_index,
+                                                     const std::string& cache_dir) {
   return std::make_unique<OpenCLWorkerDevice>(device_index, cache_dir);
 }
 

@@ -74,8 +74,8 @@ std::string LimitsWithMeasuredPeak(const std::string& limits_json,
   if (!peak.ok || close == std::string::npos) return limits_json;
   bool empty = limits_json.find_first_not_of(" \t\n{", 0) == close;
   return limits_json.substr(0, close) + (empty ? "" : ", ") +
-         "\"peak_gflops_measured\": " + JsonNumber(peak.gflops) + ", \"peak_method\": " +
-         JsonString(peak.method + ", best " + peak.variant) + "}";
+         "\"peak_gflops_measured\": " + JsonNumber(peak.gflops) +
+         ", \"peak_method\": " + JsonString(peak.method + ", best " + peak.variant) + "}";
 }
 
 std::optional<results_db::BaselineRow> FastestBaseline(results_db::Store& store, int64_t device_id,
@@ -180,7 +180,8 @@ std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
     record.error_text = result.error_text;
     record.library_version = LibraryVersion(library);
     // What the library chose (cuDNN's algorithm) goes with its version.
-    if (!result.detail.empty()) record.library_version += (record.library_version.empty() ? "" : "; ") + result.detail;
+    if (!result.detail.empty())
+      record.library_version += (record.library_version.empty() ? "" : "; ") + result.detail;
     c.store.RecordBaseline(record);
     BaselineSummary s;
     s.problem_key = key;

@@ -64,8 +64,7 @@ struct BaselineRunContext {
 // unmeasured, when `stop` turns true.
 std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& context,
                                              const std::vector<const Problem*>& problems,
-                                             const std::string& set,
-                                             const std::atomic<bool>& stop);
+                                             const std::string& set, const std::atomic<bool>& stop);
 
 // The fastest ok baseline of `library` on the device for the problem.
 std::optional<results_db::BaselineRow> FastestBaseline(results_db::Store& store, int64_t device_id,

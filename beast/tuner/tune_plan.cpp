@@ -42,7 +42,8 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
       if (o.shard_count > 1) {
         std::vector<Config> mine;
         for (Config& c : p.configs) {
-          if (position++ % static_cast<uint64_t>(o.shard_count) == static_cast<uint64_t>(o.shard_index))
+          if (position++ % static_cast<uint64_t>(o.shard_count) ==
+              static_cast<uint64_t>(o.shard_index))
             mine.push_back(std::move(c));
         }
         p.configs = std::move(mine);

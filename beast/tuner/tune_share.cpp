@@ -39,7 +39,8 @@ std::string EncodeShare(const TuneSummary& s) {
 
 TuneSummary DecodeShare(const std::string& payload) {
   WireReader r(payload);
-  if (r.U8() != kShareTag) throw Error(ErrorCode::kInternal, "a device's share of the run is not one");
+  if (r.U8() != kShareTag)
+    throw Error(ErrorCode::kInternal, "a device's share of the run is not one");
   TuneSummary s;
   s.compile_seconds = r.F64();
   s.first_launch_seconds = r.F64();
@@ -50,7 +51,8 @@ TuneSummary DecodeShare(const std::string& payload) {
   s.programs_from_cache = static_cast<uint64_t>(r.I64());
   s.interrupted = r.U8() != 0;
   const int64_t pairs = r.I64();
-  if (pairs < 0 || pairs > 1000000) throw Error(ErrorCode::kInternal, "a device's share names " + std::to_string(pairs) + " pairs");
+  if (pairs < 0 || pairs > 1000000)
+    throw Error(ErrorCode::kInternal, "a device's share names " + std::to_string(pairs) + " pairs");
   for (int64_t i = 0; i < pairs; ++i) {
     PairSummary p;
     p.template_name = r.Str();

@@ -54,9 +54,10 @@ std::string FormatTuneSummary(const TuneSummary& s) {
   if (!s.devices.empty()) {
     std::string names;
     for (const std::string& d : s.devices) names += (names.empty() ? "" : ", ") + d;
-    out += s.devices.size() == 1 ? "measured on " + names + " alone, beside the run's other devices\n"
-                                 : "measured on " + std::to_string(s.devices.size()) + " devices at once, sharing the configs: " +
-                                       names + "\n";
+    out += s.devices.size() == 1
+               ? "measured on " + names + " alone, beside the run's other devices\n"
+               : "measured on " + std::to_string(s.devices.size()) +
+                     " devices at once, sharing the configs: " + names + "\n";
   }
   // The library column is named after the run's baseline library, or
   // "vendor" when its problems have different ones (cuBLAS for GEMM, cuDNN

@@ -165,7 +165,9 @@ std::optional<Outcome> MeasureConfig(Run& run, const PlannedPair& pair, size_t j
   limit.launches = 1 + run.plan.warmup + run.plan.max_reps;
   PostCompileCheck check;
   if (pair.post_compile) {
-    check = [&](const CompiledResources& r) { return PostCompileViolation(*pair.space, config, r); };
+    check = [&](const CompiledResources& r) {
+      return PostCompileViolation(*pair.space, config, r);
+    };
   }
   ProgramSupply::DeviceBusy busy(*run.supply);
   return run.worker.Measure(request, limit, g_interrupted, check);

@@ -33,7 +33,8 @@ WorkerClient::WorkerClient(std::string executable, Backend backend, int device_i
       cache_dir_(std::move(cache_dir)) {}
 
 bool WorkerClient::Start(const std::atomic<bool>& stop) {
-  const std::string device = std::string(BackendName(backend_)) + ":" + std::to_string(device_index_);
+  const std::string device =
+      std::string(BackendName(backend_)) + ":" + std::to_string(device_index_);
   std::vector<std::string> extra = {"--backend", BackendName(backend_)};
   if (!cache_dir_.empty()) extra.insert(extra.end(), {"--cache-dir", cache_dir_});
   auto process = std::make_unique<WorkerProcess>(executable_, device_index_, extra);
@@ -165,8 +166,7 @@ std::optional<std::vector<ConfirmResult>> WorkerClient::Confirm(const ConfirmReq
                                                                 const std::atomic<bool>& stop) {
   TimeLimit limit;
   limit.timeout_seconds = timeout_seconds;
-  Reply reply =
-      Request(EncodeConfirm(request), limit, stop, "while re-measuring the top configs");
+  Reply reply = Request(EncodeConfirm(request), limit, stop, "while re-measuring the top configs");
   if (reply.kind == Reply::kStopped) return std::nullopt;
   if (reply.kind != Reply::kPayload) {
     ConfirmResult failed;

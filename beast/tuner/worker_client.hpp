@@ -99,8 +99,7 @@ class WorkerClient {
   Reply Request(const std::string& request, const TimeLimit& limit, const std::atomic<bool>& stop,
                 const std::string& crash_context = "", const PostCompileCheck& check = nullptr);
   Reply Exchange(const std::string& request, const TimeLimit& limit, const std::atomic<bool>& stop,
-                 const std::string& crash_context, const PostCompileCheck& check,
-                 bool* not_taken);
+                 const std::string& crash_context, const PostCompileCheck& check, bool* not_taken);
   // Reaps a worker that closed its end and says how it ended.
   std::string CrashText(const std::string& context);
   // Lets go of a worker that announced it leaves.

@@ -42,7 +42,8 @@ class WorkerDevice {
 // cache in `cache_dir` unless it is empty. Throws beast::Error when it cannot.
 std::unique_ptr<WorkerDevice> OpenWorkerDevice(Backend backend, int device_index,
                                                const std::string& cache_dir);
-std::unique_ptr<WorkerDevice> OpenOpenCLWorkerDevice(int device_index, const std::string& cache_dir);
+std::unique_ptr<WorkerDevice> OpenOpenCLWorkerDevice(int device_index,
+                                                     const std::string& cache_dir);
 std::unique_ptr<WorkerDevice> OpenCudaWorkerDevice(int device_index, const std::string& cache_dir);
 
 }  // namespace beast

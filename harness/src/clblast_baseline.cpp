@@ -240,13 +240,7 @@ BaselineResult MeasureClblast(OpenCLContext& context, const beast::Problem& prob
   out.max_error = v.max_error;
   if (!v.ok) {
     out.status = "wrong_result";
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
-                  (long long)v.fail_count, y.size(), (long long)v.nan_count,
-                  (long long)v.worst_index, v.worst_index >= 0 ? y[v.worst_index] : 0.0,
-                  v.worst_index >= 0 ? ops.reference[v.worst_index] : 0.0);
-    out.error_text = buf;
+    out.error_text = DescribeWrongResult(v, y.data(), ops.reference, y.size());
     return out;
   }
   std::string failure;

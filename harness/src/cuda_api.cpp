@@ -95,7 +95,8 @@ std::string ErrorText(const Api& api, Result result) {
   } else {
     out = "CUDA error " + std::to_string(result);
   }
-  if (api.GetErrorString(result, &text) == kSuccess && text != nullptr) out += std::string(" (") + text + ")";
+  if (api.GetErrorString(result, &text) == kSuccess && text != nullptr)
+    out += std::string(" (") + text + ")";
   return out;
 }
 

@@ -10,8 +10,8 @@
 
 namespace beast::harness::cuda {
 
-using Result = int;  // CUresult; 0 is CUDA_SUCCESS
-using Device = int;  // CUdevice
+using Result = int;                    // CUresult; 0 is CUDA_SUCCESS
+using Device = int;                    // CUdevice
 using DevicePtr = unsigned long long;  // CUdeviceptr
 using Context = struct CUctx_st*;
 using Module = struct CUmod_st*;

@@ -30,7 +30,8 @@ size_t CudaBuffer::bytes() const { return impl_ ? impl_->bytes : 0; }
 
 void CudaContext::Impl::Check(cuda::Result result, const std::string& what) const {
   if (result != cuda::kSuccess)
-    throw Error(ErrorCode::kEnvironment, "CUDA: " + what + " failed: " + cuda::ErrorText(*api, result));
+    throw Error(ErrorCode::kEnvironment,
+                "CUDA: " + what + " failed: " + cuda::ErrorText(*api, result));
 }
 
 CudaContext::CudaContext(int device_index) : impl_(std::make_unique<Impl>()) {
@@ -39,12 +40,14 @@ CudaContext::CudaContext(int device_index) : impl_(std::make_unique<Impl>()) {
   if (impl_->api == nullptr) throw Error(ErrorCode::kEnvironment, why);
   CudaProbe probe = ProbeCuda();  // cuInit and the devices' limits
   if (device_index < 0 || device_index >= static_cast<int>(probe.devices.size())) {
-    throw Error(ErrorCode::kNotFound, "no device cuda:" + std::to_string(device_index) + " (" + probe.message + ")");
+    throw Error(ErrorCode::kNotFound,
+                "no device cuda:" + std::to_string(device_index) + " (" + probe.message + ")");
   }
   impl_->info = probe.devices[device_index];
   const cuda::Api& api = *impl_->api;
   impl_->Check(api.DeviceGet(&impl_->device, device_index), "cuDeviceGet");
-  impl_->Check(api.DevicePrimaryCtxRetain(&impl_->context, impl_->device), "cuDevicePrimaryCtxRetain");
+  impl_->Check(api.DevicePrimaryCtxRetain(&impl_->context, impl_->device),
+               "cuDevicePrimaryCtxRetain");
   impl_->Check(api.CtxSetCurrent(impl_->context), "cuCtxSetCurrent");
   impl_->Check(api.StreamCreate(&impl_->stream, 0), "cuStreamCreate");
   impl_->l2_bytes = L2Bytes(api, impl_->device);
@@ -61,7 +64,9 @@ CudaContext::~CudaContext() {
 
 const beast::DeviceInfo& CudaContext::device() const { return impl_->info; }
 
-void CudaContext::MakeCurrent() const { impl_->Check(impl_->api->CtxSetCurrent(impl_->context), "cuCtxSetCurrent"); }
+void CudaContext::MakeCurrent() const {
+  impl_->Check(impl_->api->CtxSetCurrent(impl_->context), "cuCtxSetCurrent");
+}
 
 void* CudaContext::stream() const { return impl_->stream; }
 
@@ -69,7 +74,8 @@ CudaBuffer CudaContext::Allocate(size_t bytes) {
   if (bytes == 0) throw Error(ErrorCode::kBadArgument, "CUDA: cannot allocate 0 bytes");
   auto buffer = std::make_shared<CudaBufferImpl>();
   buffer->bytes = bytes;
-  impl_->Check(impl_->api->MemAlloc(&buffer->ptr, bytes), "cuMemAlloc of " + std::to_string(bytes) + " bytes");
+  impl_->Check(impl_->api->MemAlloc(&buffer->ptr, bytes),
+               "cuMemAlloc of " + std::to_string(bytes) + " bytes");
   buffer->api = impl_->api;
   return CudaBuffer(std::move(buffer));
 }
@@ -78,8 +84,9 @@ namespace {
 
 void CheckFits(const CudaBuffer& buffer, size_t bytes, const char* what) {
   if (!buffer.valid() || bytes > buffer.bytes()) {
-    throw Error(ErrorCode::kBadArgument, std::string("CUDA: ") + what + " of " + std::to_string(bytes) +
-                                             " bytes into a buffer of " + std::to_string(buffer.bytes()));
+    throw Error(ErrorCode::kBadArgument, std::string("CUDA: ") + what + " of " +
+                                             std::to_string(bytes) + " bytes into a buffer of " +
+                                             std::to_string(buffer.bytes()));
   }
 }
 
@@ -117,7 +124,8 @@ bool CudaContext::Impl::EnqueueL2Flush(std::string* error) {
     l2_scratch = CudaBuffer(std::move(scratch));
   }
   // A different value each time, so no write can be elided.
-  cuda::Result r = api->MemsetD8Async(l2_scratch.device_ptr(), ++l2_value, l2_scratch.bytes(), stream);
+  cuda::Result r =
+      api->MemsetD8Async(l2_scratch.device_ptr(), ++l2_value, l2_scratch.bytes(), stream);
   if (r != cuda::kSuccess) {
     *error = "the L2 flush failed: " + cuda::ErrorText(*api, r);
     return false;

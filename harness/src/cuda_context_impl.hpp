@@ -23,7 +23,7 @@ struct CudaContext::Impl {
   cuda::Context context = nullptr;
   cuda::Stream stream = nullptr;
   cuda::Event start = nullptr, stop = nullptr;  // Timed's, created on its first call
-  CudaBuffer l2_scratch;  // allocated on the first FlushL2
+  CudaBuffer l2_scratch;                        // allocated on the first FlushL2
   size_t l2_bytes = 0;
   unsigned char l2_value = 0;
 

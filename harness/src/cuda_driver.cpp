@@ -47,7 +47,8 @@ beast::DeviceInfo DescribeDevice(const cuda::Api& api, cuda::Device device, int 
   int optin = Attribute(api, device, kMaxSharedMemoryPerBlockOptin);
   limits.local_mem_bytes = optin > 0 ? optin : Attribute(api, device, kMaxSharedMemoryPerBlock);
   size_t total = 0;
-  if (api.DeviceTotalMem(&total, device) == kSuccess) limits.global_mem_bytes = static_cast<int64_t>(total);
+  if (api.DeviceTotalMem(&total, device) == kSuccess)
+    limits.global_mem_bytes = static_cast<int64_t>(total);
   limits.compute_units = Attribute(api, device, kMultiprocessorCount);
   limits.clock_mhz = Attribute(api, device, kClockRateKhz) / 1000;
   limits.warp_size = Attribute(api, device, kWarpSize);
@@ -61,7 +62,8 @@ beast::DeviceInfo DescribeDevice(const cuda::Api& api, cuda::Device device, int 
   int major = Attribute(api, device, kComputeCapabilityMajor);
   int minor = Attribute(api, device, kComputeCapabilityMinor);
   int lanes = (major >= 9 || (major == 8 && minor >= 6)) ? 128 : 64;
-  limits.peak_gflops = 2.0 * lanes * limits.compute_units * (Attribute(api, device, kClockRateKhz) / 1e6);
+  limits.peak_gflops =
+      2.0 * lanes * limits.compute_units * (Attribute(api, device, kClockRateKhz) / 1e6);
   return info;
 }
 

@@ -10,15 +10,6 @@ namespace {
 // Dynamic shared memory beyond this needs the function's opt-in.
 constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
 
-std::string GeometryText(const LaunchGeometry& g) {
-  auto triple = [&g](const size_t* v) {
-    std::string text;
-    for (int i = 0; i < g.dims && i < 3; ++i) text += (i ? "x" : "") + std::to_string(v[i]);
-    return text;
-  };
-  return "global " + triple(g.global) + ", block " + triple(g.local);
-}
-
 }  // namespace
 
 CudaKernelArg CudaKernelArg::Int32(int32_t value) {
@@ -45,7 +36,7 @@ struct CudaKernel::Impl {
   std::vector<void*> params;
   cuda::Event start = nullptr, stop = nullptr;
   int dynamic_limit = static_cast<int>(kDefaultDynamicSharedLimit);  // as set on the function
-  int carveout = -1;                                                  // as set; -1 never set
+  int carveout = -1;                                                 // as set; -1 never set
 
   ~Impl() {
     if (context == nullptr) return;
@@ -56,8 +47,8 @@ struct CudaKernel::Impl {
   }
 };
 
-CudaKernel::CudaKernel(CudaContext& context, const std::string& image, const std::string& kernel_name,
-                       const std::vector<CudaKernelArg>& args)
+CudaKernel::CudaKernel(CudaContext& context, const std::string& image,
+                       const std::string& kernel_name, const std::vector<CudaKernelArg>& args)
     : impl_(std::make_unique<Impl>()) {
   for (const CudaKernelArg& arg : args) {
     if (arg.kind == CudaKernelArg::Kind::kBuffer && !arg.buffer.valid()) {
@@ -74,7 +65,8 @@ CudaKernel::CudaKernel(CudaContext& context, const std::string& image, const std
   cuda::Result r = api.ModuleLoadData(&k.module, image.data());
   if (r != cuda::kSuccess) {
     k.module = nullptr;
-    message_ = "cuModuleLoadData refused the binary of '" + kernel_name + "': " + cuda::ErrorText(api, r);
+    message_ =
+        "cuModuleLoadData refused the binary of '" + kernel_name + "': " + cuda::ErrorText(api, r);
     return;
   }
   r = api.ModuleGetFunction(&k.function, k.module, kernel_name.c_str());
@@ -82,7 +74,8 @@ CudaKernel::CudaKernel(CudaContext& context, const std::string& image, const std
     message_ = "cuModuleGetFunction('" + kernel_name + "') failed: " + cuda::ErrorText(api, r);
     return;
   }
-  if ((r = api.EventCreate(&k.start, 0)) != cuda::kSuccess || (r = api.EventCreate(&k.stop, 0)) != cuda::kSuccess) {
+  if ((r = api.EventCreate(&k.start, 0)) != cuda::kSuccess ||
+      (r = api.EventCreate(&k.stop, 0)) != cuda::kSuccess) {
     message_ = "cuEventCreate failed: " + cuda::ErrorText(api, r);
     return;
   }
@@ -125,7 +118,8 @@ LaunchResult CudaKernel::Launch(const LaunchGeometry& g, bool flush_l2) {
   Impl& k = *impl_;
   const cuda::Api& api = *k.context->api;
   if (g.dims < 1 || g.dims > 3) {
-    result.message = "launch of '" + k.name + "' has " + std::to_string(g.dims) + " dimensions (1 to 3 allowed)";
+    result.message =
+        "launch of '" + k.name + "' has " + std::to_string(g.dims) + " dimensions (1 to 3 allowed)";
     return result;
   }
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
@@ -152,10 +146,12 @@ LaunchResult CudaKernel::Launch(const LaunchGeometry& g, bool flush_l2) {
     k.dynamic_limit = dynamic;
   }
   if (g.shared_carveout >= 0 && g.shared_carveout != k.carveout) {
-    r = api.FuncSetAttribute(k.function, cuda::kFuncPreferredSharedMemoryCarveout, g.shared_carveout);
+    r = api.FuncSetAttribute(k.function, cuda::kFuncPreferredSharedMemoryCarveout,
+                             g.shared_carveout);
     if (r != cuda::kSuccess) {
-      result.message = "cuFuncSetAttribute(shared memory carveout = " + std::to_string(g.shared_carveout) +
-                       "%) of '" + k.name + "' failed: " + cuda::ErrorText(api, r);
+      result.message =
+          "cuFuncSetAttribute(shared memory carveout = " + std::to_string(g.shared_carveout) +
+          "%) of '" + k.name + "' failed: " + cuda::ErrorText(api, r);
       return result;
     }
     k.carveout = g.shared_carveout;
@@ -166,7 +162,8 @@ LaunchResult CudaKernel::Launch(const LaunchGeometry& g, bool flush_l2) {
   r = api.LaunchKernel(k.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                        static_cast<unsigned>(dynamic), stream, k.params.data(), nullptr);
   if (r != cuda::kSuccess) {
-    result.message = "cuLaunchKernel('" + k.name + "', " + GeometryText(g) + ", " + std::to_string(dynamic) +
+    result.message = "cuLaunchKernel('" + k.name + "', " + GeometryText(g) + ", " +
+                     std::to_string(dynamic) +
                      " bytes of dynamic shared memory) failed: " + cuda::ErrorText(api, r);
     return result;
   }

@@ -26,7 +26,9 @@ void* OpenFirst(const std::vector<std::string>& names) {
   for (const std::string& name : names) {
     if (void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
     if (*kToolkitLibraryDir) {
-      if (void* h = dlopen((std::string(kToolkitLibraryDir) + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
+      if (void* h =
+              dlopen((std::string(kToolkitLibraryDir) + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL))
+        return h;
     }
   }
   return nullptr;
@@ -51,18 +53,23 @@ struct CublasApi {
   int (*SetMathMode)(CublasHandle, int mode);
   int (*GetVersion)(CublasHandle, int* version);
   int (*Sgemm)(CublasHandle, int transa, int transb, int m, int n, int k, const float* alpha,
-               const float* a, int lda, const float* b, int ldb, const float* beta, float* c, int ldc);
+               const float* a, int lda, const float* b, int ldb, const float* beta, float* c,
+               int ldc);
   const char* (*StatusString)(int status);  // optional (cuBLAS 11.4+)
 };
 
 const CublasApi* LoadCublas() {
   static const CublasApi* loaded = []() -> const CublasApi* {
-    void* lib = OpenFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"});
+    void* lib =
+        OpenFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"});
     if (lib == nullptr) return nullptr;
     static CublasApi c{};
-    bool ok = Resolve(lib, "cublasCreate_v2", &c.Create) && Resolve(lib, "cublasDestroy_v2", &c.Destroy) &&
-              Resolve(lib, "cublasSetStream_v2", &c.SetStream) && Resolve(lib, "cublasSetMathMode", &c.SetMathMode) &&
-              Resolve(lib, "cublasGetVersion_v2", &c.GetVersion) && Resolve(lib, "cublasSgemm_v2", &c.Sgemm);
+    bool ok = Resolve(lib, "cublasCreate_v2", &c.Create) &&
+              Resolve(lib, "cublasDestroy_v2", &c.Destroy) &&
+              Resolve(lib, "cublasSetStream_v2", &c.SetStream) &&
+              Resolve(lib, "cublasSetMathMode", &c.SetMathMode) &&
+              Resolve(lib, "cublasGetVersion_v2", &c.GetVersion) &&
+              Resolve(lib, "cublasSgemm_v2", &c.Sgemm);
     Resolve(lib, "cublasGetStatusString", &c.StatusString);
     return ok ? &c : nullptr;
   }();
@@ -71,13 +78,15 @@ const CublasApi* LoadCublas() {
 
 std::string CublasStatusText(const CublasApi& c, int status) {
   std::string text = "cuBLAS status " + std::to_string(status);
-  if (c.StatusString && c.StatusString(status)) text += std::string(" (") + c.StatusString(status) + ")";
+  if (c.StatusString && c.StatusString(status))
+    text += std::string(" (") + c.StatusString(status) + ")";
   return text;
 }
 
 class CublasCall : public CudaLibraryCall {
  public:
-  CublasCall(CudaContext& context, const beast::Problem& problem, const CudaOperands& ops) : context_(context) {
+  CublasCall(CudaContext& context, const beast::Problem& problem, const CudaOperands& ops)
+      : context_(context) {
     lib_ = LoadCublas();
     if (lib_ == nullptr) {
       status_ = "unsupported";
@@ -108,11 +117,25 @@ class CublasCall : public CudaLibraryCall {
     // dimension.
     const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
     if (g.col_major) {
-      args_ = {g.trans_a ? kCublasOpT : kCublasOpN, g.trans_b ? kCublasOpT : kCublasOpN, m, n, k,
-               g.trans_a ? k : m, g.trans_b ? n : k, m, false};
+      args_ = {g.trans_a ? kCublasOpT : kCublasOpN,
+               g.trans_b ? kCublasOpT : kCublasOpN,
+               m,
+               n,
+               k,
+               g.trans_a ? k : m,
+               g.trans_b ? n : k,
+               m,
+               false};
     } else {
-      args_ = {g.trans_b ? kCublasOpT : kCublasOpN, g.trans_a ? kCublasOpT : kCublasOpN, n, m, k,
-               g.trans_b ? k : n, g.trans_a ? m : k, n, true};
+      args_ = {g.trans_b ? kCublasOpT : kCublasOpN,
+               g.trans_a ? kCublasOpT : kCublasOpN,
+               n,
+               m,
+               k,
+               g.trans_b ? k : n,
+               g.trans_a ? m : k,
+               n,
+               true};
     }
     int version = 0;
     lib_->GetVersion(handle_, &version);
@@ -129,8 +152,8 @@ class CublasCall : public CudaLibraryCall {
       // Row-major: the operands swap (B first).
       const float* first = args_.swapped ? b_ : a_;
       const float* second = args_.swapped ? a_ : b_;
-      int s = lib_->Sgemm(handle_, args_.op_first, args_.op_second, args_.m, args_.n, args_.k, &one, first,
-                          args_.ld_first, second, args_.ld_second, &zero, c_, args_.ldc);
+      int s = lib_->Sgemm(handle_, args_.op_first, args_.op_second, args_.m, args_.n, args_.k, &one,
+                          first, args_.ld_first, second, args_.ld_second, &zero, c_, args_.ldc);
       return s == 0 ? "" : "cublasSgemm failed: " + CublasStatusText(*lib_, s);
     });
   }
@@ -174,8 +197,9 @@ struct FwdAlgoPerf {
   int reserved[3];
 };
 
-const char* const kFwdAlgoNames[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
-                                     "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+const char* const kFwdAlgoNames[] = {
+    "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
+    "WINOGRAD",      "WINOGRAD_NONFUSED"};
 
 struct CudnnApi {
   size_t (*GetVersion)();
@@ -190,17 +214,20 @@ struct CudnnApi {
   int (*SetFilter4d)(FilterDesc, int dtype, int format, int k, int c, int h, int w);
   int (*DestroyFilter)(FilterDesc);
   int (*CreateConv)(ConvDesc*);
-  int (*SetConv2d)(ConvDesc, int pad_h, int pad_w, int u, int v, int dil_h, int dil_w, int mode, int compute);
+  int (*SetConv2d)(ConvDesc, int pad_h, int pad_w, int u, int v, int dil_h, int dil_w, int mode,
+                   int compute);
   int (*SetGroupCount)(ConvDesc, int groups);
   int (*SetMathType)(ConvDesc, int math);
   int (*DestroyConv)(ConvDesc);
   int (*AlgoMaxCount)(CudnnHandle, int* count);
-  int (*FindForwardEx)(CudnnHandle, TensorDesc, const void* x, FilterDesc, const void* w, ConvDesc, TensorDesc,
-                       void* y, int requested, int* returned, FwdAlgoPerf* results, void* workspace,
-                       size_t workspace_bytes);
-  int (*Forward)(CudnnHandle, const void* alpha, TensorDesc, const void* x, FilterDesc, const void* w, ConvDesc,
-                 int algo, void* workspace, size_t workspace_bytes, const void* beta, TensorDesc, void* y);
-  int (*AddTensor)(CudnnHandle, const void* alpha, TensorDesc, const void* b, const void* beta, TensorDesc, void* y);
+  int (*FindForwardEx)(CudnnHandle, TensorDesc, const void* x, FilterDesc, const void* w, ConvDesc,
+                       TensorDesc, void* y, int requested, int* returned, FwdAlgoPerf* results,
+                       void* workspace, size_t workspace_bytes);
+  int (*Forward)(CudnnHandle, const void* alpha, TensorDesc, const void* x, FilterDesc,
+                 const void* w, ConvDesc, int algo, void* workspace, size_t workspace_bytes,
+                 const void* beta, TensorDesc, void* y);
+  int (*AddTensor)(CudnnHandle, const void* alpha, TensorDesc, const void* b, const void* beta,
+                   TensorDesc, void* y);
 };
 
 const CudnnApi* LoadCudnn() {
@@ -208,7 +235,8 @@ const CudnnApi* LoadCudnn() {
     void* lib = OpenFirst({"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"});
     if (lib == nullptr) return nullptr;
     static CudnnApi c{};
-    bool ok = Resolve(lib, "cudnnGetVersion", &c.GetVersion) && Resolve(lib, "cudnnGetErrorString", &c.ErrorString) &&
+    bool ok = Resolve(lib, "cudnnGetVersion", &c.GetVersion) &&
+              Resolve(lib, "cudnnGetErrorString", &c.ErrorString) &&
               Resolve(lib, "cudnnCreate", &c.Create) && Resolve(lib, "cudnnDestroy", &c.Destroy) &&
               Resolve(lib, "cudnnSetStream", &c.SetStream) &&
               Resolve(lib, "cudnnCreateTensorDescriptor", &c.CreateTensor) &&
@@ -224,7 +252,8 @@ const CudnnApi* LoadCudnn() {
               Resolve(lib, "cudnnDestroyConvolutionDescriptor", &c.DestroyConv) &&
               Resolve(lib, "cudnnGetConvolutionForwardAlgorithmMaxCount", &c.AlgoMaxCount) &&
               Resolve(lib, "cudnnFindConvolutionForwardAlgorithmEx", &c.FindForwardEx) &&
-              Resolve(lib, "cudnnConvolutionForward", &c.Forward) && Resolve(lib, "cudnnAddTensor", &c.AddTensor);
+              Resolve(lib, "cudnnConvolutionForward", &c.Forward) &&
+              Resolve(lib, "cudnnAddTensor", &c.AddTensor);
     return ok ? &c : nullptr;
   }();
   return loaded;
@@ -255,7 +284,8 @@ class CudnnCall : public CudaLibraryCall {
       }
       return why_not_.empty();
     };
-    step(lib_->Create(&handle_), "cudnnCreate") && step(lib_->SetStream(handle_, context.stream()), "cudnnSetStream") &&
+    step(lib_->Create(&handle_), "cudnnCreate") &&
+        step(lib_->SetStream(handle_, context.stream()), "cudnnSetStream") &&
         step(lib_->CreateTensor(&x_), "cudnnCreateTensorDescriptor") &&
         step(lib_->CreateTensor(&y_), "cudnnCreateTensorDescriptor") &&
         step(lib_->CreateFilter(&w_), "cudnnCreateFilterDescriptor") &&
@@ -266,15 +296,16 @@ class CudnnCall : public CudaLibraryCall {
              "cudnnSetTensor4dDescriptor (y)") &&
         step(lib_->SetFilter4d(w_, kCudnnFloat, format, I(s.k), I(s.c / s.groups), I(s.r), I(s.s)),
              "cudnnSetFilter4dDescriptor") &&
-        step(lib_->SetConv2d(conv_, I(s.pad_h), I(s.pad_w), I(s.stride_h), I(s.stride_w), I(s.dilation_h),
-                             I(s.dilation_w), kCudnnCrossCorrelation, kCudnnFloat),
+        step(lib_->SetConv2d(conv_, I(s.pad_h), I(s.pad_w), I(s.stride_h), I(s.stride_w),
+                             I(s.dilation_h), I(s.dilation_w), kCudnnCrossCorrelation, kCudnnFloat),
              "cudnnSetConvolution2dDescriptor") &&
         step(lib_->SetGroupCount(conv_, I(s.groups)), "cudnnSetConvolutionGroupCount") &&
         step(lib_->SetMathType(conv_, kCudnnFmaMath), "cudnnSetConvolutionMathType");
     if (!why_not_.empty()) return;
     if (s.bias) {
       step(lib_->CreateTensor(&b_), "cudnnCreateTensorDescriptor") &&
-          step(lib_->SetTensor4d(b_, format, kCudnnFloat, 1, I(s.k), 1, 1), "cudnnSetTensor4dDescriptor (bias)");
+          step(lib_->SetTensor4d(b_, format, kCudnnFloat, 1, I(s.k), 1, 1),
+               "cudnnSetTensor4dDescriptor (bias)");
       if (!why_not_.empty()) return;
     }
     FindAlgorithm();
@@ -297,8 +328,8 @@ class CudnnCall : public CudaLibraryCall {
     }
     return context_.Timed([&]() -> std::string {
       const float one = 1.0f, zero = 0.0f;
-      int s = lib_->Forward(handle_, &one, x_, Ptr(ops_.input0), w_, Ptr(ops_.input1), conv_, algo_, Ptr(workspace_),
-                            workspace_.bytes(), &zero, y_, Ptr(ops_.output));
+      int s = lib_->Forward(handle_, &one, x_, Ptr(ops_.input0), w_, Ptr(ops_.input1), conv_, algo_,
+                            Ptr(workspace_), workspace_.bytes(), &zero, y_, Ptr(ops_.output));
       if (s != 0) return std::string("cudnnConvolutionForward failed: ") + lib_->ErrorString(s);
       if (b_ != nullptr) {
         s = lib_->AddTensor(handle_, &one, b_, Ptr(ops_.bias), &one, y_, Ptr(ops_.output));
@@ -323,11 +354,13 @@ class CudnnCall : public CudaLibraryCall {
     // these problems asks; the chosen one's own size is allocated after.
     CudaBuffer search = context_.Allocate(size_t{256} << 20);
     int returned = 0;
-    int s = lib_->FindForwardEx(handle_, x_, Ptr(ops_.input0), w_, Ptr(ops_.input1), conv_, y_, Ptr(ops_.output),
-                                static_cast<int>(perf.size()), &returned, perf.data(), Ptr(search), search.bytes());
+    int s = lib_->FindForwardEx(handle_, x_, Ptr(ops_.input0), w_, Ptr(ops_.input1), conv_, y_,
+                                Ptr(ops_.output), static_cast<int>(perf.size()), &returned,
+                                perf.data(), Ptr(search), search.bytes());
     if (s != 0) {
       status_ = "runtime_error";
-      why_not_ = std::string("cudnnFindConvolutionForwardAlgorithmEx failed: ") + lib_->ErrorString(s);
+      why_not_ =
+          std::string("cudnnFindConvolutionForwardAlgorithmEx failed: ") + lib_->ErrorString(s);
       return;
     }
     for (int i = 0; i < returned; ++i) {
@@ -335,9 +368,10 @@ class CudnnCall : public CudaLibraryCall {
       algo_ = perf[i].algo;
       if (perf[i].memory > 0) workspace_ = context_.Allocate(perf[i].memory);
       const char* name = algo_ >= 0 && algo_ < 8 ? kFwdAlgoNames[algo_] : "?";
-      detail_ = "cuDNN " + std::to_string(lib_->GetVersion()) + ", algorithm " + name + " (fastest of " +
-                std::to_string(returned) + " by cuDNN's search), FMA math (FP32, no TF32), " +
-                std::to_string(perf[i].memory) + " bytes of workspace";
+      detail_ = "cuDNN " + std::to_string(lib_->GetVersion()) + ", algorithm " + name +
+                " (fastest of " + std::to_string(returned) +
+                " by cuDNN's search), FMA math (FP32, no TF32), " + std::to_string(perf[i].memory) +
+                " bytes of workspace";
       return;
     }
     status_ = "unsupported";
@@ -375,16 +409,21 @@ std::string CudnnVersion() {
   const CudnnApi* c = LoadCudnn();
   if (c == nullptr) return "";
   size_t v = c->GetVersion();  // major * 10000 + minor * 100 + patch since cuDNN 9
-  if (v >= 90000) return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
-  return std::to_string(v / 1000) + "." + std::to_string(v / 100 % 10) + "." + std::to_string(v % 100);
+  if (v >= 90000)
+    return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+           std::to_string(v % 100);
+  return std::to_string(v / 1000) + "." + std::to_string(v / 100 % 10) + "." +
+         std::to_string(v % 100);
 }
 
-std::unique_ptr<CudaLibraryCall> CudaLibraryCall::Cublas(CudaContext& context, const beast::Problem& problem,
+std::unique_ptr<CudaLibraryCall> CudaLibraryCall::Cublas(CudaContext& context,
+                                                         const beast::Problem& problem,
                                                          const CudaOperands& operands) {
   return std::make_unique<CublasCall>(context, problem, operands);
 }
 
-std::unique_ptr<CudaLibraryCall> CudaLibraryCall::Cudnn(CudaContext& context, const beast::Problem& problem,
+std::unique_ptr<CudaLibraryCall> CudaLibraryCall::Cudnn(CudaContext& context,
+                                                        const beast::Problem& problem,
                                                         const CudaOperands& operands) {
   return std::make_unique<CudnnCall>(context, problem, operands);
 }

@@ -59,15 +59,6 @@ cl_int SetArg(cl_kernel kernel, cl_uint index, const KernelArg& arg) {
   return CL_INVALID_ARG_VALUE;
 }
 
-std::string GeometryText(const LaunchGeometry& g) {
-  auto triple = [&g](const size_t* v) {
-    std::string text;
-    for (int i = 0; i < g.dims && i < 3; ++i) text += (i ? "x" : "") + std::to_string(v[i]);
-    return text;
-  };
-  return "global " + triple(g.global) + ", local " + triple(g.local);
-}
-
 }  // namespace
 
 KernelRunner::KernelRunner(OpenCLContext& context, const ProgramHandle& program,

@@ -169,8 +169,8 @@ void OpenCLContext::Read(const DeviceBuffer& buffer, void* host, size_t bytes) {
 void OpenCLContext::FlushCache() {
   if (!cache_scratch_.valid()) {
     cl_ulong cache = 0;
-    if (clGetDeviceInfo(impl_->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, nullptr) !=
-            CL_SUCCESS ||
+    if (clGetDeviceInfo(impl_->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache,
+                        nullptr) != CL_SUCCESS ||
         cache == 0) {
       cache = cl_ulong{32} << 20;  // larger than most last-level caches per socket
     }
@@ -183,8 +183,8 @@ void OpenCLContext::FlushCache() {
   cl_int status = clEnqueueFillBuffer(impl_->queue, cache_scratch_.impl()->mem, &value, 1, 0,
                                       cache_scratch_.bytes(), 0, nullptr, nullptr);
   if (status != CL_SUCCESS) {
-    throw Error(ErrorCode::kEnvironment,
-                "flushing the cache of " + impl_->info.Id() + " failed: " + OpenCLErrorText(status));
+    throw Error(ErrorCode::kEnvironment, "flushing the cache of " + impl_->info.Id() +
+                                             " failed: " + OpenCLErrorText(status));
   }
 }
 

@@ -57,6 +57,19 @@ std::string PeakKernelSource(int chains) {
   return s;
 }
 
+void KeepFasterVariant(const std::vector<double>& samples, double flops, const std::string& variant,
+                       PeakFlopsResult* best) {
+  SampleStats stats = Summarize(samples);
+  if (!(stats.median > 0)) return;
+  const double gflops = flops / (stats.median * 1e6);
+  if (best->ok && gflops <= best->gflops) return;
+  best->ok = true;
+  best->gflops = gflops;
+  best->median_ms = stats.median;
+  best->spread = stats.spread;
+  best->variant = variant;
+}
+
 PeakFlopsResult MeasurePeakFlops(OpenCLContext& context, const BenchmarkPlan& plan) {
   PeakFlopsResult best;
   best.method = kPeakMethod;
@@ -104,32 +117,16 @@ PeakFlopsResult MeasurePeakFlops(OpenCLContext& context, const BenchmarkPlan& pl
         context, program, "beast_peak_fma",
         {out, KernelArg::Float(0.999f), KernelArg::Float(0.001f), KernelArg::Int32(iterations)});
     std::string failure;
-    std::vector<double> samples = Benchmark(
-        [&]() -> std::optional<double> {
-          LaunchResult r = timed.Launch(geometry);
-          if (!r.ok()) {
-            failure = r.message;
-            return std::nullopt;
-          }
-          return r.kernel_ms;
-        },
-        plan, nullptr);
+    std::vector<double> samples =
+        BenchmarkLaunches([&] { return timed.Launch(geometry); }, plan, &failure);
     if (!failure.empty() || samples.empty()) {
       note(name + ": " + (failure.empty() ? "no samples" : failure));
       continue;
     }
-    SampleStats stats = Summarize(samples);
-    if (!(stats.median > 0)) continue;
-    double flops = 2.0 * kVectorWidth * v.chains * static_cast<double>(iterations) *
-                   static_cast<double>(geometry.global[0]);
-    double gflops = flops / (stats.median * 1e6);
-    if (!best.ok || gflops > best.gflops) {
-      best.ok = true;
-      best.gflops = gflops;
-      best.median_ms = stats.median;
-      best.spread = stats.spread;
-      best.variant = name;
-    }
+    KeepFasterVariant(samples,
+                      2.0 * kVectorWidth * v.chains * static_cast<double>(iterations) *
+                          static_cast<double>(geometry.global[0]),
+                      name, &best);
   }
   if (!best.ok) best.error = errors.empty() ? "no variant fits the device" : errors;
   return best;

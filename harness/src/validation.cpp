@@ -3,6 +3,7 @@
 #include "harness/validation.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -44,6 +45,17 @@ ValidationResult Validate(const float* y, const float* ref, const float* abs_ref
   }
   result.ok = result.fail_count == 0;
   return result;
+}
+
+std::string DescribeWrongResult(const ValidationResult& v, const float* y, const float* ref,
+                                size_t count) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
+                (long long)v.fail_count, count, (long long)v.nan_count, (long long)v.worst_index,
+                v.worst_index >= 0 ? y[v.worst_index] : 0.0,
+                v.worst_index >= 0 ? ref[v.worst_index] : 0.0);
+  return buf;
 }
 
 }  // namespace beast::harness

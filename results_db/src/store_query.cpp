@@ -149,7 +149,8 @@ std::optional<double> Speedup(std::optional<double> default_ms, std::optional<do
 // stands, their confirmed medians (which also rank the winner, so a winner is
 // never slower than a default it was confirmed against); otherwise their
 // first medians.
-std::optional<double> SpeedupOverDefault(std::optional<double> default_ms, std::optional<double> median_ms,
+std::optional<double> SpeedupOverDefault(std::optional<double> default_ms,
+                                         std::optional<double> median_ms,
                                          std::optional<double> default_confirmed_ms,
                                          std::optional<double> confirmed_ms) {
   if (default_confirmed_ms && confirmed_ms) return Speedup(default_confirmed_ms, confirmed_ms);
@@ -206,9 +207,10 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.max_error = query.ColumnOptionalDouble(18);
     row.compile_ms = query.ColumnOptionalDouble(19);
     row.confirmed_ms = query.ColumnOptionalDouble(26);
-    row.speedup_vs_default = row.status == "ok" ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
-                                                                     query.ColumnOptionalDouble(27), row.confirmed_ms)
-                                                : std::nullopt;
+    row.speedup_vs_default =
+        row.status == "ok" ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
+                                                query.ColumnOptionalDouble(27), row.confirmed_ms)
+                           : std::nullopt;
     row.error_text = query.ColumnText(21);
     row.registers = query.ColumnOptionalInt(22);
     row.spill_bytes = query.ColumnOptionalInt(23);
@@ -248,8 +250,9 @@ std::vector<WinnerRow> Store::Winners(std::optional<int64_t> device_id) {
     row.params_json = query.ColumnText(15);
     row.median_ms = query.ColumnDouble(16);
     row.gflops = query.ColumnOptionalDouble(17);
-    row.speedup_vs_default = SpeedupOverDefault(query.ColumnOptionalDouble(18), row.median_ms,
-                                                query.ColumnOptionalDouble(21), query.ColumnOptionalDouble(20));
+    row.speedup_vs_default =
+        SpeedupOverDefault(query.ColumnOptionalDouble(18), row.median_ms,
+                           query.ColumnOptionalDouble(21), query.ColumnOptionalDouble(20));
     row.limits_json = query.ColumnText(19);
     rows.push_back(std::move(row));
   }

@@ -29,7 +29,8 @@ namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::RunCommand;
 
-const std::string kTestTemplates = std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/kernel_templates";
+const std::string kTestTemplates =
+    std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/kernel_templates";
 
 class CudaGpu : public ::testing::Test {
  protected:
@@ -38,11 +39,7 @@ class CudaGpu : public ::testing::Test {
     if (probe.devices.empty()) GTEST_SKIP() << "no CUDA GPU: " << probe.message;
     if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this beast has no NVRTC";
     device_ = probe.devices[0];
-    dir_ = fs::temp_directory_path() /
-           ("beast_gpu_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("gpu");
     db_ = (dir_ / "beast.db").string();
   }
   void TearDown() override {
@@ -77,7 +74,8 @@ TEST_F(CudaGpu, AKernelRunsCorrectlyWithDynamicSharedMemoryBeyond48KiB) {
   const size_t n = 4096;
   std::vector<float> x(n), y(n, 0.0f);
   for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i) * 0.5f;
-  harness::CudaBuffer dx = context.Allocate(n * sizeof(float)), dy = context.Allocate(n * sizeof(float));
+  harness::CudaBuffer dx = context.Allocate(n * sizeof(float)),
+                      dy = context.Allocate(n * sizeof(float));
   context.Write(dx, x.data(), n * sizeof(float));
   harness::CudaKernel kernel(context, compiled.cubin, "stage", {dx, dy});
   ASSERT_TRUE(kernel.ok()) << kernel.message();
@@ -103,7 +101,8 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   testing::CommandResult run = RunCommand(
       BeastBinary() + " tune --device cuda:0 --template gemm/tiled --template conv2d/direct_nchw" +
       " --problem gemm:M=256,N=192,K=128 --problem conv2d:N=2,C=16,H=17,W=15,K=24,R=3,S=3,pad=1" +
-      " --max-configs 8 --db " + db_ + " --cache-dir " + (dir_ / "cache").string() + " --flush-cache --json");
+      " --max-configs 8 --db " + db_ + " --cache-dir " + (dir_ / "cache").string() +
+      " --flush-cache --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("\"device\": \"cuda:0\""), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("\"peak\": {\"gflops\": "), std::string::npos) << run.output;
@@ -111,7 +110,8 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   ASSERT_EQ(rows.size(), 16u);
   int ok = 0;
   for (const auto& [key, r] : rows) {
-    EXPECT_TRUE(r.status == "ok" || r.status == "compile_error" || r.status == "runtime_error") << key << ": " << r.status;
+    EXPECT_TRUE(r.status == "ok" || r.status == "compile_error" || r.status == "runtime_error")
+        << key << ": " << r.status;
     if (r.status != "ok") continue;
     ++ok;
     EXPECT_EQ(r.backend, "cuda");
@@ -123,29 +123,33 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   EXPECT_GE(ok, 2);
   results_db::Store store = results_db::Store::OpenExisting(db_);
   std::map<std::string, std::string> baselines;
-  for (const auto& b : store.Baselines()) baselines[b.library + " " + b.routine] = b.status + " " + b.error_text;
+  for (const auto& b : store.Baselines())
+    baselines[b.library + " " + b.routine] = b.status + " " + b.error_text;
   EXPECT_EQ(baselines["cublas cublasSgemm"], "ok ");
   EXPECT_EQ(baselines["cudnn cudnnConvolutionForward"], "ok ");
 }
 
 TEST_F(CudaGpu, ACrashAHangAndAWrongAnswerAreRecordedAndTheRunGoesOn) {
-  testing::CommandResult run = RunCommand(BeastBinary() + " tune --device cuda:0 --templates " + kTestTemplates +
-                                          " --template test/faulty --problem gemm:M=64,N=64,K=64 --baselines none" +
-                                          " --confirm-top 0 --timeout-seconds 20 --db " + db_ + " --no-cache --json");
+  testing::CommandResult run =
+      RunCommand(BeastBinary() + " tune --device cuda:0 --templates " + kTestTemplates +
+                 " --template test/faulty --problem gemm:M=64,N=64,K=64 --baselines none" +
+                 " --confirm-top 0 --timeout-seconds 20 --db " + db_ + " --no-cache --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::map<std::string, results_db::ResultRow> rows = Rows();
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows["test/faulty MODE=0"].status, "ok") << rows["test/faulty MODE=0"].error_text;
   EXPECT_EQ(rows["test/faulty MODE=1"].status, "crashed") << rows["test/faulty MODE=1"].error_text;
   EXPECT_EQ(rows["test/faulty MODE=2"].status, "timeout") << rows["test/faulty MODE=2"].error_text;
-  EXPECT_EQ(rows["test/faulty MODE=3"].status, "wrong_result") << rows["test/faulty MODE=3"].error_text;
+  EXPECT_EQ(rows["test/faulty MODE=3"].status, "wrong_result")
+      << rows["test/faulty MODE=3"].error_text;
 }
 
 TEST_F(CudaGpu, LaunchTimeParametersShareProgramsAndRunCorrectly) {
-  testing::CommandResult run =
-      RunCommand(BeastBinary() + " tune --device cuda:0 --templates " + kTestTemplates +
-                 " --template test/launch_params --problem gemm:M=9,N=13,K=37 --baselines none --confirm-top 0" +
-                 " --compile-jobs 0 --db " + db_ + " --cache-dir " + (dir_ / "cache").string() + " --json");
+  testing::CommandResult run = RunCommand(
+      BeastBinary() + " tune --device cuda:0 --templates " + kTestTemplates +
+      " --template test/launch_params --problem gemm:M=9,N=13,K=37 --baselines none --confirm-top "
+      "0" +
+      " --compile-jobs 0 --db " + db_ + " --cache-dir " + (dir_ / "cache").string() + " --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("\"programs_compiled\": 2,"), std::string::npos) << run.output;
   std::map<std::string, results_db::ResultRow> rows = Rows();

@@ -113,8 +113,9 @@ TEST_F(BaselineTune, NoneMeasuresNoBaseline) {
   EXPECT_TRUE(store.Baselines().empty());
   auto bad = RunCommand(Tune("--quiet --baselines mkl"));
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_NE(bad.output.find("beast tune: --baselines must be auto, clblast, nvidia or none, not \"mkl\""),
-            std::string::npos)
+  EXPECT_NE(
+      bad.output.find("beast tune: --baselines must be auto, clblast, nvidia or none, not \"mkl\""),
+      std::string::npos)
       << bad.output;
 }
 

@@ -2,10 +2,13 @@
 // tests, capturing exit code and output.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace beast::testing {
@@ -27,11 +30,24 @@ inline CommandResult RunCommand(const std::string& command, bool merge_stderr = 
   return r;
 }
 
+// An empty folder for the running test:
+// TMP/beast_<prefix>_<pid>_<test name>, removed first if it was there.
+inline std::filesystem::path FreshTestDir(const std::string& prefix) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("beast_" + prefix + "_" + std::to_string(getpid()) + "_" + info->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "/beast/beast"; }
 
 inline size_t CountOccurrences(const std::string& text, const std::string& needle) {
   size_t count = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++count;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
+    ++count;
   return count;
 }
 

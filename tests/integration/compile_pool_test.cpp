@@ -204,7 +204,8 @@ TEST_F(CompilePoolTest, CudaWorkersCompileWithNvrtcForTheArchitectureWithoutADev
   if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this beast has no NVRTC";
   auto cuda_kernel = [](const std::string& body) {
     return "extern \"C\" __global__ void k(const float* A, const float* B, float* C) { "
-           "const int i = blockIdx.x * blockDim.x + threadIdx.x; " + body + " }";
+           "const int i = blockIdx.x * blockDim.x + threadIdx.x; " +
+           body + " }";
   };
   const std::vector<std::string> sources = {cuda_kernel("C[i] = A[i] + B[i];"),
                                             cuda_kernel("C[i] = no_such_name;"),

@@ -22,16 +22,13 @@ using testing::BeastBinary;
 using testing::CountOccurrences;
 using testing::RunCommand;
 
-const std::string kTestTemplates = std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/kernel_templates";
+const std::string kTestTemplates =
+    std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/kernel_templates";
 
 class CudaDeviceCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast_cuda_cli_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("cuda_cli");
     db_ = (dir_ / "beast.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -42,26 +39,31 @@ class CudaDeviceCli : public ::testing::Test {
 TEST_F(CudaDeviceCli, WithoutAGpuTuningOnCudaIsOneLineAndWritesNothing) {
   harness::CudaProbe probe = harness::ProbeCuda();
   if (!probe.devices.empty()) GTEST_SKIP() << "a CUDA GPU is present";
-  auto r = RunCommand(BeastBinary() + " tune --device cuda:0 --template gemm/tiled --problem gemm:M=8,N=8,K=8 --db " +
-                          db_ + " 2>&1 >/dev/null",
-                      false);
+  auto r = RunCommand(
+      BeastBinary() +
+          " tune --device cuda:0 --template gemm/tiled --problem gemm:M=8,N=8,K=8 --db " + db_ +
+          " 2>&1 >/dev/null",
+      false);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_EQ(CountOccurrences(r.output, "\n"), 1u) << r.output;
-  const std::string expected = probe.driver_loaded ? "beast tune: no device cuda:0 (" : "beast tune: cuda:0: no CUDA driver";
+  const std::string expected =
+      probe.driver_loaded ? "beast tune: no device cuda:0 (" : "beast tune: cuda:0: no CUDA driver";
   EXPECT_EQ(r.output.rfind(expected, 0), 0u) << r.output;
   EXPECT_FALSE(fs::exists(db_));
 }
 
 TEST_F(CudaDeviceCli, TheTestTemplatesCudaRenderingsCompile) {
   if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this beast has no NVRTC";
-  auto r = RunCommand(BeastBinary() + " tune --device cuda:sm_90 --templates " + kTestTemplates +
-                      " --template test/faulty --template test/launch_params --problem gemm:M=9,N=13,K=37 --db " +
-                      db_ + " --quiet");
+  auto r = RunCommand(
+      BeastBinary() + " tune --device cuda:sm_90 --templates " + kTestTemplates +
+      " --template test/faulty --template test/launch_params --problem gemm:M=9,N=13,K=37 --db " +
+      db_ + " --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   results_db::Store store = results_db::Store::OpenExisting(db_);
   std::map<std::string, int> statuses;
   for (const auto& row : store.Query({})) ++statuses[row.template_name + " " + row.status];
-  EXPECT_EQ(statuses, (std::map<std::string, int>{{"test/faulty compiled", 4}, {"test/launch_params compiled", 10}}));
+  EXPECT_EQ(statuses, (std::map<std::string, int>{{"test/faulty compiled", 4},
+                                                  {"test/launch_params compiled", 10}}));
 }
 
 }  // namespace

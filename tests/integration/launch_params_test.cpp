@@ -31,11 +31,7 @@ const char kProblem[] = "gemm:M=9,N=13,K=37";
 class LaunchParams : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast_launch_params_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("launch_params");
     db_ = (dir_ / "beast.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -43,8 +39,8 @@ class LaunchParams : public ::testing::Test {
   testing::CommandResult Tune(const std::string& extra) {
     return RunCommand(BeastBinary() + " tune --templates " + kTemplates +
                       " --template test/launch_params --problem " + kProblem +
-                      " --device opencl:0 --baselines none --max-reps 5 --confirm-top 0 --db " + db_ +
-                      " --cache-dir " + (dir_ / "cache").string() + " " + extra);
+                      " --device opencl:0 --baselines none --max-reps 5 --confirm-top 0 --db " +
+                      db_ + " --cache-dir " + (dir_ / "cache").string() + " " + extra);
   }
 
   fs::path dir_;
@@ -69,7 +65,8 @@ TEST_F(LaunchParams, ConfigsDifferingOnlyAtLaunchShareOneProgramAndAreAllCorrect
       EXPECT_EQ(r.status, "ok") << key << ": " << r.error_text;
       ASSERT_TRUE(r.max_error.has_value()) << key;
       EXPECT_LE(*r.max_error, 1.0) << key;
-      EXPECT_EQ(r.params_json, "{\"SPAN\": " + std::to_string(span) + ", \"WG\": " + std::to_string(wg) + "}");
+      EXPECT_EQ(r.params_json,
+                "{\"SPAN\": " + std::to_string(span) + ", \"WG\": " + std::to_string(wg) + "}");
     }
   }
 }
@@ -88,9 +85,8 @@ TEST_F(LaunchParams, TheExportedLibraryRunsTheWinnerWithItsLocalMemory) {
   testing::CommandResult run = Tune("--compile-jobs 0 --quiet");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const fs::path out = dir_ / "tuned";
-  testing::CommandResult exported =
-      RunCommand(BeastBinary() + " export --templates " + kTemplates + " --db " + db_ + " --out " +
-                 out.string());
+  testing::CommandResult exported = RunCommand(BeastBinary() + " export --templates " + kTemplates +
+                                               " --db " + db_ + " --out " + out.string());
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
   std::ifstream table(out / "src" / "beast_kernels.c");
   std::string text((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
@@ -106,14 +102,16 @@ TEST_F(LaunchParams, TheExportedLibraryRunsTheWinnerWithItsLocalMemory) {
   EXPECT_NE(text.find(", " + std::to_string(wg * span * 4) + "L,"), std::string::npos) << text;
 
   // A consumer built on the export runs it and checks the result.
-  const std::string consumer = std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/launch_params_consumer";
+  const std::string consumer =
+      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/launch_params_consumer";
   const fs::path build = dir_ / "consumer";
-  testing::CommandResult configured =
-      RunCommand("cmake -S " + consumer + " -B " + build.string() + " -DBEAST_TUNED_SOURCE_DIR=" + out.string());
+  testing::CommandResult configured = RunCommand("cmake -S " + consumer + " -B " + build.string() +
+                                                 " -DBEAST_TUNED_SOURCE_DIR=" + out.string());
   ASSERT_EQ(configured.exit_code, 0) << configured.output;
   testing::CommandResult built = RunCommand("cmake --build " + build.string());
   ASSERT_EQ(built.exit_code, 0) << built.output;
-  testing::CommandResult ran = RunCommand("BEAST_TUNED_CACHE_DIR= " + (build / "launch_params_consumer").string());
+  testing::CommandResult ran =
+      RunCommand("BEAST_TUNED_CACHE_DIR= " + (build / "launch_params_consumer").string());
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
   EXPECT_NE(ran.output.find("config " + key + ","), std::string::npos) << ran.output;
 }

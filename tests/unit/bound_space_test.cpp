@@ -190,7 +190,8 @@ launch:
   std::vector<std::string> names;
   for (const auto& [name, value] : inst.vars) names.push_back(name);
   // The renderer sees SPAN and TWICE, never WG, CARVE or TILE (it reads WG).
-  EXPECT_EQ(names, (std::vector<std::string>{"K", "M", "N", "col_major", "trans_a", "trans_b", "SPAN", "TWICE"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"K", "M", "N", "col_major", "trans_a", "trans_b",
+                                             "SPAN", "TWICE"}));
   EXPECT_EQ(inst.global[0], 16u);
   EXPECT_EQ(inst.local[0], 8u);
   EXPECT_EQ(inst.dynamic_local_bytes, 64);
@@ -202,7 +203,9 @@ kernel: k
 parameters:
   - {name: A, values: [1]}
 launch: {global: [1], local: [1]}
-)YAML")), Problem::Parse("gemm:M=10,N=1,K=1"), TestDevice()).Instantiate(Config::ParseKey("A=1"));
+)YAML")),
+                              Problem::Parse("gemm:M=10,N=1,K=1"), TestDevice())
+                       .Instantiate(Config::ParseKey("A=1"));
   EXPECT_EQ(plain.dynamic_local_bytes, -1);
   EXPECT_EQ(plain.shared_carveout, -1);
   // A carveout outside -1..100 is an error naming the file and the config.
@@ -214,12 +217,14 @@ parameters:
 launch: {global: [1], local: [1], shared_carveout: CARVE}
 )YAML"));
   try {
-    BoundSpace(wide, Problem::Parse("gemm:M=10,N=1,K=1"), TestDevice()).Instantiate(Config::ParseKey("CARVE=101"));
+    BoundSpace(wide, Problem::Parse("gemm:M=10,N=1,K=1"), TestDevice())
+        .Instantiate(Config::ParseKey("CARVE=101"));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), wide.space_path +
-                                         ": launch shared_carveout \"CARVE\" is not an integer from -1 to 100 "
-                                         "for CARVE=101");
+    EXPECT_EQ(std::string(e.what()),
+              wide.space_path +
+                  ": launch shared_carveout \"CARVE\" is not an integer from -1 to 100 "
+                  "for CARVE=101");
   }
 }
 

@@ -4,13 +4,14 @@
 // compiles for sm_80 and sm_90 without spilling, and the cuBLAS / cuDNN
 // baselines' libraries are found and name their versions when the CUDA
 // toolkit is installed. Skipped, saying why, without NVRTC.
+#include "harness/cuda_build.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <regex>
 
-#include "harness/cuda_build.hpp"
 #include "harness/cuda_library_call.hpp"
 #include "harness/cuda_peak_flops.hpp"
 #include "harness/nvrtc_compiler.hpp"
@@ -81,7 +82,8 @@ TEST_F(CudaBuildTest, ThePeakKernelCompilesForAmpereAndHopperWithoutSpills) {
       CudaCompileResult r = CompileCuda(CudaPeakKernelSource(chains), arch, "beast_peak_fma");
       ASSERT_TRUE(r.ok) << arch << " " << chains << ": " << r.log;
       EXPECT_GE(r.resources.registers, chains) << arch << " " << chains;
-      EXPECT_EQ(r.resources.spill_store_bytes + r.resources.spill_load_bytes, 0) << arch << " " << chains;
+      EXPECT_EQ(r.resources.spill_store_bytes + r.resources.spill_load_bytes, 0)
+          << arch << " " << chains;
     }
   }
 }
@@ -91,7 +93,8 @@ TEST_F(CudaBuildTest, TheBaselineLibrariesNameTheirVersions) {
   if (!toolkit) GTEST_SKIP() << "no CUDA toolkit libraries under /usr/local/cuda/lib64";
   EXPECT_TRUE(std::regex_match(CublasVersion(), std::regex("[0-9]+"))) << CublasVersion();
   if (fs::exists("/usr/local/cuda/lib64/libcudnn.so"))
-    EXPECT_TRUE(std::regex_match(CudnnVersion(), std::regex("[89]\\.[0-9]+\\.[0-9]+"))) << CudnnVersion();
+    EXPECT_TRUE(std::regex_match(CudnnVersion(), std::regex("[89]\\.[0-9]+\\.[0-9]+")))
+        << CudnnVersion();
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ namespace {
 
 using testing::TempTemplates;
 
-std::string LoadError(TempTemplates& t, const std::string& yaml, ErrorCode expected = ErrorCode::kBadInput) {
+std::string LoadError(TempTemplates& t, const std::string& yaml,
+                      ErrorCode expected = ErrorCode::kBadInput) {
   std::string name = t.Add("bad", yaml);
   try {
     SpaceSpec::Load(t.dir(), name);
@@ -29,47 +30,85 @@ const char kLaunch[] = "launch: {global: [1], local: [1]}\n";
 
 TEST(SpaceLoader, ReportsFileAndLine) {
   TempTemplates t;
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]}\n  - {name: B, values: []}\n" + kLaunch),
-            "FILE:6: parameter B has an empty value list");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2], colour: red}\n" + kLaunch),
-            "FILE:5: unknown key \"colour\" in a parameter (allowed: applied, default, description, name, pow2, range, "
+  EXPECT_EQ(
+      LoadError(t, std::string(kHead) +
+                       "parameters:\n  - {name: A, values: [1, 2]}\n  - {name: B, values: []}\n" +
+                       kLaunch),
+      "FILE:6: parameter B has an empty value list");
+  EXPECT_EQ(LoadError(t, std::string(kHead) +
+                             "parameters:\n  - {name: A, values: [1, 2], colour: red}\n" + kLaunch),
+            "FILE:5: unknown key \"colour\" in a parameter (allowed: applied, default, "
+            "description, name, pow2, range, "
             "values)");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]}\nconstraints:\n  - \"A < Z\"\n" + kLaunch),
-            "FILE:7: constraint \"A < Z\" names unknown parameter \"Z\"");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, range: [1, B]}\n  - {name: B, values: [1, 2]}\n" + kLaunch),
-            "FILE:5: value set of A uses B before it is bound (declare it earlier)");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\nderived:\n  - {name: X, expr: Y + A}\n  - {name: Y, expr: X * 2}\n" + kLaunch),
+  EXPECT_EQ(
+      LoadError(t, std::string(kHead) +
+                       "parameters:\n  - {name: A, values: [1, 2]}\nconstraints:\n  - \"A < Z\"\n" +
+                       kLaunch),
+      "FILE:7: constraint \"A < Z\" names unknown parameter \"Z\"");
+  EXPECT_EQ(
+      LoadError(t,
+                std::string(kHead) +
+                    "parameters:\n  - {name: A, range: [1, B]}\n  - {name: B, values: [1, 2]}\n" +
+                    kLaunch),
+      "FILE:5: value set of A uses B before it is bound (declare it earlier)");
+  EXPECT_EQ(LoadError(t, std::string(kHead) +
+                             "parameters:\n  - {name: A, values: [1]}\nderived:\n  - {name: X, "
+                             "expr: Y + A}\n  - {name: Y, expr: X * 2}\n" +
+                             kLaunch),
             "FILE:7: derived values form a cycle: X -> Y -> X");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2 +]}\n" + kLaunch).substr(0, 44),
-            "FILE:5: parameter A: expression \"2 +\": posit");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]\n" + kLaunch).substr(0, 7), "FILE:6:");
-  EXPECT_EQ(LoadError(t, "op: gemm\nsource: missing.cl.j2\nkernel: k\nparameters:\n  - {name: A, values: [1]}\n" + std::string(kLaunch)),
-            "FILE:2: template source " + t.dir() + "/t/missing.cl.j2 does not exist");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: M, values: [1]}\n" + kLaunch),
-            "FILE:5: parameter M shadows a problem or device name");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\nconstraints:\n  - {expr: A > 0, kind: firm}\n" + kLaunch),
+  EXPECT_EQ(
+      LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2 +]}\n" + kLaunch)
+          .substr(0, 44),
+      "FILE:5: parameter A: expression \"2 +\": posit");
+  EXPECT_EQ(
+      LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1, 2]\n" + kLaunch)
+          .substr(0, 7),
+      "FILE:6:");
+  EXPECT_EQ(
+      LoadError(
+          t,
+          "op: gemm\nsource: missing.cl.j2\nkernel: k\nparameters:\n  - {name: A, values: [1]}\n" +
+              std::string(kLaunch)),
+      "FILE:2: template source " + t.dir() + "/t/missing.cl.j2 does not exist");
+  EXPECT_EQ(
+      LoadError(t, std::string(kHead) + "parameters:\n  - {name: M, values: [1]}\n" + kLaunch),
+      "FILE:5: parameter M shadows a problem or device name");
+  EXPECT_EQ(LoadError(t, std::string(kHead) +
+                             "parameters:\n  - {name: A, values: [1]}\nconstraints:\n  - {expr: A "
+                             "> 0, kind: firm}\n" +
+                             kLaunch),
             "FILE:7: constraint kind must be hard or soft, not \"firm\"");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\nconstraints:\n  - \"registers <= 64\"\n" + kLaunch),
-            "FILE:7: constraint \"registers <= 64\" names unknown parameter \"registers\" (compiled resources need "
-            "stage: after_compile)");
+  EXPECT_EQ(
+      LoadError(
+          t,
+          std::string(kHead) +
+              "parameters:\n  - {name: A, values: [1]}\nconstraints:\n  - \"registers <= 64\"\n" +
+              kLaunch),
+      "FILE:7: constraint \"registers <= 64\" names unknown parameter \"registers\" (compiled "
+      "resources need "
+      "stage: after_compile)");
 }
 
 TEST(SpaceLoader, LaunchTimeSettings) {
   TempTemplates t;
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1], applied: runtime}\n" + kLaunch),
-            "FILE:5: parameter A: applied must be source or launch, not \"runtime\"");
+  EXPECT_EQ(
+      LoadError(t, std::string(kHead) +
+                       "parameters:\n  - {name: A, values: [1], applied: runtime}\n" + kLaunch),
+      "FILE:5: parameter A: applied must be source or launch, not \"runtime\"");
   EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" +
                              "launch: {global: [1], local: [1], dynamic_local_bytes: A * Z}\n"),
             "FILE: launch expression \"A * Z\" names unknown parameter \"Z\"");
-  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" +
-                             "launch: {global: [1], local: [1], carveout: 50}\n"),
-            "FILE:6: unknown key \"carveout\" in launch (allowed: dynamic_local_bytes, global, local, "
-            "shared_carveout)");
-  std::string name = t.Add("ok", std::string(kHead) +
-                                     "parameters:\n  - {name: A, values: [1, 2]}\n"
-                                     "  - {name: WG, values: [4, 8], applied: launch}\n"
-                                     "launch: {global: [64], local: [WG], dynamic_local_bytes: WG * A * 4,"
-                                     " shared_carveout: 25 * A}\n");
+  EXPECT_EQ(
+      LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" +
+                       "launch: {global: [1], local: [1], carveout: 50}\n"),
+      "FILE:6: unknown key \"carveout\" in launch (allowed: dynamic_local_bytes, global, local, "
+      "shared_carveout)");
+  std::string name =
+      t.Add("ok", std::string(kHead) +
+                      "parameters:\n  - {name: A, values: [1, 2]}\n"
+                      "  - {name: WG, values: [4, 8], applied: launch}\n"
+                      "launch: {global: [64], local: [WG], dynamic_local_bytes: WG * A * 4,"
+                      " shared_carveout: 25 * A}\n");
   SpaceSpec spec = SpaceSpec::Load(t.dir(), name);
   EXPECT_FALSE(spec.params[0].at_launch);
   EXPECT_TRUE(spec.params[1].at_launch);

@@ -107,7 +107,8 @@ static int Fits(const beast_context* ctx, const beast_entry* e) {
   for (int d = 0; d < 3; ++d) {
     if (e->local[d] > ctx->max_work_item_sizes[d]) return 0;
   }
-  if (e->dynamic_local_bytes > 0 && (cl_ulong)e->dynamic_local_bytes > ctx->local_mem_bytes) return 0;
+  if (e->dynamic_local_bytes > 0 && (cl_ulong)e->dynamic_local_bytes > ctx->local_mem_bytes)
+    return 0;
   return 1;
 }
 

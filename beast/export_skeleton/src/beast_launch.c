@@ -88,8 +88,9 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
     cl_uint index = (cl_uint)(n_buffers + k->n_ints);
     err = clSetKernelArg(k->kernel, index, bytes, NULL);
     if (err != CL_SUCCESS) {
-      return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s rejects %zu bytes of __local memory (error %d)",
-                        k->what, bytes, (int)err);
+      return beast_fail(BEAST_ERROR_LAUNCH,
+                        "kernel %s rejects %zu bytes of __local memory (error %d)", k->what, bytes,
+                        (int)err);
     }
   }
   cl_event event = NULL;
@@ -121,8 +122,8 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
   beast_status status = beast_program(ctx, e, &program);
   if (status != BEAST_OK) return status;
   cl_int err = CL_SUCCESS;
-  Launch k = {NULL, NULL, 3, {e->global[0], e->global[1], e->global[2]}, e->local, NULL, 0,
-              e->dynamic_local_bytes};
+  Launch k = {NULL,     NULL, 3, {e->global[0], e->global[1], e->global[2]},
+              e->local, NULL, 0, e->dynamic_local_bytes};
   k.kernel = clCreateKernel(program, e->kernel_name, &err);
   if (err != CL_SUCCESS) {
     return beast_fail(BEAST_ERROR_BUILD, "kernel %s of %s is missing from its program (error %d)",

@@ -71,7 +71,7 @@ struct Instance {
   size_t global[3] = {1, 1, 1};
   size_t local[3] = {1, 1, 1};
   int64_t dynamic_local_bytes = -1;  // launch dynamic_local_bytes; -1 when the space has none
-  int64_t shared_carveout = -1;     // launch shared_carveout; -1 without
+  int64_t shared_carveout = -1;      // launch shared_carveout; -1 without
 };
 
 class BoundSpace {

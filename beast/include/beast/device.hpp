@@ -12,25 +12,25 @@ namespace beast {
 enum class Backend { kOpenCL, kCuda };
 
 struct DeviceLimits {
-  int64_t max_work_group_size = 0;      // threads per work-group / block
+  int64_t max_work_group_size = 0;  // threads per work-group / block
   int64_t max_work_item_sizes[3] = {0, 0, 0};
-  int64_t local_mem_bytes = 0;          // shared / local memory per group
+  int64_t local_mem_bytes = 0;  // shared / local memory per group
   int64_t global_mem_bytes = 0;
   int64_t compute_units = 0;
   int64_t clock_mhz = 0;
-  int64_t warp_size = 1;                // warp / wavefront / preferred multiple
-  int64_t max_registers_per_thread = 0; // 0 when unknown (OpenCL)
-  double peak_gflops = 0;               // 0 when unknown
-  double bandwidth_gbs = 0;             // 0 when unknown
+  int64_t warp_size = 1;                 // warp / wavefront / preferred multiple
+  int64_t max_registers_per_thread = 0;  // 0 when unknown (OpenCL)
+  double peak_gflops = 0;                // 0 when unknown
+  double bandwidth_gbs = 0;              // 0 when unknown
 };
 
 struct DeviceInfo {
   Backend backend = Backend::kOpenCL;
-  int index = 0;              // position in `beast devices` for its backend
+  int index = 0;  // position in `beast devices` for its backend
   std::string name;
   std::string vendor;
   std::string driver_version;
-  std::string arch;           // "sm_90", or the OpenCL device version string
+  std::string arch;  // "sm_90", or the OpenCL device version string
   DeviceLimits limits;
   // What builds kernels for it, recorded with each measurement: "opencl" (the
   // platform's own compiler; version: the platform name and version string,
@@ -38,7 +38,7 @@ struct DeviceInfo {
   std::string compiler;
   std::string compiler_version;
 
-  std::string Id() const;     // "opencl:0", "cuda:1"
+  std::string Id() const;  // "opencl:0", "cuda:1"
   // Names a space expression may read, all prefixed "device_":
   // device_max_work_group_size, device_max_work_item_size_0..2,
   // device_local_mem_bytes, device_compute_units, device_warp_size,
@@ -51,7 +51,7 @@ struct DeviceInfo {
 struct DeviceSelector {
   Backend backend = Backend::kOpenCL;
   int index = 0;
-  std::string arch;  // set for compile-only "cuda:sm_XX"
+  std::string arch;                                      // set for compile-only "cuda:sm_XX"
   static DeviceSelector Parse(const std::string& text);  // throws kBadArgument
 };
 

@@ -33,7 +33,8 @@ struct MultiDeviceSummary {
 // Throws beast::Error, before anything runs, for a device that is not there
 // or named twice, a compile-only cuda:sm_XX among others, or input that any
 // of the devices rejects.
-MultiDeviceSummary TuneOnDevices(const TuneOptions& options, const std::vector<DeviceSelector>& devices,
+MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
+                                 const std::vector<DeviceSelector>& devices,
                                  const std::vector<std::string>& tune_args);
 
 // A device's process (`beast tune ... --share-fd N`): writes its summary's

@@ -13,7 +13,7 @@ namespace beast {
 
 struct SourceLocation {
   std::string file;
-  int line = 0;  // 1-based; 0 when not from a file
+  int line = 0;                  // 1-based; 0 when not from a file
   std::string ToString() const;  // "file:line" or "command line"
 };
 
@@ -54,7 +54,7 @@ const char* ConstraintKindName(ConstraintKind kind);
 const char* ConstraintClassName(ConstraintClass cls);
 
 struct SpaceSpec {
-  std::string name;         // "gemm/tiled": folder/variant under kernel_templates/
+  std::string name;  // "gemm/tiled": folder/variant under kernel_templates/
   OpKind op = OpKind::kGemm;
   std::string space_path;   // the .space.yaml file
   std::string source_path;  // the Jinja2 template beside it

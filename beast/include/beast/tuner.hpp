@@ -77,9 +77,9 @@ struct TuneOptions {
 // measurement, or the one the database already held).
 struct BaselineSummary {
   std::string problem_key;
-  std::string library;  // "clblast"
-  std::string routine;  // "Sgemm", "Convgemm"
-  std::string status;   // results_db::kBaselineStatuses
+  std::string library;   // "clblast"
+  std::string routine;   // "Sgemm", "Convgemm"
+  std::string status;    // results_db::kBaselineStatuses
   double median_ms = 0;  // when ok
   double gflops = 0;     // when ok
   // The median of CLBlast's last command alone (its GEMM kernel without the
@@ -92,11 +92,11 @@ struct BaselineSummary {
 struct PairSummary {
   std::string template_name;
   std::string problem_key;
-  uint64_t space_size = 0;                   // valid configs
-  uint64_t selected = 0;                     // configs this run wanted measured (default included)
-  uint64_t measured = 0;                     // measured now
-  uint64_t skipped = 0;                      // already in the database
-  uint64_t failed = 0;  // measured now with a status other than ok (compile-only: compiled)
+  uint64_t space_size = 0;  // valid configs
+  uint64_t selected = 0;    // configs this run wanted measured (default included)
+  uint64_t measured = 0;    // measured now
+  uint64_t skipped = 0;     // already in the database
+  uint64_t failed = 0;      // measured now with a status other than ok (compile-only: compiled)
   std::map<std::string, uint64_t> failures;  // of those, how many per status
   // Best ok config in the database for this pair (this run or earlier).
   bool has_best = false;
@@ -141,11 +141,11 @@ struct TuneSummary {
   // pool) and programs found in the program cache, built by an earlier run.
   uint64_t programs_compiled = 0;
   uint64_t programs_from_cache = 0;
-  std::string cache_dir;      // the program cache; empty when none
-  int compile_jobs = 0;       // the compile pool's workers; 0: no pool
+  std::string cache_dir;                  // the program cache; empty when none
+  int compile_jobs = 0;                   // the compile pool's workers; 0: no pool
   bool pool_paused_while_timing = false;  // a CPU device: the pool stops while kernels run
-  double compile_wait_seconds = 0;  // the tuner waited for the pool to finish a build
-  std::string compile_pool_error;   // why the pool's workers did not start; empty when they did
+  double compile_wait_seconds = 0;        // the tuner waited for the pool to finish a build
+  std::string compile_pool_error;  // why the pool's workers did not start; empty when they did
   bool interrupted = false;
   // Peak fp32 FLOP/s of the device, measured by peak_method at the start of
   // the run (harness/peak_flops.hpp); 0 when the microbenchmark failed
@@ -167,7 +167,8 @@ struct TuneSummary {
   // (benchmark_seconds + confirm_seconds) / wall_seconds: how much of the run
   // kept the device busy (on several devices at once: each, on average).
   double DeviceBusyFraction() const {
-    const double devices_wall = wall_seconds * static_cast<double>(devices.empty() ? 1 : devices.size());
+    const double devices_wall =
+        wall_seconds * static_cast<double>(devices.empty() ? 1 : devices.size());
     return devices_wall > 0 ? (benchmark_seconds + confirm_seconds) / devices_wall : 0;
   }
 };

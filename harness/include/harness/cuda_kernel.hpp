@@ -32,10 +32,10 @@ struct CudaKernelArg {
 
 // What the driver says the loaded function uses (cuFuncGetAttribute).
 struct CudaFunctionResources {
-  int registers = 0;             // per thread
-  int static_shared_bytes = 0;   // per block, __shared__ arrays
-  int local_bytes = 0;           // per thread: stack and spills
-  int max_threads_per_block = 0; // for this function's registers
+  int registers = 0;              // per thread
+  int static_shared_bytes = 0;    // per block, __shared__ arrays
+  int local_bytes = 0;            // per thread: stack and spills
+  int max_threads_per_block = 0;  // for this function's registers
 };
 
 // Owns the module; its bound arguments are state: one thread at a time.

@@ -36,7 +36,8 @@ class CudaLibraryCall {
 
   // cuBLAS SGEMM for a gemm problem (row- or column-major, any
   // transposition), as C = A B with beta 0, default math (no TF32).
-  static std::unique_ptr<CudaLibraryCall> Cublas(CudaContext& context, const beast::Problem& problem,
+  static std::unique_ptr<CudaLibraryCall> Cublas(CudaContext& context,
+                                                 const beast::Problem& problem,
                                                  const CudaOperands& operands);
   // cuDNN's forward convolution (cross-correlation, NCHW or NHWC, strides,
   // pads, dilations, groups), the fastest FMA-math algorithm of

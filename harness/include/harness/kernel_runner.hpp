@@ -15,7 +15,6 @@
 
 namespace beast::harness {
 
-
 // One kernel argument: a device buffer (implicit) or a scalar.
 struct KernelArg {
   enum class Kind { kBuffer, kInt32, kFloat };

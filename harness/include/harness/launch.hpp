@@ -7,7 +7,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
+
+#include "harness/timing.hpp"
 
 namespace beast::harness {
 
@@ -35,5 +39,14 @@ struct LaunchResult {
   double kernel_ms = 0;  // the kernel's device time (profiling events), when ok
   bool ok() const { return status == LaunchStatus::kOk; }
 };
+
+// "global 64x8, local 16x4" (the dims in use) for messages.
+std::string GeometryText(const LaunchGeometry& geometry);
+
+// Benchmark (timing.hpp) over a launch's device times: the timed samples;
+// when a launch fails the loop stops and *failure (not null) says why, else
+// it is cleared.
+std::vector<double> BenchmarkLaunches(const std::function<LaunchResult()>& launch,
+                                      const BenchmarkPlan& plan, std::string* failure);
 
 }  // namespace beast::harness

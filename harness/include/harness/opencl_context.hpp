@@ -20,7 +20,7 @@ using ProgramHandle = std::shared_ptr<const ProgramImpl>;
 
 struct BuildResult {
   bool ok = false;
-  std::string log;        // the compiler's full build log (warnings too)
+  std::string log;  // the compiler's full build log (warnings too)
   // Wall clock of create + build from source; for a program from the cache,
   // that of the build which made the entry (the program's compile time,
   // whoever paid it).

@@ -39,4 +39,9 @@ PeakFlopsResult MeasurePeakFlops(OpenCLContext& context, const BenchmarkPlan& pl
 // The source of one variant (exposed for tests).
 std::string PeakKernelSource(int chains);
 
+// A variant's timed samples of `flops` each: it becomes *best when its
+// GFLOP/s (flops / median) beats best's or best has none yet.
+void KeepFasterVariant(const std::vector<double>& samples, double flops, const std::string& variant,
+                       PeakFlopsResult* best);
+
 }  // namespace beast::harness

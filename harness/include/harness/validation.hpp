@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace beast::harness {
 
@@ -39,5 +40,10 @@ struct ValidationResult {
 // Error(kBadArgument) for reduction_length < 1 or null arrays with count > 0.
 ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
                           int64_t reduction_length);
+
+// The one line a wrong result is recorded with: "F of N outputs wrong (K not
+// finite); worst at I: got Y, expected R".
+std::string DescribeWrongResult(const ValidationResult& v, const float* y, const float* ref,
+                                size_t count);
 
 }  // namespace beast::harness
