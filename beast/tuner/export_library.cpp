@@ -1,6 +1,7 @@
 // beast export: the tuned library as a CMake project (exporter.hpp). The
 // static parts come from the skeleton folder, stamped on their way out; the
 // kernel table is generated; the whole folder is staged and renamed in.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "export_folder.hpp"
 #include "export_plan.hpp"
 #include "export_table.hpp"
+#include "harness/nvrtc_compiler.hpp"
 
 namespace beast {
 namespace fs = std::filesystem;
@@ -59,12 +61,36 @@ constexpr SkeletonFile kSkeleton[] = {
     {"src/beast_runtime.h", "src/beast_runtime.h", CommentStyle::kC, false},
     {"src/beast_errors.c", "src/beast_errors.c", CommentStyle::kC, false},
     {"src/beast_context.c", "src/beast_context.c", CommentStyle::kC, false},
+    {"src/beast_cuda.h", "src/beast_cuda.h", CommentStyle::kC, false},
+    {"src/beast_cuda_driver.h", "src/beast_cuda_driver.h", CommentStyle::kC, false},
+    {"src/beast_cuda_context.c", "src/beast_cuda_context.c", CommentStyle::kC, false},
+    {"src/beast_cuda_launch.c", "src/beast_cuda_launch.c", CommentStyle::kC, false},
     {"src/beast_dispatch.c", "src/beast_dispatch.c", CommentStyle::kC, false},
     {"src/beast_launch.c", "src/beast_launch.c", CommentStyle::kC, false},
     {"src/beast_host.c", "src/beast_host.c", CommentStyle::kC, false},
     {"src/beast_program_cache.c", "src/beast_program_cache.c", CommentStyle::kC, false},
     {"src/beast_generic.c", "src/beast_generic.c", CommentStyle::kC, false},
 };
+
+std::string ReadSkeleton(const fs::path& path);
+
+// The generic fallback kernels of the skeleton, compiled to PTX for the
+// oldest architecture this NVRTC knows, so the library runs untuned shapes
+// on any CUDA GPU since then (none without NVRTC: CUDA contexts then have
+// only the tuned entries).
+GenericKernels GenericKernelsFrom(const std::string& skeleton_dir) {
+  GenericKernels generic;
+  generic.source = ReadSkeleton(fs::path(skeleton_dir) / "src/beast_generic.cl");
+  if (!harness::NvrtcAvailable()) return generic;
+  const std::string arch = harness::OldestNvrtcComputeArch();
+  harness::CudaCompileResult ptx = harness::CompileCudaPtx(generic.source, arch);
+  if (!ptx.ok) {
+    throw Error(ErrorCode::kEnvironment, "NVRTC cannot compile the generic kernels for " + arch + ": " + ptx.log);
+  }
+  generic.ptx = std::move(ptx.ptx);
+  generic.ptx_cc = std::atoi(arch.c_str() + arch.find('_') + 1);
+  return generic;
+}
 
 std::string ReadSkeleton(const fs::path& path) {
   std::ifstream file(path, std::ios::binary);
@@ -160,7 +186,7 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
   }
   staging.Write(
       "src/beast_kernels.c",
-      KernelTableSource(plan.kernels, Comment(CommentStyle::kC,
+      KernelTableSource(plan.kernels, GenericKernelsFrom(options.skeleton_dir), Comment(CommentStyle::kC,
                                               generator + " from database " + db +
                                                   "; each program names its template and hash. Do "
                                                   "not edit: export again.")));

@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 
+#include "harness/nvrtc_compiler.hpp"
 #include "beast/bound_space.hpp"
 #include "beast/config.hpp"
 #include "beast/error.hpp"
@@ -143,7 +144,8 @@ NearestPlan PlanNearest(const std::vector<results_db::WinnerRow>& winners,
   std::map<int64_t, Tuned> tuned;
   std::map<int64_t, std::string> names;
   for (const auto& row : winners) {
-    if (row.backend != "opencl") continue;  // the exported runtime runs OpenCL only
+    // A CUDA winner needs NVRTC to be compiled for its new shape.
+    if (row.backend != "opencl" && !(row.backend == "cuda" && harness::NvrtcAvailable())) continue;
     if (!tuned.count(row.device_id)) devices.push_back(row.device_id);
     tuned[row.device_id][row.problem_key].push_back(&row);
     names[row.device_id] = row.device_name + " (" + row.driver_version + ")";

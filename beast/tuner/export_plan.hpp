@@ -1,6 +1,7 @@
 // What an export contains: the winning config of each (device, problem) read
 // from the database, checked against the current templates, bound into an
-// instance and rendered to OpenCL source. Private to the exporter.
+// instance and rendered for its device's backend: OpenCL source, or for a
+// CUDA GPU a cubin and PTX compiled with NVRTC. Private to the exporter.
 #pragma once
 
 #include <string>
@@ -17,6 +18,11 @@ struct PlannedKernel {
   ExportEntry entry;
   Problem problem;
   std::string source;  // rendered, stamped with its generator and template
+  // CUDA entries: NVRTC's cubin for the tuning GPU's architecture
+  // (entry.device_arch) and the PTX of the same source for that compute
+  // capability, which newer GPUs JIT-compile.
+  std::string cubin, ptx;
+  int ptx_cc = 0;
 };
 
 struct ExportPlan {

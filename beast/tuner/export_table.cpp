@@ -28,6 +28,16 @@ std::vector<long long> ShapeFields(const Problem& problem) {
   return f;
 }
 
+// Bytes as a C initializer list, sixteen per line.
+std::string CBytes(const std::string& bytes) {
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i % 16 == 0) out += "\n    ";
+    out += std::to_string(static_cast<unsigned char>(bytes[i])) + ",";
+  }
+  return out.empty() ? "0" : out + "\n";
+}
+
 std::string Sizes(const size_t sizes[3]) {
   return "{" + std::to_string(sizes[0]) + ", " + std::to_string(sizes[1]) + ", " +
          std::to_string(sizes[2]) + "}";
@@ -78,27 +88,50 @@ std::string CStringLiteral(const std::string& text, const std::string& indent) {
   return out;
 }
 
-std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const std::string& stamp) {
+std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const GenericKernels& generic,
+                              const std::string& stamp) {
   std::string out = stamp +
                     "/* The tuned programs and the table beast_select() searches. */\n"
-                    "#include \"beast_table.h\"\n\n";
-  std::map<std::string, int> program_of;
+                    "#include <stddef.h>\n\n#include \"beast_table.h\"\n\n";
+  // OpenCL programs by source, CUDA modules by source and architecture;
+  // identical ones are shared.
+  std::map<std::string, int> program_of, module_of;
   std::vector<int> program_index;
-  std::string programs;
+  std::string programs, modules;
   for (const auto& k : kernels) {
-    auto [it, fresh] = program_of.emplace(k.source, static_cast<int>(program_of.size()));
+    const bool cuda = k.entry.backend == "cuda";
+    std::map<std::string, int>& of = cuda ? module_of : program_of;
+    auto [it, fresh] = of.emplace(cuda ? k.entry.device_arch + '\n' + k.source : k.source, static_cast<int>(of.size()));
     program_index.push_back(it->second);
     if (!fresh) continue;
-    programs += "/* " + k.entry.template_name + " (hash " + k.entry.template_hash + "), " +
-                k.entry.config_key + ", " + k.entry.problem_key + " */\n";
-    programs += "static const char kProgram" + std::to_string(it->second) + "[] =\n" +
-                CStringLiteral(k.source, "    ") + ";\n\n";
+    const std::string n = std::to_string(it->second);
+    const std::string what = "/* " + k.entry.template_name + " (hash " + k.entry.template_hash + "), " +
+                             k.entry.config_key + ", " + k.entry.problem_key + " */\n";
+    if (!cuda) {
+      programs += what + "static const char kProgram" + n + "[] =\n" + CStringLiteral(k.source, "    ") + ";\n\n";
+      continue;
+    }
+    modules += what + "static const unsigned char kCubin" + n + "[] = {" + CBytes(k.cubin) + "};\n" +
+               "static const char kPtx" + n + "[] =\n" + CStringLiteral(k.ptx, "    ") + ";\n\n";
   }
   out += programs + "const char* const beast_program_sources[] = {";
-  for (size_t i = 0; i < program_of.size(); ++i) {
-    out += std::string(i ? ", " : "") + "kProgram" + std::to_string(i);
-  }
+  for (size_t i = 0; i < program_of.size(); ++i) out += std::string(i ? ", " : "") + "kProgram" + std::to_string(i);
+  if (program_of.empty()) out += "NULL";  // C has no empty initializer
   out += "};\nconst int beast_program_count = " + std::to_string(program_of.size()) + ";\n\n";
+  out += modules + "const beast_cuda_module beast_cuda_modules[] = {\n";
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const PlannedKernel& k = kernels[i];
+    if (k.entry.backend != "cuda") continue;
+    const std::string n = std::to_string(program_index[i]);
+    const std::string line = "    {" + CStringLiteral(k.entry.device_arch, "") + ", kCubin" + n + ", sizeof kCubin" + n +
+                             ", kPtx" + n + ", " + std::to_string(k.ptx_cc) + "},\n";
+    if (out.find(line) == std::string::npos) out += line;
+  }
+  if (module_of.empty()) out += "    {NULL, NULL, 0, NULL, 0},\n";
+  out += "};\nconst int beast_cuda_module_count = " + std::to_string(module_of.size()) + ";\n\n";
+  out += "const char beast_generic_source[] =\n" + CStringLiteral(generic.source, "    ") + ";\n";
+  out += "const char beast_generic_ptx[] =\n" + CStringLiteral(generic.ptx, "    ") + ";\n";
+  out += "const int beast_generic_ptx_cc = " + std::to_string(generic.ptx_cc) + ";\n\n";
   out += "const beast_entry beast_entries[] = {\n";
   for (size_t i = 0; i < kernels.size(); ++i) {
     const ExportEntry& e = kernels[i].entry;
@@ -116,10 +149,11 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const s
            ",\n     {" + shape + "},\n     " + q(e.problem_key) + ",\n     " + q(e.template_name) +
            ", " + q(e.template_hash) + ",\n     " + q(e.config_key) + ",\n     " +
            q(e.kernel_name) + ", " + std::to_string(program_index[i]) + ", " + Sizes(e.global) +
-           ", " + Sizes(e.local) + ", " + std::to_string(e.dynamic_local_bytes) + "L,\n     " +
+           ", " + Sizes(e.local) + ", " + std::to_string(e.dynamic_local_bytes) + "L, " +
+           std::to_string(e.shared_carveout) + ",\n     " +
            q(e.device_name) + ", " + q(e.device_vendor) + ", " + q(e.device_driver) + ", " +
            q(e.device_arch) + ",\n     " + median + ", " + (e.nearest ? "1" : "0") + ", " +
-           q(e.source_problem) + ", " + distance + "},\n";
+           q(e.source_problem) + ", " + distance + ", " + (e.backend == "cuda" ? "1" : "0") + "},\n";
   }
   out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n";
   return out;

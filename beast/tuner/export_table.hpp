@@ -10,9 +10,21 @@
 
 namespace beast {
 
-// The text of beast_kernels.c for these kernels, starting with `stamp` (a
-// C comment naming the generator). Identical sources share one program.
-std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const std::string& stamp);
+// The generic fallback kernels (export_skeleton/src/beast_generic.cl): their
+// source, and their PTX for CUDA GPUs of compute capability ptx_cc or newer
+// ("" and 0 when the exporter has no NVRTC).
+struct GenericKernels {
+  std::string source;
+  std::string ptx;
+  int ptx_cc = 0;
+};
+
+// The text of beast_kernels.c for these kernels and the generic ones,
+// starting with `stamp` (a C comment naming the generator). Identical OpenCL
+// sources share one program; identical CUDA sources for one architecture,
+// one module (cubin and PTX).
+std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const GenericKernels& generic,
+                              const std::string& stamp);
 
 // text as a C string literal, one quoted piece per source line.
 std::string CStringLiteral(const std::string& text, const std::string& indent);

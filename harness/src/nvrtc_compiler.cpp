@@ -3,6 +3,7 @@
 // driver and no GPU.
 #include "harness/nvrtc_compiler.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -61,9 +62,55 @@ CudaCompileResult CompileCuda(const std::string& source, const std::string& arch
   return out;
 }
 
+CudaCompileResult CompileCudaPtx(const std::string& source, const std::string& compute_arch) {
+  CudaCompileResult out;
+  auto start = std::chrono::steady_clock::now();
+  nvrtcProgram program = nullptr;
+  nvrtcResult status = nvrtcCreateProgram(&program, source.c_str(), "beast.cu", 0, nullptr, nullptr);
+  if (status != NVRTC_SUCCESS) {
+    out.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(status);
+    return out;
+  }
+  std::string arch_option = "-arch=" + compute_arch;
+  const char* options[] = {arch_option.c_str(), "-default-device"};
+  status = nvrtcCompileProgram(program, 2, options);
+  size_t log_size = 0;
+  nvrtcGetProgramLogSize(program, &log_size);
+  std::vector<char> log(log_size + 1, '\0');
+  if (log_size) nvrtcGetProgramLog(program, log.data());
+  out.log = log.data();
+  size_t ptx_size = 0;
+  if (status == NVRTC_SUCCESS && nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
+    out.ptx.resize(ptx_size);
+    nvrtcGetPTX(program, out.ptx.data());
+    out.ptx.resize(ptx_size - 1);  // without its terminating NUL
+    out.ok = true;
+  } else if (status != NVRTC_SUCCESS) {
+    out.log += std::string(out.log.empty() ? "" : "\n") + "nvrtcCompileProgram: " + nvrtcGetErrorString(status);
+  }
+  nvrtcDestroyProgram(&program);
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+std::string OldestNvrtcComputeArch() {
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return "compute_75";
+  std::vector<int> archs(static_cast<size_t>(count));
+  nvrtcGetSupportedArchs(archs.data());
+  return "compute_" + std::to_string(*std::min_element(archs.begin(), archs.end()));
+}
+
 #else
 
 bool NvrtcAvailable() { return false; }
+
+CudaCompileResult CompileCudaPtx(const std::string&, const std::string& compute_arch) {
+  throw Error(ErrorCode::kEnvironment,
+              "cannot compile for " + compute_arch + ": this beast was built without NVRTC (CUDA toolkit not found)");
+}
+
+std::string OldestNvrtcComputeArch() { return ""; }
 std::string NvrtcVersion() { return ""; }
 
 CudaCompileResult CompileCuda(const std::string&, const std::string& arch, const std::string&) {

@@ -23,7 +23,7 @@ typedef enum beast_status {
   BEAST_ERROR_LAUNCH = 5            /* the device refused or failed the kernel launch */
 } beast_status;
 
-typedef enum beast_backend { BEAST_BACKEND_OPENCL = 0 } beast_backend;
+typedef enum beast_backend { BEAST_BACKEND_OPENCL = 0, BEAST_BACKEND_CUDA = 1 } beast_backend;
 
 typedef enum beast_layout { BEAST_LAYOUT_NCHW = 0, BEAST_LAYOUT_NHWC = 1 } beast_layout;
 
@@ -56,7 +56,11 @@ typedef struct beast_context beast_context;
 
 /* Opens device `device_index` of `backend`: for OpenCL, the devices of every
  * platform, platforms in order, each platform's devices in order (as
- * `beast devices` lists them). */
+ * `beast devices` lists them); for CUDA, the GPUs as the driver numbers them
+ * (libcuda.so.1 is opened at run time: without it this fails with
+ * BEAST_ERROR_DEVICE and says so). A CUDA context works in the GPU's primary
+ * context, so device pointers the application allocated with the CUDA
+ * runtime on that GPU can be passed to the calls below. */
 beast_status beast_context_create(beast_backend backend, int device_index, beast_context** ctx);
 void beast_context_destroy(beast_context* ctx);
 
@@ -72,7 +76,14 @@ beast_status beast_context_create_opencl(void* cl_context, void* cl_device_id, b
 beast_status beast_context_opencl(beast_context* ctx, void** cl_context, void** cl_device_id,
                                   void** cl_command_queue);
 
-/* Device-memory entry points. x, w, bias, y (and a, b, c) are cl_mem buffers
+/* The CUDA objects behind a CUDA ctx (any output may be NULL): its CUcontext
+ * (the GPU's primary context), CUdevice and own CUstream. */
+beast_status beast_context_cuda(beast_context* ctx, void** cu_context, int* cu_device, void** cu_stream);
+
+/* Device-memory entry points. On a CUDA context x, w, bias, y (and a, b, c)
+ * are device pointers (CUdeviceptr as void*) of the context's GPU and
+ * `queue` is a CUstream (NULL: ctx's own stream, waited for); otherwise they
+ * are cl_mem buffers
  * of ctx's cl_context, passed as void*, each at least as large as the problem
  * needs (float32). `queue` is a cl_command_queue of ctx's context and device:
  * the kernel is enqueued on it and the call returns without waiting (order it

@@ -96,13 +96,14 @@ beast_status beast_context_create(beast_backend backend, int device_index, beast
   beast_clear_error();
   if (!ctx) return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_create: ctx is NULL");
   *ctx = NULL;
-  if (backend != BEAST_BACKEND_OPENCL) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "backend %d is not supported (OpenCL only)",
+  if (backend != BEAST_BACKEND_OPENCL && backend != BEAST_BACKEND_CUDA) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "unknown backend %d (OpenCL 0, CUDA 1)",
                       (int)backend);
   }
   if (device_index < 0) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "device index %d is negative", device_index);
   }
+  if (backend == BEAST_BACKEND_CUDA) return beast_cuda_context_create(device_index, ctx);
   cl_device_id device = NULL;
   beast_status status = FindDevice(device_index, &device);
   if (status != BEAST_OK) return status;
@@ -145,6 +146,10 @@ beast_status beast_context_opencl(beast_context* ctx, void** cl_context_handle,
                                   void** cl_device_handle, void** cl_queue_handle) {
   beast_clear_error();
   if (!ctx) return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_opencl: ctx is NULL");
+  if (ctx->backend != BEAST_BACKEND_OPENCL) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_opencl: %s is a CUDA context",
+                      ctx->device_name);
+  }
   if (cl_context_handle) *cl_context_handle = ctx->context;
   if (cl_device_handle) *cl_device_handle = ctx->device;
   if (cl_queue_handle) *cl_queue_handle = ctx->queue;
@@ -153,6 +158,10 @@ beast_status beast_context_opencl(beast_context* ctx, void** cl_context_handle,
 
 void beast_context_destroy(beast_context* ctx) {
   if (!ctx) return;
+  if (ctx->backend == BEAST_BACKEND_CUDA) {
+    beast_cuda_context_destroy(ctx);
+    return;
+  }
   for (int i = 0; ctx->programs && i < beast_program_count; ++i) {
     if (ctx->programs[i]) clReleaseProgram(ctx->programs[i]);
   }

@@ -137,9 +137,14 @@ const beast_entry* beast_select(const beast_context* ctx, beast_op op,
   for (int i = 0; i < beast_entry_count; ++i) {
     const beast_entry* e = &beast_entries[i];
     if (e->op != op || memcmp(e->shape, shape, sizeof e->shape) != 0) continue;
+    if (e->backend != (int)ctx->backend) continue; /* compiled for the other kind of device */
     ++tuned;
-    /* An entry tuned elsewhere must fit this device's work-group limits. */
-    if (Tier(ctx, e) >= 2 && !Fits(ctx, e)) continue;
+    /* A CUDA entry needs a cubin or PTX this GPU runs; one tuned elsewhere
+     * must fit this device's work-group limits. */
+    if (ctx->backend == BEAST_BACKEND_CUDA ? !beast_cuda_fits(ctx, e)
+                                           : Tier(ctx, e) >= 2 && !Fits(ctx, e)) {
+      continue;
+    }
     if (!best || Better(ctx, e, best)) best = e;
   }
   if (best) return best;
@@ -170,6 +175,15 @@ static beast_status Explain(beast_context* ctx, beast_op op,
     return BEAST_OK;
   }
   int same = strcmp(e->device_name, ctx->device_name) == 0;
+  char image[96] = "";
+  if (e->backend == BEAST_BACKEND_CUDA) {
+    const beast_cuda_module* m = &beast_cuda_modules[e->program];
+    if (strcmp(m->arch, ctx->cuda->arch) == 0) {
+      snprintf(image, sizeof image, " (cubin for %s)", m->arch);
+    } else {
+      snprintf(image, sizeof image, " (PTX for compute_%d, JIT-compiled for %s)", m->ptx_cc, ctx->cuda->arch);
+    }
+  }
   char tier[768];
   if (e->nearest) {
     snprintf(tier, sizeof tier,
@@ -179,9 +193,9 @@ static beast_status Explain(beast_context* ctx, beast_op op,
     snprintf(tier, sizeof tier, "exact tuned: %s", e->template_name);
   }
   snprintf(buf, len,
-           "%s -> %s (kernel %s) config %s, global %zux%zux%zu local %zux%zux%zu; tuned on %s "
+           "%s -> %s (kernel %s%s) config %s, global %zux%zux%zu local %zux%zux%zu; tuned on %s "
            "(%s, driver %s) at %.6g ms%s%s; running on %s%s",
-           key, tier, e->kernel_name, e->config_key, e->global[0], e->global[1], e->global[2],
+           key, tier, e->kernel_name, image, e->config_key, e->global[0], e->global[1], e->global[2],
            e->local[0], e->local[1], e->local[2], e->device_name, e->device_vendor,
            e->device_driver, e->median_ms, e->nearest ? " for " : "",
            e->nearest ? e->source_problem : "", ctx->device_name,

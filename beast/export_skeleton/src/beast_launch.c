@@ -172,12 +172,14 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
   long long shape[BEAST_SHAPE_FIELDS];
   char key[512];
   beast_status status = beast_conv2d_shape(problem, shape, key, sizeof key);
-  cl_command_queue q = NULL;
-  if (status == BEAST_OK) status = ResolveQueue(ctx, queue, kFn, &q);
   if (status != BEAST_OK) return status;
   size_t bytes[4];
   beast_conv2d_bytes(problem, bytes); /* only of a valid problem: it divides by strides */
   void* const args[4] = {x, w, bias, y};
+  if (ctx->backend == BEAST_BACKEND_CUDA) return beast_cuda_conv2d(ctx, problem, shape, key, args, bytes, queue);
+  cl_command_queue q = NULL;
+  status = ResolveQueue(ctx, queue, kFn, &q);
+  if (status != BEAST_OK) return status;
   static const char* const kNames[4] = {"x", "w", "bias", "y"};
   for (int i = 0; i < 4 && status == BEAST_OK; ++i) {
     if (args[i]) status = CheckBuffer(ctx, args[i], kNames[i], bytes[i], kFn);
@@ -228,12 +230,14 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
   long long shape[BEAST_SHAPE_FIELDS];
   char key[512];
   beast_status status = beast_gemm_shape(problem, shape, key, sizeof key);
-  cl_command_queue q = NULL;
-  if (status == BEAST_OK) status = ResolveQueue(ctx, queue, kFn, &q);
   if (status != BEAST_OK) return status;
   size_t bytes[3];
   beast_gemm_bytes(problem, bytes); /* only of a valid problem: it divides by strides */
   void* const args[3] = {a, b, c};
+  if (ctx->backend == BEAST_BACKEND_CUDA) return beast_cuda_gemm(ctx, problem, shape, key, args, bytes, queue);
+  cl_command_queue q = NULL;
+  status = ResolveQueue(ctx, queue, kFn, &q);
+  if (status != BEAST_OK) return status;
   static const char* const kNames[3] = {"a", "b", "c"};
   for (int i = 0; i < 3 && status == BEAST_OK; ++i) {
     status = CheckBuffer(ctx, args[i], kNames[i], bytes[i], kFn);

@@ -13,10 +13,16 @@
 #endif
 #include <pthread.h>
 
+#include "beast_cuda.h"
 #include "beast_table.h"
 #include "beast_tuned.h"
 
+/* A device opened for work. An OpenCL one uses the cl_* members; a CUDA one
+ * (backend BEAST_BACKEND_CUDA) keeps its state in `cuda` and shares the
+ * names, limits, mutex and cache counts. */
 struct beast_context {
+  beast_backend backend;
+  beast_cuda* cuda;
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;

@@ -23,12 +23,17 @@ typedef struct beast_entry {
   const char* template_hash;
   const char* config_key; /* "MWG=32,NWG=64,..." */
   const char* kernel_name;
-  int program; /* index into beast_program_sources */
+  /* BEAST_BACKEND_OPENCL: index into beast_program_sources; CUDA: into
+   * beast_cuda_modules. */
+  int program;
   size_t global[3];
   size_t local[3];
   /* Bytes of the __local buffer passed as the kernel's last argument (local
    * memory sized at launch); -1: the kernel takes none. */
   long dynamic_local_bytes;
+  /* CUDA: the shared-memory carveout in percent it was tuned with; -1 the
+   * driver's choice. */
+  int shared_carveout;
   const char* device_name; /* the device it was tuned on */
   const char* device_vendor;
   const char* device_driver;
@@ -41,11 +46,32 @@ typedef struct beast_entry {
   int nearest;
   const char* source_problem; /* "" unless nearest */
   double distance;
+  int backend; /* the tuning device's: BEAST_BACKEND_OPENCL or BEAST_BACKEND_CUDA */
 } beast_entry;
+
+/* A CUDA entry's kernel: NVRTC's cubin for the tuning GPU's architecture,
+ * and the same source as PTX, which the driver JIT-compiles for a GPU of
+ * that compute capability or newer. */
+typedef struct beast_cuda_module {
+  const char* arch; /* "sm_90": the cubin runs on exactly this architecture */
+  const unsigned char* cubin;
+  size_t cubin_size;
+  const char* ptx;
+  int ptx_cc; /* 90: the PTX's virtual architecture (compute_90) */
+} beast_cuda_module;
 
 extern const char* const beast_program_sources[];
 extern const int beast_program_count;
+extern const beast_cuda_module beast_cuda_modules[];
+extern const int beast_cuda_module_count;
 extern const beast_entry beast_entries[];
 extern const int beast_entry_count;
+
+/* The generic fallback kernels (beast_generic.cl): OpenCL source, and PTX of
+ * them for CUDA GPUs of compute capability beast_generic_ptx_cc or newer
+ * ("" when the library was exported without NVRTC). */
+extern const char beast_generic_source[];
+extern const char beast_generic_ptx[];
+extern const int beast_generic_ptx_cc;
 
 #endif /* BEAST_TABLE_H_ */

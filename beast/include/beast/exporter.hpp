@@ -28,6 +28,7 @@ struct ExportOptions {
 // of one problem on one device; or, for a requested problem nobody tuned
 // there (nearest), the config of a nearby tuned problem rendered for it.
 struct ExportEntry {
+  std::string backend = "opencl";  // the tuning device's: "opencl" or "cuda"
   std::string problem_key;
   std::string template_name;
   std::string template_hash;
@@ -41,6 +42,7 @@ struct ExportEntry {
   size_t global[3] = {1, 1, 1};
   size_t local[3] = {1, 1, 1};
   int64_t dynamic_local_bytes = -1;  // the kernel's __local argument at launch; -1: none
+  int shared_carveout = -1;          // CUDA's carveout at launch, percent; -1: the driver's
   bool nearest = false;
   std::string source_problem;  // nearest: the tuned problem the config comes from
   double distance = 0;         // nearest: ShapeDistance to it

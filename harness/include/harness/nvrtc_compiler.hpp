@@ -20,7 +20,8 @@ struct CudaCompileResult {
   bool ok = false;
   std::string log;             // NVRTC's log, ptxas lines included
   double compile_ms = 0;
-  std::string cubin;           // the binary when ok
+  std::string cubin;           // the binary when ok (CompileCuda)
+  std::string ptx;             // the PTX text when ok (CompileCudaPtx)
   CudaResources resources;     // of kernel_name, parsed from the ptxas lines
 };
 
@@ -33,6 +34,16 @@ std::string NvrtcVersion();
 // when NVRTC is not available; every compiler complaint is data.
 CudaCompileResult CompileCuda(const std::string& source, const std::string& arch,
                               const std::string& kernel_name);
+
+// Compiles to PTX for a virtual architecture ("compute_90"), which the
+// driver JIT-compiles for any GPU of that compute capability or newer (how
+// an exported library runs on a GPU it has no cubin for). Throws like
+// CompileCuda; every compiler complaint is data.
+CudaCompileResult CompileCudaPtx(const std::string& source, const std::string& compute_arch);
+
+// The oldest virtual architecture this NVRTC can compile for ("compute_75"
+// for CUDA 13), or "" without NVRTC.
+std::string OldestNvrtcComputeArch();
 
 // Parses ptxas -v output for one entry function (exposed for tests).
 CudaResources ParsePtxasInfo(const std::string& log, const std::string& kernel_name);

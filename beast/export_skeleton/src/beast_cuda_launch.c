@@ -1,0 +1,147 @@
+/* beast_cuda_launch.c: the calls on a CUDA context. Device pointers are
+ * checked to belong to the context's device, the entry for the shape is
+ * picked as on OpenCL (beast_select), and its kernel launched with the tuned
+ * geometry — grid = global / local blocks of local threads, the dynamic
+ * shared memory and carveout it was tuned with — or, for a shape nobody
+ * tuned, the generic kernel over every output. The host-memory calls copy
+ * through buffers of the call's own. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "beast_cuda_driver.h"
+#include "beast_runtime.h"
+
+/* Each pointer must be device memory of ctx's context (the primary one of
+ * its GPU: what the application's runtime API allocates there). */
+static beast_status CheckPointers(beast_context* ctx, const char* fn, void* const* buffers, int n,
+                                  const char* const* names) {
+  const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
+  for (int i = 0; i < n; ++i) {
+    if (!buffers[i]) continue;
+    beast_cu_context owner = NULL;
+    beast_cu_result r = d->PointerGetAttribute(&owner, BEAST_CU_POINTER_CONTEXT, (beast_cu_ptr)(size_t)buffers[i]);
+    if (r != 0 || owner != ctx->cuda->context) {
+      return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: %s is not device memory of %s's primary context (%s)", fn,
+                        names[i], ctx->device_name, r != 0 ? beast_cuda_error_name(r) : "another context");
+    }
+  }
+  return BEAST_OK;
+}
+
+/* Launches `f` with `params` on `stream` (NULL: ctx's own, waited for). */
+static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* what, const size_t global[3],
+                           const size_t local[3], long dynamic, int carveout, void** params, void* stream) {
+  const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
+  unsigned grid[3], block[3];
+  for (int i = 0; i < 3; ++i) {
+    block[i] = (unsigned)(local[i] ? local[i] : 1);
+    grid[i] = (unsigned)((global[i] + block[i] - 1) / block[i]);
+  }
+  unsigned shared = dynamic > 0 ? (unsigned)dynamic : 0;
+  if (shared > 48 * 1024) d->FuncSetAttribute(f, BEAST_CU_FUNC_MAX_DYNAMIC_SHARED, (int)shared);
+  if (carveout >= 0) d->FuncSetAttribute(f, BEAST_CU_FUNC_CARVEOUT, carveout);
+  beast_cu_stream s = stream ? (beast_cu_stream)stream : ctx->cuda->stream;
+  d->CtxSetCurrent(ctx->cuda->context);
+  beast_cu_result r = d->LaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, s,
+                                      params, NULL);
+  if (r == 0 && !stream) r = d->StreamSynchronize(s);
+  if (r != 0) {
+    return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s failed on %s: %s", what, ctx->device_name,
+                      beast_cuda_error_name(r));
+  }
+  return BEAST_OK;
+}
+
+/* The tuned entry e with its contract's n pointers, or the generic kernel
+ * `generic` over `outputs` work-items with the pointers and then `ints`. */
+static beast_status Run(beast_context* ctx, const beast_entry* e, void* const* buffers, int n,
+                        const char* generic, const int* ints, int n_ints, size_t outputs, void* stream) {
+  beast_cu_ptr ptrs[4];
+  void* params[32];
+  int p = 0;
+  for (int i = 0; i < n; ++i) {
+    ptrs[i] = (beast_cu_ptr)(size_t)buffers[i];
+    params[p++] = &ptrs[i];
+  }
+  beast_cu_function f = NULL;
+  if (e) {
+    beast_status status = beast_cuda_function(ctx, e, e->kernel_name, &f);
+    if (status != BEAST_OK) return status;
+    char what[512];
+    snprintf(what, sizeof what, "%s (%s, %s)", e->kernel_name, e->template_name, e->config_key);
+    return Launch(ctx, f, what, e->global, e->local, e->dynamic_local_bytes, e->shared_carveout, params,
+                  stream);
+  }
+  beast_clear_error(); /* beast_select's NOT_TUNED: the generic kernel serves the call */
+  beast_status status = beast_cuda_function(ctx, NULL, generic, &f);
+  if (status != BEAST_OK) return status;
+  for (int i = 0; i < n_ints; ++i) params[p++] = (void*)&ints[i];
+  const size_t global[3] = {(outputs + 255) / 256 * 256, 1, 1}, local[3] = {256, 1, 1};
+  return Launch(ctx, f, generic, global, local, -1, -1, params, stream);
+}
+
+beast_status beast_cuda_conv2d(beast_context* ctx, const beast_conv2d_problem* p,
+                               const long long shape[BEAST_SHAPE_FIELDS], const char* key,
+                               void* const buffers[4], const size_t bytes[4], void* stream) {
+  static const char* const kNames[4] = {"x", "w", "bias", "y"};
+  (void)bytes; /* the driver knows no size of a device pointer to check against */
+  beast_status status = CheckPointers(ctx, "beast_conv2d_forward", buffers, 4, kNames);
+  if (status != BEAST_OK) return status;
+  const beast_entry* e = beast_select(ctx, BEAST_OP_CONV2D, shape, key);
+  if (e) {
+    void* const with_bias[4] = {buffers[0], buffers[1], buffers[2], buffers[3]};
+    void* const without[3] = {buffers[0], buffers[1], buffers[3]};
+    return Run(ctx, e, p->bias ? with_bias : without, p->bias ? 4 : 3, NULL, NULL, 0, 0, stream);
+  }
+  const int out_h = (p->h + 2 * p->pad_h - p->dilation_h * (p->r - 1) - 1) / p->stride_h + 1;
+  const int out_w = (p->w + 2 * p->pad_w - p->dilation_w * (p->s - 1) - 1) / p->stride_w + 1;
+  const int ints[] = {p->n, p->c, p->h, p->w, p->k, p->r, p->s, out_h, out_w, p->stride_h, p->stride_w,
+                      p->pad_h, p->pad_w, p->dilation_h, p->dilation_w, p->groups,
+                      p->layout == BEAST_LAYOUT_NHWC, p->bias};
+  return Run(ctx, NULL, buffers, 4, "beast_generic_conv2d", ints, (int)(sizeof ints / sizeof ints[0]),
+             (size_t)p->n * (size_t)p->k * (size_t)out_h * (size_t)out_w, stream);
+}
+
+beast_status beast_cuda_gemm(beast_context* ctx, const beast_gemm_problem* p,
+                             const long long shape[BEAST_SHAPE_FIELDS], const char* key,
+                             void* const buffers[3], const size_t bytes[3], void* stream) {
+  static const char* const kNames[3] = {"a", "b", "c"};
+  (void)bytes;
+  beast_status status = CheckPointers(ctx, "beast_gemm", buffers, 3, kNames);
+  if (status != BEAST_OK) return status;
+  const beast_entry* e = beast_select(ctx, BEAST_OP_GEMM, shape, key);
+  const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
+  return Run(ctx, e, buffers, 3, "beast_generic_gemm", ints, 6, (size_t)p->m * (size_t)p->n, stream);
+}
+
+beast_status beast_cuda_host_call(beast_context* ctx, const char* fn, const void* problem,
+                                  const void* const* data, const size_t* bytes, int n, void* out,
+                                  beast_cuda_device_call run) {
+  const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
+  beast_cu_ptr mem[4] = {0, 0, 0, 0};
+  beast_status status = BEAST_OK;
+  pthread_mutex_lock(&ctx->mutex); /* the context is made current on this thread */
+  d->CtxSetCurrent(ctx->cuda->context);
+  pthread_mutex_unlock(&ctx->mutex);
+  for (int i = 0; i < n && status == BEAST_OK; ++i) {
+    if (i < n - 1 && !data[i]) continue;
+    beast_cu_result r = d->MemAlloc(&mem[i], bytes[i]);
+    if (r == 0 && i < n - 1) r = d->MemcpyHtoD(mem[i], data[i], bytes[i]);
+    if (r != 0) {
+      status = beast_fail(BEAST_ERROR_DEVICE, "%s: %s cannot take %zu bytes: %s", fn, ctx->device_name, bytes[i],
+                          beast_cuda_error_name(r));
+    }
+  }
+  if (status == BEAST_OK) status = run(ctx, problem, mem);
+  if (status == BEAST_OK) {
+    beast_cu_result r = d->MemcpyDtoH(out, mem[n - 1], bytes[n - 1]);
+    if (r != 0) {
+      status = beast_fail(BEAST_ERROR_LAUNCH, "%s: the kernel failed on %s: %s", fn, ctx->device_name,
+                          beast_cuda_error_name(r));
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    if (mem[i]) d->MemFree(mem[i]);
+  }
+  return status;
+}

@@ -1,0 +1,130 @@
+// beast export with CUDA winners, on a machine without a GPU: a database
+// holding the same GEMM tuned on the PoCL device and on an H100 (recorded as
+// a CUDA run would record it) exports both — the CUDA entry as NVRTC's cubin
+// for sm_90 plus the PTX of compute_90, and the generic kernels' PTX for the
+// oldest architecture NVRTC knows — and the library builds; a consumer then
+// finds a CUDA context refused in one line (no driver here) and the OpenCL
+// context served by the OpenCL entry only. Skipped without NVRTC.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "beast/bound_space.hpp"
+#include "beast/device_spec_table.hpp"
+#include "beast/exporter.hpp"
+#include "beast/paths.hpp"
+#include "command_runner.hpp"
+#include "harness/nvrtc_compiler.hpp"
+#include "harness/opencl_devices.hpp"
+#include "results_db/store.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunCommand;
+
+const char kGemm[] = "gemm:M=256,N=192,K=128,dtype=f32";
+
+class ExportCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this beast has no NVRTC";
+    dir_ = testing::FreshTestDir("export_cuda");
+    db_ = (dir_ / "beast.db").string();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // Records `device`'s first valid gemm/tiled config for kGemm as ok at `ms`;
+  // returns its key.
+  std::string RecordWinner(const DeviceInfo& device, double ms) {
+    const std::string templates = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
+    SpaceSpec spec = SpaceSpec::Load(templates, "gemm/tiled");
+    Problem problem = Problem::Parse(kGemm);
+    Config config = BoundSpace(spec, problem, device).Enumerate(1).at(0);
+    results_db::Store store = results_db::Store::Open(db_);
+    int64_t device_id = store.UpsertDevice({BackendName(device.backend), device.name, device.vendor,
+                                            device.driver_version, device.arch, DeviceLimitsToJson(device.limits)});
+    int64_t run = store.BeginRun("export_cuda_test", BEAST_VERSION);
+    results_db::MeasurementRecord m;
+    m.run_id = run;
+    m.device_id = device_id;
+    m.problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
+    m.config_id = store.UpsertConfig(store.UpsertTemplate(spec.name, spec.hash, spec.source_rel), config.Key(),
+                                     config.Hash(), config.ToJson());
+    m.status = "ok";
+    m.samples_ms = {ms, ms, ms};
+    m.median_ms = ms;
+    store.RecordMeasurement(m);
+    store.FinishRun(run, "finished");
+    return config.Key();
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(ExportCuda, CudaWinnersShipAsCubinAndPtxBesideOpenClOnes) {
+  std::vector<DeviceInfo> opencl = harness::ListOpenCLDevices();
+  ASSERT_FALSE(opencl.empty());
+  RecordWinner(opencl[0], 2.0);
+  DeviceInfo h100 = LoadDeviceSpec(Paths::Default().constraints_dir, "sm_90");
+  h100.backend = Backend::kCuda;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.vendor = "NVIDIA";
+  h100.driver_version = "12.4";
+  const std::string cuda_config = RecordWinner(h100, 0.05);
+
+  ExportOptions options = ExportOptions::Defaults();
+  options.templates_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
+  options.render_script = std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render.py";
+  options.skeleton_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/beast/export_skeleton";
+  options.db_path = db_;
+  options.out_dir = (dir_ / "tuned").string();
+  ExportSummary summary = ExportLibrary(options);
+  ASSERT_EQ(summary.entries.size(), 2u);
+  EXPECT_TRUE(summary.skipped.empty());
+  int cuda_entries = 0;
+  for (const ExportEntry& e : summary.entries) {
+    if (e.backend != "cuda") continue;
+    ++cuda_entries;
+    EXPECT_EQ(e.device_name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(e.device_arch, "sm_90");
+    EXPECT_EQ(e.config_key, cuda_config);
+  }
+  EXPECT_EQ(cuda_entries, 1);
+
+  std::ifstream in(dir_ / "tuned" / "src" / "beast_kernels.c");
+  const std::string kernels((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The cubin is an ELF image: 0x7f 'E' 'L' 'F'.
+  EXPECT_NE(kernels.find("static const unsigned char kCubin0[] = {\n    127,69,76,70,"), std::string::npos);
+  EXPECT_NE(kernels.find("static const char kPtx0[] ="), std::string::npos);
+  EXPECT_NE(kernels.find("\".target sm_90\\n\""), std::string::npos);
+  EXPECT_NE(kernels.find("    {\"sm_90\", kCubin0, sizeof kCubin0, kPtx0, 90},"), std::string::npos);
+  EXPECT_NE(kernels.find("const int beast_cuda_module_count = 1;"), std::string::npos);
+  EXPECT_NE(kernels.find("const int beast_program_count = 1;"), std::string::npos);
+  const std::string oldest = harness::OldestNvrtcComputeArch();
+  EXPECT_NE(kernels.find("const int beast_generic_ptx_cc = " + oldest.substr(8) + ";"), std::string::npos);
+  EXPECT_NE(kernels.find("\".target sm_" + oldest.substr(8) + "\\n\""), std::string::npos);
+
+  const std::string consumer = std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/cuda_export_consumer";
+  const fs::path build = dir_ / "consumer";
+  testing::CommandResult configured =
+      RunCommand("cmake -S " + consumer + " -B " + build.string() + " -DBEAST_TUNED_SOURCE_DIR=" + options.out_dir);
+  ASSERT_EQ(configured.exit_code, 0) << configured.output;
+  testing::CommandResult built = RunCommand("cmake --build " + build.string() + " -j2");
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  testing::CommandResult ran =
+      RunCommand("BEAST_TUNED_CACHE_DIR= " + (build / "cuda_export_consumer").string() + " nodevice");
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_EQ(testing::CountOccurrences(ran.output, "FAIL"), 0u) << ran.output;
+  EXPECT_EQ(testing::CountOccurrences(ran.output, "ok "), 4u) << ran.output;
+}
+
+}  // namespace
+}  // namespace beast
