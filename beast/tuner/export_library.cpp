@@ -85,7 +85,8 @@ GenericKernels GenericKernelsFrom(const std::string& skeleton_dir) {
   const std::string arch = harness::OldestNvrtcComputeArch();
   harness::CudaCompileResult ptx = harness::CompileCudaPtx(generic.source, arch);
   if (!ptx.ok) {
-    throw Error(ErrorCode::kEnvironment, "NVRTC cannot compile the generic kernels for " + arch + ": " + ptx.log);
+    throw Error(ErrorCode::kEnvironment,
+                "NVRTC cannot compile the generic kernels for " + arch + ": " + ptx.log);
   }
   generic.ptx = std::move(ptx.ptx);
   generic.ptx_cc = std::atoi(arch.c_str() + arch.find('_') + 1);
@@ -184,10 +185,10 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
                         "). Do not edit: export again.";
     staging.Write(f.to, Comment(f.style, stamp) + (f.substitute ? Substitute(text, values) : text));
   }
-  staging.Write(
-      "src/beast_kernels.c",
-      KernelTableSource(plan.kernels, GenericKernelsFrom(options.skeleton_dir), Comment(CommentStyle::kC,
-                                              generator + " from database " + db +
+  staging.Write("src/beast_kernels.c",
+                KernelTableSource(
+                    plan.kernels, GenericKernelsFrom(options.skeleton_dir),
+                    Comment(CommentStyle::kC, generator + " from database " + db +
                                                   "; each program names its template and hash. Do "
                                                   "not edit: export again.")));
   staging.Write(kExportStampFile, ExportStamp(db, plan.kernels, options.requested));

@@ -7,12 +7,12 @@
 #include <memory>
 #include <set>
 
-#include "harness/nvrtc_compiler.hpp"
 #include "beast/bound_space.hpp"
 #include "beast/config.hpp"
 #include "beast/error.hpp"
 #include "beast/space_spec.hpp"
 #include "export_plan.hpp"
+#include "harness/nvrtc_compiler.hpp"
 
 namespace beast {
 namespace {

@@ -88,8 +88,8 @@ std::string CStringLiteral(const std::string& text, const std::string& indent) {
   return out;
 }
 
-std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const GenericKernels& generic,
-                              const std::string& stamp) {
+std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
+                              const GenericKernels& generic, const std::string& stamp) {
   std::string out = stamp +
                     "/* The tuned programs and the table beast_select() searches. */\n"
                     "#include <stddef.h>\n\n#include \"beast_table.h\"\n\n";
@@ -101,21 +101,25 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const G
   for (const auto& k : kernels) {
     const bool cuda = k.entry.backend == "cuda";
     std::map<std::string, int>& of = cuda ? module_of : program_of;
-    auto [it, fresh] = of.emplace(cuda ? k.entry.device_arch + '\n' + k.source : k.source, static_cast<int>(of.size()));
+    auto [it, fresh] = of.emplace(cuda ? k.entry.device_arch + '\n' + k.source : k.source,
+                                  static_cast<int>(of.size()));
     program_index.push_back(it->second);
     if (!fresh) continue;
     const std::string n = std::to_string(it->second);
-    const std::string what = "/* " + k.entry.template_name + " (hash " + k.entry.template_hash + "), " +
-                             k.entry.config_key + ", " + k.entry.problem_key + " */\n";
+    const std::string what = "/* " + k.entry.template_name + " (hash " + k.entry.template_hash +
+                             "), " + k.entry.config_key + ", " + k.entry.problem_key + " */\n";
     if (!cuda) {
-      programs += what + "static const char kProgram" + n + "[] =\n" + CStringLiteral(k.source, "    ") + ";\n\n";
+      programs += what + "static const char kProgram" + n + "[] =\n" +
+                  CStringLiteral(k.source, "    ") + ";\n\n";
       continue;
     }
-    modules += what + "static const unsigned char kCubin" + n + "[] = {" + CBytes(k.cubin) + "};\n" +
-               "static const char kPtx" + n + "[] =\n" + CStringLiteral(k.ptx, "    ") + ";\n\n";
+    modules += what + "static const unsigned char kCubin" + n + "[] = {" + CBytes(k.cubin) +
+               "};\n" + "static const char kPtx" + n + "[] =\n" + CStringLiteral(k.ptx, "    ") +
+               ";\n\n";
   }
   out += programs + "const char* const beast_program_sources[] = {";
-  for (size_t i = 0; i < program_of.size(); ++i) out += std::string(i ? ", " : "") + "kProgram" + std::to_string(i);
+  for (size_t i = 0; i < program_of.size(); ++i)
+    out += std::string(i ? ", " : "") + "kProgram" + std::to_string(i);
   if (program_of.empty()) out += "NULL";  // C has no empty initializer
   out += "};\nconst int beast_program_count = " + std::to_string(program_of.size()) + ";\n\n";
   out += modules + "const beast_cuda_module beast_cuda_modules[] = {\n";
@@ -123,8 +127,9 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const G
     const PlannedKernel& k = kernels[i];
     if (k.entry.backend != "cuda") continue;
     const std::string n = std::to_string(program_index[i]);
-    const std::string line = "    {" + CStringLiteral(k.entry.device_arch, "") + ", kCubin" + n + ", sizeof kCubin" + n +
-                             ", kPtx" + n + ", " + std::to_string(k.ptx_cc) + "},\n";
+    const std::string line = "    {" + CStringLiteral(k.entry.device_arch, "") + ", kCubin" + n +
+                             ", sizeof kCubin" + n + ", kPtx" + n + ", " +
+                             std::to_string(k.ptx_cc) + "},\n";
     if (out.find(line) == std::string::npos) out += line;
   }
   if (module_of.empty()) out += "    {NULL, NULL, 0, NULL, 0},\n";
@@ -150,10 +155,10 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const G
            ", " + q(e.template_hash) + ",\n     " + q(e.config_key) + ",\n     " +
            q(e.kernel_name) + ", " + std::to_string(program_index[i]) + ", " + Sizes(e.global) +
            ", " + Sizes(e.local) + ", " + std::to_string(e.dynamic_local_bytes) + "L, " +
-           std::to_string(e.shared_carveout) + ",\n     " +
-           q(e.device_name) + ", " + q(e.device_vendor) + ", " + q(e.device_driver) + ", " +
-           q(e.device_arch) + ",\n     " + median + ", " + (e.nearest ? "1" : "0") + ", " +
-           q(e.source_problem) + ", " + distance + ", " + (e.backend == "cuda" ? "1" : "0") + "},\n";
+           std::to_string(e.shared_carveout) + ",\n     " + q(e.device_name) + ", " +
+           q(e.device_vendor) + ", " + q(e.device_driver) + ", " + q(e.device_arch) + ",\n     " +
+           median + ", " + (e.nearest ? "1" : "0") + ", " + q(e.source_problem) + ", " + distance +
+           ", " + (e.backend == "cuda" ? "1" : "0") + "},\n";
   }
   out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n";
   return out;

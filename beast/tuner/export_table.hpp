@@ -23,8 +23,8 @@ struct GenericKernels {
 // starting with `stamp` (a C comment naming the generator). Identical OpenCL
 // sources share one program; identical CUDA sources for one architecture,
 // one module (cubin and PTX).
-std::string KernelTableSource(const std::vector<PlannedKernel>& kernels, const GenericKernels& generic,
-                              const std::string& stamp);
+std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
+                              const GenericKernels& generic, const std::string& stamp);
 
 // text as a C string literal, one quoted piece per source line.
 std::string CStringLiteral(const std::string& text, const std::string& indent);

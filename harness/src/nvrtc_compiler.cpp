@@ -30,8 +30,8 @@ CudaCompileResult CompileCuda(const std::string& source, const std::string& arch
   CudaCompileResult out;
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram program = nullptr;
-  nvrtcResult status = nvrtcCreateProgram(&program, source.c_str(), (kernel_name + ".cu").c_str(), 0,
-                                          nullptr, nullptr);
+  nvrtcResult status = nvrtcCreateProgram(&program, source.c_str(), (kernel_name + ".cu").c_str(),
+                                          0, nullptr, nullptr);
   if (status != NVRTC_SUCCESS) {
     out.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(status);
     return out;
@@ -55,10 +55,12 @@ CudaCompileResult CompileCuda(const std::string& source, const std::string& arch
       out.log += "\nno cubin produced for " + arch;
     }
   } else {
-    out.log += std::string(out.log.empty() ? "" : "\n") + "nvrtcCompileProgram: " + nvrtcGetErrorString(status);
+    out.log += std::string(out.log.empty() ? "" : "\n") +
+               "nvrtcCompileProgram: " + nvrtcGetErrorString(status);
   }
   nvrtcDestroyProgram(&program);
-  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
@@ -66,7 +68,8 @@ CudaCompileResult CompileCudaPtx(const std::string& source, const std::string& c
   CudaCompileResult out;
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram program = nullptr;
-  nvrtcResult status = nvrtcCreateProgram(&program, source.c_str(), "beast.cu", 0, nullptr, nullptr);
+  nvrtcResult status =
+      nvrtcCreateProgram(&program, source.c_str(), "beast.cu", 0, nullptr, nullptr);
   if (status != NVRTC_SUCCESS) {
     out.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(status);
     return out;
@@ -80,16 +83,19 @@ CudaCompileResult CompileCudaPtx(const std::string& source, const std::string& c
   if (log_size) nvrtcGetProgramLog(program, log.data());
   out.log = log.data();
   size_t ptx_size = 0;
-  if (status == NVRTC_SUCCESS && nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
+  if (status == NVRTC_SUCCESS && nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS &&
+      ptx_size > 1) {
     out.ptx.resize(ptx_size);
     nvrtcGetPTX(program, out.ptx.data());
     out.ptx.resize(ptx_size - 1);  // without its terminating NUL
     out.ok = true;
   } else if (status != NVRTC_SUCCESS) {
-    out.log += std::string(out.log.empty() ? "" : "\n") + "nvrtcCompileProgram: " + nvrtcGetErrorString(status);
+    out.log += std::string(out.log.empty() ? "" : "\n") +
+               "nvrtcCompileProgram: " + nvrtcGetErrorString(status);
   }
   nvrtcDestroyProgram(&program);
-  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
@@ -107,7 +113,8 @@ bool NvrtcAvailable() { return false; }
 
 CudaCompileResult CompileCudaPtx(const std::string&, const std::string& compute_arch) {
   throw Error(ErrorCode::kEnvironment,
-              "cannot compile for " + compute_arch + ": this beast was built without NVRTC (CUDA toolkit not found)");
+              "cannot compile for " + compute_arch +
+                  ": this beast was built without NVRTC (CUDA toolkit not found)");
 }
 
 std::string OldestNvrtcComputeArch() { return ""; }
@@ -115,7 +122,8 @@ std::string NvrtcVersion() { return ""; }
 
 CudaCompileResult CompileCuda(const std::string&, const std::string& arch, const std::string&) {
   throw Error(ErrorCode::kEnvironment,
-              "cannot compile for " + arch + ": this beast was built without NVRTC (CUDA toolkit not found)");
+              "cannot compile for " + arch +
+                  ": this beast was built without NVRTC (CUDA toolkit not found)");
 }
 
 #endif

@@ -131,12 +131,15 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   // The tuned library runs them on the GPU from its cubins, and an untuned
   // GEMM from the generic kernels' PTX, each checked against a reference.
   const std::string out = (dir_ / "tuned").string();
-  testing::CommandResult exported = RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
+  testing::CommandResult exported =
+      RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
-  const std::string consumer = std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/cuda_export_consumer";
+  const std::string consumer =
+      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/cuda_export_consumer";
   const std::string build = (dir_ / "consumer").string();
-  testing::CommandResult built = RunCommand("cmake -S " + consumer + " -B " + build + " -DBEAST_TUNED_SOURCE_DIR=" +
-                                            out + " && cmake --build " + build + " -j4");
+  testing::CommandResult built =
+      RunCommand("cmake -S " + consumer + " -B " + build + " -DBEAST_TUNED_SOURCE_DIR=" + out +
+                 " && cmake --build " + build + " -j4");
   ASSERT_EQ(built.exit_code, 0) << built.output;
   testing::CommandResult ran = RunCommand(build + "/cuda_export_consumer gpu");
   EXPECT_EQ(ran.exit_code, 0) << ran.output;

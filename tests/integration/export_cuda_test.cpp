@@ -48,15 +48,16 @@ class ExportCuda : public ::testing::Test {
     Problem problem = Problem::Parse(kGemm);
     Config config = BoundSpace(spec, problem, device).Enumerate(1).at(0);
     results_db::Store store = results_db::Store::Open(db_);
-    int64_t device_id = store.UpsertDevice({BackendName(device.backend), device.name, device.vendor,
-                                            device.driver_version, device.arch, DeviceLimitsToJson(device.limits)});
+    int64_t device_id =
+        store.UpsertDevice({BackendName(device.backend), device.name, device.vendor,
+                            device.driver_version, device.arch, DeviceLimitsToJson(device.limits)});
     int64_t run = store.BeginRun("export_cuda_test", BEAST_VERSION);
     results_db::MeasurementRecord m;
     m.run_id = run;
     m.device_id = device_id;
     m.problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
-    m.config_id = store.UpsertConfig(store.UpsertTemplate(spec.name, spec.hash, spec.source_rel), config.Key(),
-                                     config.Hash(), config.ToJson());
+    m.config_id = store.UpsertConfig(store.UpsertTemplate(spec.name, spec.hash, spec.source_rel),
+                                     config.Key(), config.Hash(), config.ToJson());
     m.status = "ok";
     m.samples_ms = {ms, ms, ms};
     m.median_ms = ms;
@@ -102,25 +103,29 @@ TEST_F(ExportCuda, CudaWinnersShipAsCubinAndPtxBesideOpenClOnes) {
   std::ifstream in(dir_ / "tuned" / "src" / "beast_kernels.c");
   const std::string kernels((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   // The cubin is an ELF image: 0x7f 'E' 'L' 'F'.
-  EXPECT_NE(kernels.find("static const unsigned char kCubin0[] = {\n    127,69,76,70,"), std::string::npos);
+  EXPECT_NE(kernels.find("static const unsigned char kCubin0[] = {\n    127,69,76,70,"),
+            std::string::npos);
   EXPECT_NE(kernels.find("static const char kPtx0[] ="), std::string::npos);
   EXPECT_NE(kernels.find("\".target sm_90\\n\""), std::string::npos);
-  EXPECT_NE(kernels.find("    {\"sm_90\", kCubin0, sizeof kCubin0, kPtx0, 90},"), std::string::npos);
+  EXPECT_NE(kernels.find("    {\"sm_90\", kCubin0, sizeof kCubin0, kPtx0, 90},"),
+            std::string::npos);
   EXPECT_NE(kernels.find("const int beast_cuda_module_count = 1;"), std::string::npos);
   EXPECT_NE(kernels.find("const int beast_program_count = 1;"), std::string::npos);
   const std::string oldest = harness::OldestNvrtcComputeArch();
-  EXPECT_NE(kernels.find("const int beast_generic_ptx_cc = " + oldest.substr(8) + ";"), std::string::npos);
+  EXPECT_NE(kernels.find("const int beast_generic_ptx_cc = " + oldest.substr(8) + ";"),
+            std::string::npos);
   EXPECT_NE(kernels.find("\".target sm_" + oldest.substr(8) + "\\n\""), std::string::npos);
 
-  const std::string consumer = std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/cuda_export_consumer";
+  const std::string consumer =
+      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/cuda_export_consumer";
   const fs::path build = dir_ / "consumer";
-  testing::CommandResult configured =
-      RunCommand("cmake -S " + consumer + " -B " + build.string() + " -DBEAST_TUNED_SOURCE_DIR=" + options.out_dir);
+  testing::CommandResult configured = RunCommand("cmake -S " + consumer + " -B " + build.string() +
+                                                 " -DBEAST_TUNED_SOURCE_DIR=" + options.out_dir);
   ASSERT_EQ(configured.exit_code, 0) << configured.output;
   testing::CommandResult built = RunCommand("cmake --build " + build.string() + " -j2");
   ASSERT_EQ(built.exit_code, 0) << built.output;
-  testing::CommandResult ran =
-      RunCommand("BEAST_TUNED_CACHE_DIR= " + (build / "cuda_export_consumer").string() + " nodevice");
+  testing::CommandResult ran = RunCommand(
+      "BEAST_TUNED_CACHE_DIR= " + (build / "cuda_export_consumer").string() + " nodevice");
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
   EXPECT_EQ(testing::CountOccurrences(ran.output, "FAIL"), 0u) << ran.output;
   EXPECT_EQ(testing::CountOccurrences(ran.output, "ok "), 4u) << ran.output;

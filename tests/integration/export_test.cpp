@@ -85,15 +85,26 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                 key(kRequested[4]) + on +
                     "no tuned problem of the same kind (op, layout, transpositions); the generic "
                     "kernel runs"}));
-  EXPECT_EQ(summary.files,
-            (std::vector<std::string>{
-                ".beast-export", "CMakeLists.txt", "README.md", "beast_tuned.pc.in",
-                "cmake/BeastTunedConfig.cmake.in", "include/beast_tuned.h", "src/beast_context.c",
-                "src/beast_cuda.h", "src/beast_cuda_context.c", "src/beast_cuda_driver.h",
-                "src/beast_cuda_launch.c", "src/beast_dispatch.c", "src/beast_errors.c",
-                "src/beast_generic.c",
-                "src/beast_host.c", "src/beast_kernels.c", "src/beast_launch.c",
-                "src/beast_program_cache.c", "src/beast_runtime.h", "src/beast_table.h"}));
+  EXPECT_EQ(summary.files, (std::vector<std::string>{".beast-export",
+                                                     "CMakeLists.txt",
+                                                     "README.md",
+                                                     "beast_tuned.pc.in",
+                                                     "cmake/BeastTunedConfig.cmake.in",
+                                                     "include/beast_tuned.h",
+                                                     "src/beast_context.c",
+                                                     "src/beast_cuda.h",
+                                                     "src/beast_cuda_context.c",
+                                                     "src/beast_cuda_driver.h",
+                                                     "src/beast_cuda_launch.c",
+                                                     "src/beast_dispatch.c",
+                                                     "src/beast_errors.c",
+                                                     "src/beast_generic.c",
+                                                     "src/beast_host.c",
+                                                     "src/beast_kernels.c",
+                                                     "src/beast_launch.c",
+                                                     "src/beast_program_cache.c",
+                                                     "src/beast_runtime.h",
+                                                     "src/beast_table.h"}));
   std::ifstream kernels(dir_ / "tuned" / "src" / "beast_kernels.c");
   std::string first_line;
   std::getline(kernels, first_line);

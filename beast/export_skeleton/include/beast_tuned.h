@@ -78,7 +78,8 @@ beast_status beast_context_opencl(beast_context* ctx, void** cl_context, void** 
 
 /* The CUDA objects behind a CUDA ctx (any output may be NULL): its CUcontext
  * (the GPU's primary context), CUdevice and own CUstream. */
-beast_status beast_context_cuda(beast_context* ctx, void** cu_context, int* cu_device, void** cu_stream);
+beast_status beast_context_cuda(beast_context* ctx, void** cu_context, int* cu_device,
+                                void** cu_stream);
 
 /* Device-memory entry points. On a CUDA context x, w, bias, y (and a, b, c)
  * are device pointers (CUdeviceptr as void*) of the context's GPU and

@@ -20,13 +20,13 @@ typedef struct CUstream_st* beast_cu_stream;
 
 /* A CUDA context's own state (beast_context.cuda). */
 typedef struct beast_cuda {
-  int device;                /* CUdevice */
-  beast_cu_context context;  /* the device's primary context, shared with the application */
-  beast_cu_stream stream;    /* beast's own stream */
-  int cc;                    /* compute capability, major * 10 + minor */
-  char arch[16];             /* "sm_90" */
-  int shared_optin;          /* the most shared memory a block may opt in to */
-  beast_cu_module* modules;  /* of beast_cuda_modules, loaded on first use under the mutex */
+  int device;               /* CUdevice */
+  beast_cu_context context; /* the device's primary context, shared with the application */
+  beast_cu_stream stream;   /* beast's own stream */
+  int cc;                   /* compute capability, major * 10 + minor */
+  char arch[16];            /* "sm_90" */
+  int shared_optin;         /* the most shared memory a block may opt in to */
+  beast_cu_module* modules; /* of beast_cuda_modules, loaded on first use under the mutex */
   unsigned char* module_failed;
   beast_cu_module generic;
   int generic_failed;

@@ -17,10 +17,10 @@ static int g_driver_ok;
 static char g_driver_error[256];
 static pthread_once_t g_driver_once = PTHREAD_ONCE_INIT;
 
-#define BEAST_RESOLVE(field, symbol)                                                   \
-  do {                                                                                 \
-    *(void**)(&g_driver.field) = dlsym(lib, symbol);                                   \
-    if (!g_driver.field && !missing) missing = symbol;                                 \
+#define BEAST_RESOLVE(field, symbol)                   \
+  do {                                                 \
+    *(void**)(&g_driver.field) = dlsym(lib, symbol);   \
+    if (!g_driver.field && !missing) missing = symbol; \
   } while (0)
 
 static void LoadDriver(void) {
@@ -89,7 +89,8 @@ static int Attribute(int attribute, int device) {
 
 beast_status beast_cuda_context_create(int index, beast_context** ctx) {
   const char* why = NULL;
-  if (!beast_cuda_load_driver(&why)) return beast_fail(BEAST_ERROR_DEVICE, "CUDA device %d: %s", index, why);
+  if (!beast_cuda_load_driver(&why))
+    return beast_fail(BEAST_ERROR_DEVICE, "CUDA device %d: %s", index, why);
   int count = 0;
   g_driver.DeviceGetCount(&count);
   if (index >= count) {
@@ -107,7 +108,8 @@ beast_status beast_cuda_context_create(int index, beast_context** ctx) {
     free(c);
     return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
   }
-  cu->modules = (beast_cu_module*)calloc((size_t)beast_cuda_module_count + 1, sizeof(beast_cu_module));
+  cu->modules =
+      (beast_cu_module*)calloc((size_t)beast_cuda_module_count + 1, sizeof(beast_cu_module));
   cu->module_failed = (unsigned char*)calloc((size_t)beast_cuda_module_count + 1, 1);
   beast_cu_result r = g_driver.DeviceGet(&cu->device, index);
   if (r == 0) r = g_driver.PrimaryCtxRetain(&cu->context, cu->device);
@@ -122,8 +124,10 @@ beast_status beast_cuda_context_create(int index, beast_context** ctx) {
   int version = 0;
   g_driver.DriverGetVersion(&version);
   /* As beast records a CUDA device's driver: "12.4". */
-  snprintf(c->device_driver, sizeof c->device_driver, "%d.%d", version / 1000, (version % 1000) / 10);
-  cu->cc = Attribute(BEAST_CU_ATTR_CC_MAJOR, cu->device) * 10 + Attribute(BEAST_CU_ATTR_CC_MINOR, cu->device);
+  snprintf(c->device_driver, sizeof c->device_driver, "%d.%d", version / 1000,
+           (version % 1000) / 10);
+  cu->cc = Attribute(BEAST_CU_ATTR_CC_MAJOR, cu->device) * 10 +
+           Attribute(BEAST_CU_ATTR_CC_MINOR, cu->device);
   snprintf(cu->arch, sizeof cu->arch, "sm_%d", cu->cc);
   c->max_work_group_size = (size_t)Attribute(BEAST_CU_ATTR_MAX_THREADS_PER_BLOCK, cu->device);
   for (int d = 0; d < 3; ++d) {
@@ -200,7 +204,10 @@ beast_status beast_cuda_function(beast_context* ctx, const beast_entry* e, const
     beast_cu_result r = image ? g_driver.ModuleLoadData(slot, image) : -1;
     if (r != 0) {
       *slot = NULL;
-      if (failed) *failed = 1; else *failed_generic = 1;
+      if (failed)
+        *failed = 1;
+      else
+        *failed_generic = 1;
       status = beast_fail(BEAST_ERROR_BUILD, "%s does not load on %s (%s): %s",
                           e ? e->config_key : "the generic kernels", ctx->device_name, cu->arch,
                           image ? beast_cuda_error_name(r) : "the library has no PTX for this GPU");
@@ -212,17 +219,21 @@ beast_status beast_cuda_function(beast_context* ctx, const beast_entry* e, const
   }
   if (status == BEAST_OK) {
     beast_cu_result r = g_driver.ModuleGetFunction(function, *slot, name);
-    if (r != 0) status = beast_fail(BEAST_ERROR_BUILD, "kernel %s is missing from its module: %s", name, beast_cuda_error_name(r));
+    if (r != 0)
+      status = beast_fail(BEAST_ERROR_BUILD, "kernel %s is missing from its module: %s", name,
+                          beast_cuda_error_name(r));
   }
   pthread_mutex_unlock(&ctx->mutex);
   return status;
 }
 
-beast_status beast_context_cuda(beast_context* ctx, void** cu_context, int* cu_device, void** cu_stream) {
+beast_status beast_context_cuda(beast_context* ctx, void** cu_context, int* cu_device,
+                                void** cu_stream) {
   beast_clear_error();
   if (!ctx) return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_cuda: ctx is NULL");
   if (ctx->backend != BEAST_BACKEND_CUDA) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_cuda: %s is not a CUDA context", ctx->device_name);
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "beast_context_cuda: %s is not a CUDA context",
+                      ctx->device_name);
   }
   if (cu_context) *cu_context = ctx->cuda->context;
   if (cu_device) *cu_device = ctx->cuda->device;

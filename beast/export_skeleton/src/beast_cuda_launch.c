@@ -19,18 +19,21 @@ static beast_status CheckPointers(beast_context* ctx, const char* fn, void* cons
   for (int i = 0; i < n; ++i) {
     if (!buffers[i]) continue;
     beast_cu_context owner = NULL;
-    beast_cu_result r = d->PointerGetAttribute(&owner, BEAST_CU_POINTER_CONTEXT, (beast_cu_ptr)(size_t)buffers[i]);
+    beast_cu_result r =
+        d->PointerGetAttribute(&owner, BEAST_CU_POINTER_CONTEXT, (beast_cu_ptr)(size_t)buffers[i]);
     if (r != 0 || owner != ctx->cuda->context) {
-      return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: %s is not device memory of %s's primary context (%s)", fn,
-                        names[i], ctx->device_name, r != 0 ? beast_cuda_error_name(r) : "another context");
+      return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                        "%s: %s is not device memory of %s's primary context (%s)", fn, names[i],
+                        ctx->device_name, r != 0 ? beast_cuda_error_name(r) : "another context");
     }
   }
   return BEAST_OK;
 }
 
 /* Launches `f` with `params` on `stream` (NULL: ctx's own, waited for). */
-static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* what, const size_t global[3],
-                           const size_t local[3], long dynamic, int carveout, void** params, void* stream) {
+static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* what,
+                           const size_t global[3], const size_t local[3], long dynamic,
+                           int carveout, void** params, void* stream) {
   const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
   unsigned grid[3], block[3];
   for (int i = 0; i < 3; ++i) {
@@ -42,8 +45,8 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
   if (carveout >= 0) d->FuncSetAttribute(f, BEAST_CU_FUNC_CARVEOUT, carveout);
   beast_cu_stream s = stream ? (beast_cu_stream)stream : ctx->cuda->stream;
   d->CtxSetCurrent(ctx->cuda->context);
-  beast_cu_result r = d->LaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, s,
-                                      params, NULL);
+  beast_cu_result r = d->LaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                      shared, s, params, NULL);
   if (r == 0 && !stream) r = d->StreamSynchronize(s);
   if (r != 0) {
     return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s failed on %s: %s", what, ctx->device_name,
@@ -55,7 +58,8 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
 /* The tuned entry e with its contract's n pointers, or the generic kernel
  * `generic` over `outputs` work-items with the pointers and then `ints`. */
 static beast_status Run(beast_context* ctx, const beast_entry* e, void* const* buffers, int n,
-                        const char* generic, const int* ints, int n_ints, size_t outputs, void* stream) {
+                        const char* generic, const int* ints, int n_ints, size_t outputs,
+                        void* stream) {
   beast_cu_ptr ptrs[4];
   void* params[32];
   int p = 0;
@@ -69,8 +73,8 @@ static beast_status Run(beast_context* ctx, const beast_entry* e, void* const* b
     if (status != BEAST_OK) return status;
     char what[512];
     snprintf(what, sizeof what, "%s (%s, %s)", e->kernel_name, e->template_name, e->config_key);
-    return Launch(ctx, f, what, e->global, e->local, e->dynamic_local_bytes, e->shared_carveout, params,
-                  stream);
+    return Launch(ctx, f, what, e->global, e->local, e->dynamic_local_bytes, e->shared_carveout,
+                  params, stream);
   }
   beast_clear_error(); /* beast_select's NOT_TUNED: the generic kernel serves the call */
   beast_status status = beast_cuda_function(ctx, NULL, generic, &f);
@@ -95,10 +99,26 @@ beast_status beast_cuda_conv2d(beast_context* ctx, const beast_conv2d_problem* p
   }
   const int out_h = (p->h + 2 * p->pad_h - p->dilation_h * (p->r - 1) - 1) / p->stride_h + 1;
   const int out_w = (p->w + 2 * p->pad_w - p->dilation_w * (p->s - 1) - 1) / p->stride_w + 1;
-  const int ints[] = {p->n, p->c, p->h, p->w, p->k, p->r, p->s, out_h, out_w, p->stride_h, p->stride_w,
-                      p->pad_h, p->pad_w, p->dilation_h, p->dilation_w, p->groups,
-                      p->layout == BEAST_LAYOUT_NHWC, p->bias};
-  return Run(ctx, NULL, buffers, 4, "beast_generic_conv2d", ints, (int)(sizeof ints / sizeof ints[0]),
+  const int ints[] = {p->n,
+                      p->c,
+                      p->h,
+                      p->w,
+                      p->k,
+                      p->r,
+                      p->s,
+                      out_h,
+                      out_w,
+                      p->stride_h,
+                      p->stride_w,
+                      p->pad_h,
+                      p->pad_w,
+                      p->dilation_h,
+                      p->dilation_w,
+                      p->groups,
+                      p->layout == BEAST_LAYOUT_NHWC,
+                      p->bias};
+  return Run(ctx, NULL, buffers, 4, "beast_generic_conv2d", ints,
+             (int)(sizeof ints / sizeof ints[0]),
              (size_t)p->n * (size_t)p->k * (size_t)out_h * (size_t)out_w, stream);
 }
 
@@ -111,7 +131,8 @@ beast_status beast_cuda_gemm(beast_context* ctx, const beast_gemm_problem* p,
   if (status != BEAST_OK) return status;
   const beast_entry* e = beast_select(ctx, BEAST_OP_GEMM, shape, key);
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
-  return Run(ctx, e, buffers, 3, "beast_generic_gemm", ints, 6, (size_t)p->m * (size_t)p->n, stream);
+  return Run(ctx, e, buffers, 3, "beast_generic_gemm", ints, 6, (size_t)p->m * (size_t)p->n,
+             stream);
 }
 
 beast_status beast_cuda_host_call(beast_context* ctx, const char* fn, const void* problem,
@@ -128,16 +149,16 @@ beast_status beast_cuda_host_call(beast_context* ctx, const char* fn, const void
     beast_cu_result r = d->MemAlloc(&mem[i], bytes[i]);
     if (r == 0 && i < n - 1) r = d->MemcpyHtoD(mem[i], data[i], bytes[i]);
     if (r != 0) {
-      status = beast_fail(BEAST_ERROR_DEVICE, "%s: %s cannot take %zu bytes: %s", fn, ctx->device_name, bytes[i],
-                          beast_cuda_error_name(r));
+      status = beast_fail(BEAST_ERROR_DEVICE, "%s: %s cannot take %zu bytes: %s", fn,
+                          ctx->device_name, bytes[i], beast_cuda_error_name(r));
     }
   }
   if (status == BEAST_OK) status = run(ctx, problem, mem);
   if (status == BEAST_OK) {
     beast_cu_result r = d->MemcpyDtoH(out, mem[n - 1], bytes[n - 1]);
     if (r != 0) {
-      status = beast_fail(BEAST_ERROR_LAUNCH, "%s: the kernel failed on %s: %s", fn, ctx->device_name,
-                          beast_cuda_error_name(r));
+      status = beast_fail(BEAST_ERROR_LAUNCH, "%s: the kernel failed on %s: %s", fn,
+                          ctx->device_name, beast_cuda_error_name(r));
     }
   }
   for (int i = 0; i < n; ++i) {

@@ -181,7 +181,8 @@ static beast_status Explain(beast_context* ctx, beast_op op,
     if (strcmp(m->arch, ctx->cuda->arch) == 0) {
       snprintf(image, sizeof image, " (cubin for %s)", m->arch);
     } else {
-      snprintf(image, sizeof image, " (PTX for compute_%d, JIT-compiled for %s)", m->ptx_cc, ctx->cuda->arch);
+      snprintf(image, sizeof image, " (PTX for compute_%d, JIT-compiled for %s)", m->ptx_cc,
+               ctx->cuda->arch);
     }
   }
   char tier[768];
@@ -195,8 +196,8 @@ static beast_status Explain(beast_context* ctx, beast_op op,
   snprintf(buf, len,
            "%s -> %s (kernel %s%s) config %s, global %zux%zux%zu local %zux%zux%zu; tuned on %s "
            "(%s, driver %s) at %.6g ms%s%s; running on %s%s",
-           key, tier, e->kernel_name, image, e->config_key, e->global[0], e->global[1], e->global[2],
-           e->local[0], e->local[1], e->local[2], e->device_name, e->device_vendor,
+           key, tier, e->kernel_name, image, e->config_key, e->global[0], e->global[1],
+           e->global[2], e->local[0], e->local[1], e->local[2], e->device_name, e->device_vendor,
            e->device_driver, e->median_ms, e->nearest ? " for " : "",
            e->nearest ? e->source_problem : "", ctx->device_name,
            same ? "" : " (not the tuning device: a kernel tuned elsewhere)");

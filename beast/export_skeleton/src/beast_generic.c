@@ -15,8 +15,8 @@ beast_status beast_generic_program(beast_context* ctx, cl_program* program) {
                         ctx->device_name);
   } else if (!ctx->generic_program) {
     char line[512];
-    cl_int err =
-        beast_build_program(ctx, beast_generic_source, "", &ctx->generic_program, line, sizeof line);
+    cl_int err = beast_build_program(ctx, beast_generic_source, "", &ctx->generic_program, line,
+                                     sizeof line);
     if (err != CL_SUCCESS) {
       ctx->generic_failed = 1;
       status = beast_fail(BEAST_ERROR_BUILD,

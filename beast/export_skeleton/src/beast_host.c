@@ -54,12 +54,13 @@ static beast_status Download(beast_context* ctx, const char* fn, beast_status st
 static void* Ptr(beast_cu_ptr p) { return p ? (void*)(size_t)p : NULL; }
 
 static beast_status CudaConv2d(beast_context* ctx, const void* problem, beast_cu_ptr* mem) {
-  return beast_conv2d_forward(ctx, (const beast_conv2d_problem*)problem, Ptr(mem[0]), Ptr(mem[1]), Ptr(mem[2]),
-                              Ptr(mem[3]), NULL);
+  return beast_conv2d_forward(ctx, (const beast_conv2d_problem*)problem, Ptr(mem[0]), Ptr(mem[1]),
+                              Ptr(mem[2]), Ptr(mem[3]), NULL);
 }
 
 static beast_status CudaGemm(beast_context* ctx, const void* problem, beast_cu_ptr* mem) {
-  return beast_gemm(ctx, (const beast_gemm_problem*)problem, Ptr(mem[0]), Ptr(mem[1]), Ptr(mem[2]), NULL);
+  return beast_gemm(ctx, (const beast_gemm_problem*)problem, Ptr(mem[0]), Ptr(mem[1]), Ptr(mem[2]),
+                    NULL);
 }
 
 beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
@@ -81,7 +82,8 @@ beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_pr
   size_t bytes[4];
   beast_conv2d_bytes(problem, bytes);
   const void* const data[4] = {x, w, bias, NULL};
-  if (ctx->backend == BEAST_BACKEND_CUDA) return beast_cuda_host_call(ctx, kFn, problem, data, bytes, 4, y, CudaConv2d);
+  if (ctx->backend == BEAST_BACKEND_CUDA)
+    return beast_cuda_host_call(ctx, kFn, problem, data, bytes, 4, y, CudaConv2d);
   cl_mem mem[4];
   status = Upload(ctx, kFn, data, bytes, 4, mem);
   if (status == BEAST_OK) {
@@ -104,7 +106,8 @@ beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* probl
   size_t bytes[3];
   beast_gemm_bytes(problem, bytes);
   const void* const data[3] = {a, b, NULL};
-  if (ctx->backend == BEAST_BACKEND_CUDA) return beast_cuda_host_call(ctx, kFn, problem, data, bytes, 3, c, CudaGemm);
+  if (ctx->backend == BEAST_BACKEND_CUDA)
+    return beast_cuda_host_call(ctx, kFn, problem, data, bytes, 3, c, CudaGemm);
   cl_mem mem[3];
   status = Upload(ctx, kFn, data, bytes, 3, mem);
   if (status == BEAST_OK) status = beast_gemm(ctx, problem, mem[0], mem[1], mem[2], ctx->queue);

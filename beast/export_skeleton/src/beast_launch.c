@@ -176,7 +176,8 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
   size_t bytes[4];
   beast_conv2d_bytes(problem, bytes); /* only of a valid problem: it divides by strides */
   void* const args[4] = {x, w, bias, y};
-  if (ctx->backend == BEAST_BACKEND_CUDA) return beast_cuda_conv2d(ctx, problem, shape, key, args, bytes, queue);
+  if (ctx->backend == BEAST_BACKEND_CUDA)
+    return beast_cuda_conv2d(ctx, problem, shape, key, args, bytes, queue);
   cl_command_queue q = NULL;
   status = ResolveQueue(ctx, queue, kFn, &q);
   if (status != BEAST_OK) return status;
@@ -234,7 +235,8 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
   size_t bytes[3];
   beast_gemm_bytes(problem, bytes); /* only of a valid problem: it divides by strides */
   void* const args[3] = {a, b, c};
-  if (ctx->backend == BEAST_BACKEND_CUDA) return beast_cuda_gemm(ctx, problem, shape, key, args, bytes, queue);
+  if (ctx->backend == BEAST_BACKEND_CUDA)
+    return beast_cuda_gemm(ctx, problem, shape, key, args, bytes, queue);
   cl_command_queue q = NULL;
   status = ResolveQueue(ctx, queue, kFn, &q);
   if (status != BEAST_OK) return status;

@@ -9,20 +9,20 @@
 namespace beast::harness {
 
 struct CudaResources {
-  int registers = -1;          // per thread; -1 when ptxas did not say
+  int registers = -1;  // per thread; -1 when ptxas did not say
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int stack_bytes = 0;
-  int shared_bytes = 0;        // static shared memory per block
+  int shared_bytes = 0;  // static shared memory per block
 };
 
 struct CudaCompileResult {
   bool ok = false;
-  std::string log;             // NVRTC's log, ptxas lines included
+  std::string log;  // NVRTC's log, ptxas lines included
   double compile_ms = 0;
-  std::string cubin;           // the binary when ok (CompileCuda)
-  std::string ptx;             // the PTX text when ok (CompileCudaPtx)
-  CudaResources resources;     // of kernel_name, parsed from the ptxas lines
+  std::string cubin;        // the binary when ok (CompileCuda)
+  std::string ptx;          // the PTX text when ok (CompileCudaPtx)
+  CudaResources resources;  // of kernel_name, parsed from the ptxas lines
 };
 
 // False when this build has no NVRTC (the CUDA toolkit was not found).

@@ -73,7 +73,8 @@ static void RunConv(beast_context* ctx) {
   float* y = malloc(sizeof(float) * N * K * P * Q);
   for (int i = 0; i < N * C * H * W; ++i) x[i] = Value(i, 3);
   for (int i = 0; i < K * C * R * S; ++i) w[i] = Value(i, 4);
-  beast_conv2d_problem p = {N, C, H, W, K, R, S, 1, 1, 1, 1, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 0};
+  beast_conv2d_problem p = {
+      N, C, H, W, K, R, S, 1, 1, 1, 1, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 0};
   char why[1024];
   beast_explain_conv2d(ctx, &p, why, sizeof why);
   Check(strstr(why, "exact tuned: conv2d/") != NULL, "conv2d explain", why);
@@ -91,7 +92,8 @@ static void RunConv(beast_context* ctx) {
                 for (int s = 0; s < S; ++s) {
                   int h = i - 1 + r, v = j - 1 + s;
                   if (h < 0 || h >= H || v < 0 || v >= W) continue;
-                  double t = (double)x[((n * C + c) * H + h) * W + v] * w[((k * C + c) * R + r) * S + s];
+                  double t =
+                      (double)x[((n * C + c) * H + h) * W + v] * w[((k * C + c) * R + r) * S + s];
                   ref += t;
                   scale += fabs(t);
                 }
