@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <vector>
 
 #include "beast/error.hpp"
@@ -25,35 +26,32 @@ std::string NvrtcVersion() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-CudaCompileResult CompileCuda(const std::string& source, const std::string& arch,
-                              const std::string& kernel_name) {
+namespace {
+
+// One NVRTC compilation: `read` takes the output from the compiled program
+// (false when there is none). Every failure is in the log, never thrown.
+CudaCompileResult Compile(const std::string& source, const std::string& file,
+                          const std::vector<std::string>& options,
+                          const std::function<bool(nvrtcProgram, CudaCompileResult*)>& read) {
   CudaCompileResult out;
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram program = nullptr;
-  nvrtcResult status = nvrtcCreateProgram(&program, source.c_str(), (kernel_name + ".cu").c_str(),
-                                          0, nullptr, nullptr);
+  nvrtcResult status =
+      nvrtcCreateProgram(&program, source.c_str(), file.c_str(), 0, nullptr, nullptr);
   if (status != NVRTC_SUCCESS) {
     out.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(status);
     return out;
   }
-  std::string arch_option = "-arch=" + arch;
-  const char* options[] = {arch_option.c_str(), "--ptxas-options=-v", "-default-device"};
-  status = nvrtcCompileProgram(program, 3, options);
+  std::vector<const char*> argv;
+  for (const std::string& o : options) argv.push_back(o.c_str());
+  status = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
   size_t log_size = 0;
   nvrtcGetProgramLogSize(program, &log_size);
   std::vector<char> log(log_size + 1, '\0');
   if (log_size) nvrtcGetProgramLog(program, log.data());
   out.log = log.data();
   if (status == NVRTC_SUCCESS) {
-    size_t cubin_size = 0;
-    if (nvrtcGetCUBINSize(program, &cubin_size) == NVRTC_SUCCESS && cubin_size > 0) {
-      out.cubin.resize(cubin_size);
-      nvrtcGetCUBIN(program, out.cubin.data());
-      out.ok = true;
-      out.resources = ParsePtxasInfo(out.log, kernel_name);
-    } else {
-      out.log += "\nno cubin produced for " + arch;
-    }
+    out.ok = read(program, &out);
   } else {
     out.log += std::string(out.log.empty() ? "" : "\n") +
                "nvrtcCompileProgram: " + nvrtcGetErrorString(status);
@@ -64,39 +62,38 @@ CudaCompileResult CompileCuda(const std::string& source, const std::string& arch
   return out;
 }
 
+}  // namespace
+
+CudaCompileResult CompileCuda(const std::string& source, const std::string& arch,
+                              const std::string& kernel_name) {
+  return Compile(source, kernel_name + ".cu",
+                 {"-arch=" + arch, "--ptxas-options=-v", "-default-device"},
+                 [&](nvrtcProgram program, CudaCompileResult* out) {
+                   size_t size = 0;
+                   if (nvrtcGetCUBINSize(program, &size) != NVRTC_SUCCESS || size == 0) {
+                     out->log += "\nno cubin produced for " + arch;
+                     return false;
+                   }
+                   out->cubin.resize(size);
+                   nvrtcGetCUBIN(program, out->cubin.data());
+                   out->resources = ParsePtxasInfo(out->log, kernel_name);
+                   return true;
+                 });
+}
+
 CudaCompileResult CompileCudaPtx(const std::string& source, const std::string& compute_arch) {
-  CudaCompileResult out;
-  auto start = std::chrono::steady_clock::now();
-  nvrtcProgram program = nullptr;
-  nvrtcResult status =
-      nvrtcCreateProgram(&program, source.c_str(), "beast.cu", 0, nullptr, nullptr);
-  if (status != NVRTC_SUCCESS) {
-    out.log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(status);
-    return out;
-  }
-  std::string arch_option = "-arch=" + compute_arch;
-  const char* options[] = {arch_option.c_str(), "-default-device"};
-  status = nvrtcCompileProgram(program, 2, options);
-  size_t log_size = 0;
-  nvrtcGetProgramLogSize(program, &log_size);
-  std::vector<char> log(log_size + 1, '\0');
-  if (log_size) nvrtcGetProgramLog(program, log.data());
-  out.log = log.data();
-  size_t ptx_size = 0;
-  if (status == NVRTC_SUCCESS && nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS &&
-      ptx_size > 1) {
-    out.ptx.resize(ptx_size);
-    nvrtcGetPTX(program, out.ptx.data());
-    out.ptx.resize(ptx_size - 1);  // without its terminating NUL
-    out.ok = true;
-  } else if (status != NVRTC_SUCCESS) {
-    out.log += std::string(out.log.empty() ? "" : "\n") +
-               "nvrtcCompileProgram: " + nvrtcGetErrorString(status);
-  }
-  nvrtcDestroyProgram(&program);
-  out.compile_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return out;
+  return Compile(source, "beast.cu", {"-arch=" + compute_arch, "-default-device"},
+                 [&](nvrtcProgram program, CudaCompileResult* out) {
+                   size_t size = 0;
+                   if (nvrtcGetPTXSize(program, &size) != NVRTC_SUCCESS || size <= 1) {
+                     out->log += "\nno PTX produced for " + compute_arch;
+                     return false;
+                   }
+                   out->ptx.resize(size);
+                   nvrtcGetPTX(program, out->ptx.data());
+                   out->ptx.resize(size - 1);  // without its terminating NUL
+                   return true;
+                 });
 }
 
 std::string OldestNvrtcComputeArch() {

@@ -88,7 +88,6 @@ beast_status beast_cuda_conv2d(beast_context* ctx, const beast_conv2d_problem* p
                                const long long shape[BEAST_SHAPE_FIELDS], const char* key,
                                void* const buffers[4], const size_t bytes[4], void* stream) {
   static const char* const kNames[4] = {"x", "w", "bias", "y"};
-  (void)bytes; /* the driver knows no size of a device pointer to check against */
   beast_status status = CheckPointers(ctx, "beast_conv2d_forward", buffers, 4, kNames);
   if (status != BEAST_OK) return status;
   const beast_entry* e = beast_select(ctx, BEAST_OP_CONV2D, shape, key);
@@ -97,42 +96,21 @@ beast_status beast_cuda_conv2d(beast_context* ctx, const beast_conv2d_problem* p
     void* const without[3] = {buffers[0], buffers[1], buffers[3]};
     return Run(ctx, e, p->bias ? with_bias : without, p->bias ? 4 : 3, NULL, NULL, 0, 0, stream);
   }
-  const int out_h = (p->h + 2 * p->pad_h - p->dilation_h * (p->r - 1) - 1) / p->stride_h + 1;
-  const int out_w = (p->w + 2 * p->pad_w - p->dilation_w * (p->s - 1) - 1) / p->stride_w + 1;
-  const int ints[] = {p->n,
-                      p->c,
-                      p->h,
-                      p->w,
-                      p->k,
-                      p->r,
-                      p->s,
-                      out_h,
-                      out_w,
-                      p->stride_h,
-                      p->stride_w,
-                      p->pad_h,
-                      p->pad_w,
-                      p->dilation_h,
-                      p->dilation_w,
-                      p->groups,
-                      p->layout == BEAST_LAYOUT_NHWC,
-                      p->bias};
-  return Run(ctx, NULL, buffers, 4, "beast_generic_conv2d", ints,
-             (int)(sizeof ints / sizeof ints[0]),
-             (size_t)p->n * (size_t)p->k * (size_t)out_h * (size_t)out_w, stream);
+  int ints[BEAST_GENERIC_CONV2D_INTS];
+  const int n_ints = beast_conv2d_generic_ints(p, ints);
+  return Run(ctx, NULL, buffers, 4, "beast_generic_conv2d", ints, n_ints, bytes[3] / sizeof(float),
+             stream);
 }
 
 beast_status beast_cuda_gemm(beast_context* ctx, const beast_gemm_problem* p,
                              const long long shape[BEAST_SHAPE_FIELDS], const char* key,
                              void* const buffers[3], const size_t bytes[3], void* stream) {
   static const char* const kNames[3] = {"a", "b", "c"};
-  (void)bytes;
   beast_status status = CheckPointers(ctx, "beast_gemm", buffers, 3, kNames);
   if (status != BEAST_OK) return status;
   const beast_entry* e = beast_select(ctx, BEAST_OP_GEMM, shape, key);
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
-  return Run(ctx, e, buffers, 3, "beast_generic_gemm", ints, 6, (size_t)p->m * (size_t)p->n,
-             stream);
+  return Run(ctx, e, buffers, 3, "beast_generic_gemm", ints, 6, bytes[2] / sizeof(float), stream);
 }
 
 beast_status beast_cuda_host_call(beast_context* ctx, const char* fn, const void* problem,

@@ -95,6 +95,30 @@ void beast_conv2d_bytes(const beast_conv2d_problem* p, size_t bytes[4]) {
   bytes[3] = sizeof(float) * (size_t)p->n * (size_t)p->k * out_h * out_w;
 }
 
+int beast_conv2d_generic_ints(const beast_conv2d_problem* p, int ints[BEAST_GENERIC_CONV2D_INTS]) {
+  const int values[BEAST_GENERIC_CONV2D_INTS] = {
+      p->n,
+      p->c,
+      p->h,
+      p->w,
+      p->k,
+      p->r,
+      p->s,
+      (int)OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h),
+      (int)OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w),
+      p->stride_h,
+      p->stride_w,
+      p->pad_h,
+      p->pad_w,
+      p->dilation_h,
+      p->dilation_w,
+      p->groups,
+      p->layout == BEAST_LAYOUT_NHWC,
+      p->bias};
+  memcpy(ints, values, sizeof values);
+  return BEAST_GENERIC_CONV2D_INTS;
+}
+
 void beast_gemm_bytes(const beast_gemm_problem* p, size_t bytes[3]) {
   bytes[0] = sizeof(float) * (size_t)p->m * (size_t)p->k;
   bytes[1] = sizeof(float) * (size_t)p->k * (size_t)p->n;

@@ -197,28 +197,10 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
   }
   /* The generic kernel always takes b; without a bias it gets NULL, unread. */
   const cl_mem buffers[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
-  const int out_h = (p->h + 2 * p->pad_h - p->dilation_h * (p->r - 1) - 1) / p->stride_h + 1;
-  const int out_w = (p->w + 2 * p->pad_w - p->dilation_w * (p->s - 1) - 1) / p->stride_w + 1;
-  const int ints[] = {p->n,
-                      p->c,
-                      p->h,
-                      p->w,
-                      p->k,
-                      p->r,
-                      p->s,
-                      out_h,
-                      out_w,
-                      p->stride_h,
-                      p->stride_w,
-                      p->pad_h,
-                      p->pad_w,
-                      p->dilation_h,
-                      p->dilation_w,
-                      p->groups,
-                      p->layout == BEAST_LAYOUT_NHWC,
-                      p->bias};
-  return RunGeneric(ctx, q, "beast_generic_conv2d", ints, (int)(sizeof ints / sizeof ints[0]),
-                    buffers, 4, bytes[3] / sizeof(float), queue == NULL);
+  int ints[BEAST_GENERIC_CONV2D_INTS];
+  const int n_ints = beast_conv2d_generic_ints(p, ints);
+  return RunGeneric(ctx, q, "beast_generic_conv2d", ints, n_ints, buffers, 4,
+                    bytes[3] / sizeof(float), queue == NULL);
 }
 
 beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, void* a, void* b,

@@ -64,6 +64,11 @@ beast_status beast_gemm_shape(const beast_gemm_problem* problem,
 /* The bytes of each buffer of a problem that passed the checks above:
  * conv2d x, w, bias (0 without one), y; gemm a, b, c. */
 void beast_conv2d_bytes(const beast_conv2d_problem* problem, size_t bytes[4]);
+/* The int arguments of beast_generic_conv2d after its buffers (N C H W K R S
+ * P Q strides pads dilations groups nhwc bias); returns how many. */
+#define BEAST_GENERIC_CONV2D_INTS 18
+int beast_conv2d_generic_ints(const beast_conv2d_problem* problem,
+                              int ints[BEAST_GENERIC_CONV2D_INTS]);
 void beast_gemm_bytes(const beast_gemm_problem* problem, size_t bytes[3]);
 
 /* The entry to run for (op, shape) on ctx's device, in tiers: the winner
