@@ -39,7 +39,16 @@ std::vector<ConfirmResult> ConfirmInstances(harness::OpenCLContext& context,
       return runners[i]->Launch(candidates[i].geometry);
     };
   }
-  InterleavedRounds(launches, plan, &results);
+  auto device_works = [&] {
+    try {
+      float probe = 0;
+      context.Read(problem.output, &probe, sizeof probe);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  InterleavedRounds(launches, plan, device_works, &results);
   return results;
 }
 

@@ -57,7 +57,12 @@ class CudaWorkerDevice : public WorkerDevice {
 
   Outcome Measure(const MeasureRequest& request, const OnBuilt& on_built) override {
     Outcome out;
-    CudaProblem& problem = Problem(request.problem_key);
+    CudaProblem* held = Held(request.problem_key, &out.error_text);
+    if (!held) {
+      out.status = "runtime_error";
+      return out;
+    }
+    CudaProblem& problem = *held;
     harness::CudaBuild build = Build(request.source, request.kernel_name);
     out.compile_ms = build.compiled.compile_ms;
     out.from_cache = build.from_cache;
@@ -90,8 +95,17 @@ class CudaWorkerDevice : public WorkerDevice {
   }
 
   std::vector<ConfirmResult> Confirm(const ConfirmRequest& request) override {
-    CudaProblem& problem = Problem(request.problem_key);
     std::vector<ConfirmResult> results(request.candidates.size());
+    std::string why;
+    CudaProblem* held = Held(request.problem_key, &why);
+    if (!held) {
+      for (ConfirmResult& r : results) {
+        r.status = "runtime_error";
+        r.error_text = why;
+      }
+      return results;
+    }
+    CudaProblem& problem = *held;
     std::vector<std::unique_ptr<harness::CudaKernel>> kernels(request.candidates.size());
     std::vector<std::function<harness::LaunchResult()>> launches(request.candidates.size());
     for (size_t i = 0; i < request.candidates.size(); ++i) {
@@ -114,14 +128,20 @@ class CudaWorkerDevice : public WorkerDevice {
         return kernels[i]->Launch(request.candidates[i].geometry, flush);
       };
     }
-    InterleavedRounds(launches, request.plan, &results);
+    InterleavedRounds(
+        launches, request.plan, [&] { return ContextWorks(); }, &results);
     return results;
   }
 
   harness::BaselineResult Baseline(const BaselineRequest& request) override {
     const beast::Problem parsed = beast::Problem::Parse(request.problem_key);
-    CudaProblem& problem = Problem(request.problem_key);
     harness::BaselineResult out;
+    CudaProblem* held = Held(request.problem_key, &out.error_text);
+    if (!held) {
+      out.status = "runtime_error";
+      return out;
+    }
+    CudaProblem& problem = *held;
     std::unique_ptr<harness::CudaLibraryCall> call;
     if (request.library == "cublas") {
       out.routine = harness::kCublasRoutine;
@@ -143,7 +163,15 @@ class CudaWorkerDevice : public WorkerDevice {
     out.detail = call->detail();
     Outcome measured;
     KernelCalls calls = CallsFor(problem, [&] {
-      if (request.plan.flush_cache) context_.FlushL2();
+      if (request.plan.flush_cache) {
+        try {
+          context_.FlushL2();
+        } catch (const Error& e) {
+          harness::LaunchResult failed;
+          failed.message = e.what();
+          return failed;
+        }
+      }
       return call->Run();
     });
     ValidateAndTime(calls, problem.data, request.plan, &measured);
@@ -161,19 +189,36 @@ class CudaWorkerDevice : public WorkerDevice {
     return harness::MeasureCudaPeakFlops(context_, plan);
   }
 
-  bool StillWorks(const std::string& problem_key) override {
+  // A fresh allocation, fill and read: a lost context fails them, while a
+  // problem too large for the GPU's memory does not make it look lost.
+  bool StillWorks(const std::string&) override { return ContextWorks(); }
+
+ private:
+  // The problem's buffers, or null with *why when the GPU cannot hold them
+  // (a runtime error of this request); a lost context throws as before.
+  CudaProblem* Held(const std::string& key, std::string* why) {
     try {
-      CudaProblem& problem = Problem(problem_key);
-      float probe = 0;
-      context_.Fill(problem.buffers.output, 0xFF);
-      context_.Read(problem.buffers.output, &probe, sizeof probe);
+      return &Problem(key);
+    } catch (const Error& e) {
+      problems_.erase(key);
+      if (!ContextWorks()) throw;
+      *why = std::string("the problem's buffers do not fit: ") + e.what();
+      return nullptr;
+    }
+  }
+
+  bool ContextWorks() {
+    try {
+      harness::CudaBuffer probe = context_.Allocate(sizeof(float));
+      float value = 0;
+      context_.Fill(probe, 0xFF);
+      context_.Read(probe, &value, sizeof value);
       return true;
     } catch (const std::exception&) {
       return false;
     }
   }
 
- private:
   harness::CudaBuild Build(const std::string& source, const std::string& kernel_name) {
     return harness::BuildCudaThroughCache(cache_.get(), source, context_.device().arch,
                                           kernel_name);

@@ -2,6 +2,7 @@
 // (measure_steps.hpp).
 #include "measure_steps.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "harness/validation.hpp"
@@ -53,15 +54,19 @@ void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
 }
 
 void InterleavedRounds(const std::vector<std::function<harness::LaunchResult()>>& launches,
-                       const harness::BenchmarkPlan& plan, std::vector<ConfirmResult>* results) {
+                       const harness::BenchmarkPlan& plan,
+                       const std::function<bool()>& device_works,
+                       std::vector<ConfirmResult>* results) {
   std::vector<char> live(launches.size());
   for (size_t i = 0; i < launches.size(); ++i) live[i] = launches[i] != nullptr;
-  // One launch of candidate i; a failure stops i.
+  // One launch of candidate i; a failure stops i, a lost device all.
   auto launch = [&](size_t i, bool timed) {
     harness::LaunchResult r = launches[i]();
     if (!r.ok()) {
-      (*results)[i].status = "runtime_error";
-      (*results)[i].error_text = r.message;
+      const bool lost = !device_works();
+      (*results)[i].status = lost ? "crashed" : "runtime_error";
+      (*results)[i].error_text = (lost ? "the device context was lost: " : "") + r.message;
+      if (lost) std::fill(live.begin(), live.end(), 0);
       live[i] = 0;
       return;
     }

@@ -36,8 +36,12 @@ void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
 // (A B C A B C ...) until each one's median is stable (plan.target_rel_ci,
 // after min_reps rounds), max_reps rounds, or live candidates x max_seconds.
 // launches[i] null: candidate i did not build (results[i] says why, and is
-// left as it is). A failing launch stops its candidate (runtime_error).
+// left as it is). A failing launch stops its candidate (runtime_error) —
+// unless `device_works` then says the device is lost (a fault is sticky on a
+// GPU: every later launch would fail too): that candidate is `crashed` and
+// the rounds end, the others keeping the samples they have.
 void InterleavedRounds(const std::vector<std::function<harness::LaunchResult()>>& launches,
-                       const harness::BenchmarkPlan& plan, std::vector<ConfirmResult>* results);
+                       const harness::BenchmarkPlan& plan, const std::function<bool()>& device_works,
+                       std::vector<ConfirmResult>* results);
 
 }  // namespace beast

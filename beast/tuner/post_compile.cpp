@@ -46,8 +46,7 @@ std::vector<const ConstraintSpec*> AppliedPostCompile(const BoundSpace& space, B
   return Split(space, backend, true);
 }
 
-std::vector<const ConstraintSpec*> UnappliedPostCompile(const BoundSpace& space,
-                                                        Backend backend) {
+std::vector<const ConstraintSpec*> UnappliedPostCompile(const BoundSpace& space, Backend backend) {
   return Split(space, backend, false);
 }
 

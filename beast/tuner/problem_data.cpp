@@ -35,9 +35,8 @@ ProblemData MakeProblemData(const Problem& problem) {
     d.reduction_length = (s.c / s.groups) * s.r * s.s;
     d.reference.resize(d.output_count);
     d.abs_reference.resize(d.output_count);
-    harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(),
-                             s.bias ? d.bias.data() : nullptr, d.reference.data(),
-                             d.abs_reference.data());
+    harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), s.bias ? d.bias.data() : nullptr,
+                             d.reference.data(), d.abs_reference.data());
   } else {
     const GemmShape& g = problem.gemm();
     d.input0 = harness::RandomInputs(static_cast<size_t>(g.m * g.k), 1);

@@ -75,8 +75,10 @@ bool ServeConfirm(WorkerDevice& device, const ConfirmRequest& request, int fd, i
   bool exits = false;
   try {
     results = device.Confirm(request);
-    for (const ConfirmResult& r : results)
-      exits = exits || (r.status == "runtime_error" && !device.StillWorks(request.problem_key));
+    for (const ConfirmResult& r : results) {
+      exits = exits || r.status == "crashed" ||
+              (r.status == "runtime_error" && !device.StillWorks(request.problem_key));
+    }
   } catch (const std::exception& e) {
     exits = true;
     results.assign(request.candidates.size(), ConfirmResult{});

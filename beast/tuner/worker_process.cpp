@@ -86,8 +86,8 @@ WorkerProcess::WorkerProcess(const std::string& executable, int device_index,
     ::close(sv[1]);
     throw Error(ErrorCode::kEnvironment, std::string("device worker: pipe: ") + strerror(e));
   }
-  std::vector<std::string> args = {
-      executable, verb, "--device-index", std::to_string(device_index), "--fd", "3"};
+  std::vector<std::string> args = {executable, verb, "--device-index", std::to_string(device_index),
+                                   "--fd",     "3"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -64,7 +64,9 @@ Loaded Load() {
   need("cuEventDestroy_v2", &a.EventDestroy);
   need("cuEventRecord", &a.EventRecord);
   need("cuEventSynchronize", &a.EventSynchronize);
-  need("cuEventElapsedTime", &a.EventElapsedTime);
+  // cuda.h maps the name to _v2 since CUDA 12.8; older drivers have only the first.
+  if (!Resolve(library, "cuEventElapsedTime_v2", &a.EventElapsedTime))
+    need("cuEventElapsedTime", &a.EventElapsedTime);
   need("cuGetErrorName", &a.GetErrorName);
   need("cuGetErrorString", &a.GetErrorString);
   if (missing != nullptr) {

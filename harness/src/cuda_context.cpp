@@ -45,11 +45,18 @@ CudaContext::CudaContext(int device_index) : impl_(std::make_unique<Impl>()) {
   }
   impl_->info = probe.devices[device_index];
   const cuda::Api& api = *impl_->api;
-  impl_->Check(api.DeviceGet(&impl_->device, device_index), "cuDeviceGet");
-  impl_->Check(api.DevicePrimaryCtxRetain(&impl_->context, impl_->device),
-               "cuDevicePrimaryCtxRetain");
-  impl_->Check(api.CtxSetCurrent(impl_->context), "cuCtxSetCurrent");
-  impl_->Check(api.StreamCreate(&impl_->stream, 0), "cuStreamCreate");
+  try {
+    impl_->Check(api.DeviceGet(&impl_->device, device_index), "cuDeviceGet");
+    impl_->Check(api.DevicePrimaryCtxRetain(&impl_->context, impl_->device),
+                 "cuDevicePrimaryCtxRetain");
+    impl_->Check(api.CtxSetCurrent(impl_->context), "cuCtxSetCurrent");
+    impl_->Check(api.StreamCreate(&impl_->stream, 0), "cuStreamCreate");
+  } catch (...) {
+    // The destructor does not run for a constructor that throws.
+    if (impl_->stream != nullptr) api.StreamDestroy(impl_->stream);
+    if (impl_->context != nullptr) api.DevicePrimaryCtxRelease(impl_->device);
+    throw;
+  }
   impl_->l2_bytes = L2Bytes(api, impl_->device);
 }
 

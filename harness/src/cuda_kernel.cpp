@@ -35,8 +35,10 @@ struct CudaKernel::Impl {
   std::vector<uint64_t> pointers;   // the values cuLaunchKernel reads, one per argument
   std::vector<void*> params;
   cuda::Event start = nullptr, stop = nullptr;
-  int dynamic_limit = static_cast<int>(kDefaultDynamicSharedLimit);  // as set on the function
-  int carveout = -1;                                                 // as set; -1 never set
+  // The function's MAX_DYNAMIC_SHARED_SIZE_BYTES: by default 48 KiB less its
+  // static shared memory, raised (the opt-in) when a launch needs more.
+  int dynamic_limit = static_cast<int>(kDefaultDynamicSharedLimit);
+  int carveout = -1;  // as set; -1 never set
 
   ~Impl() {
     if (context == nullptr) return;
@@ -105,6 +107,7 @@ CudaKernel::CudaKernel(CudaContext& context, const std::string& image,
   resources_.static_shared_bytes = attribute(cuda::kFuncSharedSizeBytes);
   resources_.local_bytes = attribute(cuda::kFuncLocalSizeBytes);
   resources_.max_threads_per_block = attribute(cuda::kFuncMaxThreadsPerBlock);
+  k.dynamic_limit = attribute(cuda::kFuncMaxDynamicSharedSizeBytes);
 }
 
 CudaKernel::~CudaKernel() = default;
@@ -136,7 +139,7 @@ LaunchResult CudaKernel::Launch(const LaunchGeometry& g, bool flush_l2) {
   }
   const int dynamic = g.dynamic_local_bytes > 0 ? static_cast<int>(g.dynamic_local_bytes) : 0;
   cuda::Result r = cuda::kSuccess;
-  if (dynamic > k.dynamic_limit) {  // the opt-in beyond 48 KiB
+  if (dynamic > k.dynamic_limit) {  // the opt-in beyond what static shared memory leaves
     r = api.FuncSetAttribute(k.function, cuda::kFuncMaxDynamicSharedSizeBytes, dynamic);
     if (r != cuda::kSuccess) {
       result.message = "cuFuncSetAttribute(max dynamic shared memory = " + std::to_string(dynamic) +

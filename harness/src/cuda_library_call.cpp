@@ -185,6 +185,7 @@ using FilterDesc = struct cudnnFilterStruct*;
 using ConvDesc = struct cudnnConvolutionStruct*;
 constexpr int kCudnnNchw = 0, kCudnnNhwc = 1, kCudnnFloat = 0, kCudnnCrossCorrelation = 1;
 constexpr int kCudnnFmaMath = 3;  // FP32 FMA only: no TF32, no tensor-op conversions
+constexpr int kCudnnTensorOpMath = 1, kCudnnTensorOpMathAllowConversion = 2;
 
 // cudnnConvolutionFwdAlgoPerf_t (cuDNN 7 to 9).
 struct FwdAlgoPerf {
@@ -346,7 +347,18 @@ class CudnnCall : public CudaLibraryCall {
   // cuDNN's own search: it runs every algorithm that FMA math allows on the
   // real buffers (with a workspace as large as the device can spare) and
   // returns them fastest first; the first that succeeded is used.
+  // An allocation the device refuses (its memory is full) is a runtime
+  // error of this baseline, not a lost device.
   void FindAlgorithm() {
+    try {
+      Search();
+    } catch (const Error& e) {
+      status_ = "runtime_error";
+      why_not_ = e.what();
+    }
+  }
+
+  void Search() {
     int most = 0;
     lib_->AlgoMaxCount(handle_, &most);
     std::vector<FwdAlgoPerf> perf(static_cast<size_t>(std::max(most, 8)));
@@ -364,7 +376,11 @@ class CudnnCall : public CudaLibraryCall {
       return;
     }
     for (int i = 0; i < returned; ++i) {
-      if (perf[i].status != 0 || perf[i].math_type != kCudnnFmaMath) continue;
+      // FMA math only: no tensor-op (TF32) algorithm, whatever cuDNN reports
+      // as the math of the others.
+      if (perf[i].status != 0 || perf[i].math_type == kCudnnTensorOpMath ||
+          perf[i].math_type == kCudnnTensorOpMathAllowConversion)
+        continue;
       algo_ = perf[i].algo;
       if (perf[i].memory > 0) workspace_ = context_.Allocate(perf[i].memory);
       const char* name = algo_ >= 0 && algo_ < 8 ? kFwdAlgoNames[algo_] : "?";

@@ -40,6 +40,7 @@ static void LoadDriver(void) {
   BEAST_RESOLVE(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   BEAST_RESOLVE(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   BEAST_RESOLVE(CtxSetCurrent, "cuCtxSetCurrent");
+  BEAST_RESOLVE(CtxGetCurrent, "cuCtxGetCurrent");
   BEAST_RESOLVE(MemAlloc, "cuMemAlloc_v2");
   BEAST_RESOLVE(MemFree, "cuMemFree_v2");
   BEAST_RESOLVE(MemcpyHtoD, "cuMemcpyHtoD_v2");
@@ -48,6 +49,7 @@ static void LoadDriver(void) {
   BEAST_RESOLVE(ModuleUnload, "cuModuleUnload");
   BEAST_RESOLVE(ModuleGetFunction, "cuModuleGetFunction");
   BEAST_RESOLVE(FuncSetAttribute, "cuFuncSetAttribute");
+  BEAST_RESOLVE(FuncGetAttribute, "cuFuncGetAttribute");
   BEAST_RESOLVE(LaunchKernel, "cuLaunchKernel");
   BEAST_RESOLVE(StreamCreate, "cuStreamCreate");
   BEAST_RESOLVE(StreamDestroy, "cuStreamDestroy_v2");
@@ -111,10 +113,14 @@ beast_status beast_cuda_context_create(int index, beast_context** ctx) {
   cu->modules =
       (beast_cu_module*)calloc((size_t)beast_cuda_module_count + 1, sizeof(beast_cu_module));
   cu->module_failed = (unsigned char*)calloc((size_t)beast_cuda_module_count + 1, 1);
+  /* The stream is made in the GPU's context; the thread gets its own back. */
+  beast_cu_context saved = NULL;
+  g_driver.CtxGetCurrent(&saved);
   beast_cu_result r = g_driver.DeviceGet(&cu->device, index);
   if (r == 0) r = g_driver.PrimaryCtxRetain(&cu->context, cu->device);
   if (r == 0) r = g_driver.CtxSetCurrent(cu->context);
   if (r == 0) r = g_driver.StreamCreate(&cu->stream, 0);
+  g_driver.CtxSetCurrent(saved);
   if (r != 0 || !cu->modules || !cu->module_failed) {
     beast_cuda_context_destroy(c);
     return beast_fail(BEAST_ERROR_DEVICE, "cannot open CUDA device %d: %s", index,
@@ -143,6 +149,11 @@ beast_status beast_cuda_context_create(int index, beast_context** ctx) {
 void beast_cuda_context_destroy(beast_context* ctx) {
   beast_cuda* cu = ctx->cuda;
   if (cu && g_driver_ok) {
+    /* Module unloads act on the current context: make it this one (on the
+     * calling thread, which may be any), then give the thread its own back. */
+    beast_cu_context saved = NULL;
+    g_driver.CtxGetCurrent(&saved);
+    if (cu->context) g_driver.CtxSetCurrent(cu->context);
     if (cu->stream) {
       g_driver.StreamSynchronize(cu->stream);
       g_driver.StreamDestroy(cu->stream);
@@ -151,6 +162,7 @@ void beast_cuda_context_destroy(beast_context* ctx) {
       if (cu->modules[i]) g_driver.ModuleUnload(cu->modules[i]);
     }
     if (cu->generic) g_driver.ModuleUnload(cu->generic);
+    g_driver.CtxSetCurrent(saved);
     if (cu->context) g_driver.PrimaryCtxRelease(cu->device);
   }
   if (cu) {

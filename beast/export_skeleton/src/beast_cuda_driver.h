@@ -15,7 +15,8 @@ enum {
   BEAST_CU_ATTR_SHARED_OPTIN = 97,
   BEAST_CU_FUNC_MAX_DYNAMIC_SHARED = 8,
   BEAST_CU_FUNC_CARVEOUT = 9,
-  BEAST_CU_POINTER_CONTEXT = 1
+  BEAST_CU_POINTER_CONTEXT = 1,
+  BEAST_CU_POINTER_DEVICE_ORDINAL = 9
 };
 
 typedef struct beast_cuda_driver {
@@ -28,6 +29,7 @@ typedef struct beast_cuda_driver {
   beast_cu_result (*PrimaryCtxRetain)(beast_cu_context* context, int device);
   beast_cu_result (*PrimaryCtxRelease)(int device);
   beast_cu_result (*CtxSetCurrent)(beast_cu_context context);
+  beast_cu_result (*CtxGetCurrent)(beast_cu_context* context);
   beast_cu_result (*MemAlloc)(beast_cu_ptr* ptr, size_t bytes);
   beast_cu_result (*MemFree)(beast_cu_ptr ptr);
   beast_cu_result (*MemcpyHtoD)(beast_cu_ptr dst, const void* src, size_t bytes);
@@ -36,6 +38,7 @@ typedef struct beast_cuda_driver {
   beast_cu_result (*ModuleUnload)(beast_cu_module module);
   beast_cu_result (*ModuleGetFunction)(beast_cu_function* f, beast_cu_module m, const char* name);
   beast_cu_result (*FuncSetAttribute)(beast_cu_function f, int attribute, int value);
+  beast_cu_result (*FuncGetAttribute)(int* value, int attribute, beast_cu_function f);
   beast_cu_result (*LaunchKernel)(beast_cu_function f, unsigned gx, unsigned gy, unsigned gz,
                                   unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                   beast_cu_stream stream, void** params, void** extra);

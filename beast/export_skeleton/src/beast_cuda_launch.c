@@ -11,21 +11,27 @@
 #include "beast_cuda_driver.h"
 #include "beast_runtime.h"
 
-/* Each pointer must be device memory of ctx's context (the primary one of
- * its GPU: what the application's runtime API allocates there). */
+/* Each pointer must be device memory of ctx's GPU: owned by its primary
+ * context (what the application's runtime API allocates there), or, for
+ * memory no context owns (stream-ordered pools, virtual memory mappings),
+ * on that device. */
 static beast_status CheckPointers(beast_context* ctx, const char* fn, void* const* buffers, int n,
                                   const char* const* names) {
   const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
   for (int i = 0; i < n; ++i) {
     if (!buffers[i]) continue;
+    const beast_cu_ptr ptr = (beast_cu_ptr)(size_t)buffers[i];
     beast_cu_context owner = NULL;
-    beast_cu_result r =
-        d->PointerGetAttribute(&owner, BEAST_CU_POINTER_CONTEXT, (beast_cu_ptr)(size_t)buffers[i]);
-    if (r != 0 || owner != ctx->cuda->context) {
-      return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
-                        "%s: %s is not device memory of %s's primary context (%s)", fn, names[i],
-                        ctx->device_name, r != 0 ? beast_cuda_error_name(r) : "another context");
-    }
+    beast_cu_result r = d->PointerGetAttribute(&owner, BEAST_CU_POINTER_CONTEXT, ptr);
+    if (r == 0 && owner == ctx->cuda->context) continue;
+    int ordinal = -1;
+    beast_cu_result o = (r != 0 || owner == NULL)
+                            ? d->PointerGetAttribute(&ordinal, BEAST_CU_POINTER_DEVICE_ORDINAL, ptr)
+                            : -1;
+    if (o == 0 && ordinal == ctx->cuda->device) continue;
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: %s is not device memory of %s (%s)", fn,
+                      names[i], ctx->device_name,
+                      r != 0 && o != 0 ? beast_cuda_error_name(r) : "another context or device");
   }
   return BEAST_OK;
 }
@@ -41,12 +47,21 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
     grid[i] = (unsigned)((global[i] + block[i] - 1) / block[i]);
   }
   unsigned shared = dynamic > 0 ? (unsigned)dynamic : 0;
-  if (shared > 48 * 1024) d->FuncSetAttribute(f, BEAST_CU_FUNC_MAX_DYNAMIC_SHARED, (int)shared);
-  if (carveout >= 0) d->FuncSetAttribute(f, BEAST_CU_FUNC_CARVEOUT, carveout);
   beast_cu_stream s = stream ? (beast_cu_stream)stream : ctx->cuda->stream;
-  d->CtxSetCurrent(ctx->cuda->context);
-  beast_cu_result r = d->LaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                      shared, s, params, NULL);
+  /* Entries that differ only in launch settings share one function: its
+   * attributes are set for every launch, together with it, under the lock. */
+  pthread_mutex_lock(&ctx->mutex);
+  /* The default limit is 48 KiB less the kernel's static shared memory. */
+  int limit = 0;
+  beast_cu_result r = d->FuncGetAttribute(&limit, BEAST_CU_FUNC_MAX_DYNAMIC_SHARED, f);
+  if (r == 0 && (int)shared > limit)
+    r = d->FuncSetAttribute(f, BEAST_CU_FUNC_MAX_DYNAMIC_SHARED, (int)shared);
+  if (r == 0) r = d->FuncSetAttribute(f, BEAST_CU_FUNC_CARVEOUT, carveout >= 0 ? carveout : -1);
+  if (r == 0) {
+    r = d->LaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, s,
+                        params, NULL);
+  }
+  pthread_mutex_unlock(&ctx->mutex);
   if (r == 0 && !stream) r = d->StreamSynchronize(s);
   if (r != 0) {
     return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s failed on %s: %s", what, ctx->device_name,
@@ -84,9 +99,9 @@ static beast_status Run(beast_context* ctx, const beast_entry* e, void* const* b
   return Launch(ctx, f, generic, global, local, -1, -1, params, stream);
 }
 
-beast_status beast_cuda_conv2d(beast_context* ctx, const beast_conv2d_problem* p,
-                               const long long shape[BEAST_SHAPE_FIELDS], const char* key,
-                               void* const buffers[4], const size_t bytes[4], void* stream) {
+static beast_status Conv2d(beast_context* ctx, const beast_conv2d_problem* p,
+                           const long long shape[BEAST_SHAPE_FIELDS], const char* key,
+                           void* const buffers[4], const size_t bytes[4], void* stream) {
   static const char* const kNames[4] = {"x", "w", "bias", "y"};
   beast_status status = CheckPointers(ctx, "beast_conv2d_forward", buffers, 4, kNames);
   if (status != BEAST_OK) return status;
@@ -102,9 +117,9 @@ beast_status beast_cuda_conv2d(beast_context* ctx, const beast_conv2d_problem* p
              stream);
 }
 
-beast_status beast_cuda_gemm(beast_context* ctx, const beast_gemm_problem* p,
-                             const long long shape[BEAST_SHAPE_FIELDS], const char* key,
-                             void* const buffers[3], const size_t bytes[3], void* stream) {
+static beast_status Gemm(beast_context* ctx, const beast_gemm_problem* p,
+                         const long long shape[BEAST_SHAPE_FIELDS], const char* key,
+                         void* const buffers[3], const size_t bytes[3], void* stream) {
   static const char* const kNames[3] = {"a", "b", "c"};
   beast_status status = CheckPointers(ctx, "beast_gemm", buffers, 3, kNames);
   if (status != BEAST_OK) return status;
@@ -113,15 +128,12 @@ beast_status beast_cuda_gemm(beast_context* ctx, const beast_gemm_problem* p,
   return Run(ctx, e, buffers, 3, "beast_generic_gemm", ints, 6, bytes[2] / sizeof(float), stream);
 }
 
-beast_status beast_cuda_host_call(beast_context* ctx, const char* fn, const void* problem,
-                                  const void* const* data, const size_t* bytes, int n, void* out,
-                                  beast_cuda_device_call run) {
+static beast_status HostCall(beast_context* ctx, const char* fn, const void* problem,
+                             const void* const* data, const size_t* bytes, int n, void* out,
+                             beast_cuda_device_call run) {
   const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
   beast_cu_ptr mem[4] = {0, 0, 0, 0};
   beast_status status = BEAST_OK;
-  pthread_mutex_lock(&ctx->mutex); /* the context is made current on this thread */
-  d->CtxSetCurrent(ctx->cuda->context);
-  pthread_mutex_unlock(&ctx->mutex);
   for (int i = 0; i < n && status == BEAST_OK; ++i) {
     if (i < n - 1 && !data[i]) continue;
     beast_cu_result r = d->MemAlloc(&mem[i], bytes[i]);
@@ -143,4 +155,40 @@ beast_status beast_cuda_host_call(beast_context* ctx, const char* fn, const void
     if (mem[i]) d->MemFree(mem[i]);
   }
   return status;
+}
+
+/* The public calls make ctx's context current on the calling thread for the
+ * call and give the thread its own back after. */
+static beast_cu_context Enter(beast_context* ctx) {
+  const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
+  beast_cu_context saved = NULL;
+  d->CtxGetCurrent(&saved);
+  d->CtxSetCurrent(ctx->cuda->context);
+  return saved;
+}
+
+static beast_status Leave(beast_cu_context saved, beast_status status) {
+  beast_cuda_load_driver(NULL)->CtxSetCurrent(saved);
+  return status;
+}
+
+beast_status beast_cuda_conv2d(beast_context* ctx, const beast_conv2d_problem* p,
+                               const long long shape[BEAST_SHAPE_FIELDS], const char* key,
+                               void* const buffers[4], const size_t bytes[4], void* stream) {
+  beast_cu_context saved = Enter(ctx);
+  return Leave(saved, Conv2d(ctx, p, shape, key, buffers, bytes, stream));
+}
+
+beast_status beast_cuda_gemm(beast_context* ctx, const beast_gemm_problem* p,
+                             const long long shape[BEAST_SHAPE_FIELDS], const char* key,
+                             void* const buffers[3], const size_t bytes[3], void* stream) {
+  beast_cu_context saved = Enter(ctx);
+  return Leave(saved, Gemm(ctx, p, shape, key, buffers, bytes, stream));
+}
+
+beast_status beast_cuda_host_call(beast_context* ctx, const char* fn, const void* problem,
+                                  const void* const* data, const size_t* bytes, int n, void* out,
+                                  beast_cuda_device_call run) {
+  beast_cu_context saved = Enter(ctx);
+  return Leave(saved, HostCall(ctx, fn, problem, data, bytes, n, out, run));
 }
