@@ -12,7 +12,6 @@
 #include "beast/error.hpp"
 #include "beast/space_spec.hpp"
 #include "export_plan.hpp"
-#include "harness/nvrtc_compiler.hpp"
 
 namespace beast {
 namespace {
@@ -144,8 +143,8 @@ NearestPlan PlanNearest(const std::vector<results_db::WinnerRow>& winners,
   std::map<int64_t, Tuned> tuned;
   std::map<int64_t, std::string> names;
   for (const auto& row : winners) {
-    // A CUDA winner needs NVRTC to be compiled for its new shape.
-    if (row.backend != "opencl" && !(row.backend == "cuda" && harness::NvrtcAvailable())) continue;
+    std::string why_not;
+    if (!Exportable(row, &why_not)) continue;
     if (!tuned.count(row.device_id)) devices.push_back(row.device_id);
     tuned[row.device_id][row.problem_key].push_back(&row);
     names[row.device_id] = row.device_name + " (" + row.driver_version + ")";

@@ -32,6 +32,17 @@ DeviceInfo BindingDevice(const results_db::WinnerRow& row) {
   return device;
 }
 
+bool Exportable(const results_db::WinnerRow& row, std::string* why) {
+  if (row.backend == "opencl") return true;
+  if (row.backend == "cuda") {
+    if (harness::NvrtcAvailable()) return true;
+    *why = "this beast has no NVRTC to compile its CUDA kernel";
+    return false;
+  }
+  *why = "results of backend " + row.backend + " (imported) are not kernels of beast's templates";
+  return false;
+}
+
 // The fastest winner over every template, per (device, problem). Winners()
 // comes ordered by device, problem, template name, so a tie keeps the first
 // template by name.
@@ -149,17 +160,18 @@ ExportPlan PlanExport(const ExportOptions& options) {
   ExportPlan plan;
   std::vector<const results_db::WinnerRow*> exported;
   for (const auto& row : winners) {
-    if (row.backend == "opencl" || (row.backend == "cuda" && harness::NvrtcAvailable())) {
+    std::string why;
+    if (Exportable(row, &why)) {
       exported.push_back(&row);
     } else {
       plan.skipped.push_back(row.problem_key + " on " + row.backend + " device " + row.device_name +
-                             ": this beast has no NVRTC to compile its CUDA kernel");
+                             ": " + why);
     }
   }
   if (exported.empty()) {
-    throw Error(ErrorCode::kDatabase,
-                options.db_path + ": no ok measurement this beast can export (" +
-                    std::to_string(plan.skipped.size()) + " CUDA winners, and no NVRTC)");
+    throw Error(ErrorCode::kDatabase, options.db_path +
+                                          ": no ok measurement this beast can export (" +
+                                          plan.skipped.front() + ")");
   }
   Planner planner(options);
   for (const auto* row : exported) plan.kernels.push_back(planner.Plan(*row));

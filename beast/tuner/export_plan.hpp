@@ -35,6 +35,10 @@ struct ExportPlan {
 // Store::Winners() returns them.
 std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::WinnerRow> rows);
 
+// Whether the library can carry row's kernel: an OpenCL winner, or a CUDA
+// one when this beast has NVRTC; else *why says why not (imported results).
+bool Exportable(const results_db::WinnerRow& row, std::string* why);
+
 // The tuning device of a winner as a space binds it, with the limits recorded
 // when it was measured, so the export needs no access to that device.
 DeviceInfo BindingDevice(const results_db::WinnerRow& row);

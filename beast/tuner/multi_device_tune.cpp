@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "beast/device_resolver.hpp"
 #include "beast/error.hpp"
@@ -110,6 +111,30 @@ std::string Identity(const DeviceInfo& d) {
   return std::string(BackendName(d.backend)) + "\n" + d.name + "\n" + d.driver_version;
 }
 
+// One tuning process per device: a group of identical devices shares the
+// configs (--shard k/N), and the baselines and confirmations are left for
+// the final run of each group.
+void SpawnAll(const std::vector<std::vector<size_t>>& groups,
+              const std::vector<DeviceInfo>& devices, const TuneOptions& options,
+              const std::vector<std::string>& tune_args, const std::string& executable,
+              std::vector<Child>* children) {
+  for (const auto& group : groups) {
+    for (size_t k = 0; k < group.size(); ++k) {
+      const std::string id = devices[group[k]].Id();
+      std::vector<std::string> args = {"tune"};
+      args.insert(args.end(), tune_args.begin(), tune_args.end());
+      args.insert(args.end(), {"--device", id, "--baselines", "none", "--confirm-top", "0",
+                               "--progress-label", id});
+      if (group.size() > 1)
+        args.insert(args.end(),
+                    {"--shard", std::to_string(k) + "/" + std::to_string(group.size())});
+      if (!options.progress) args.push_back("--quiet");
+      children->push_back(Spawn(id, executable, args));
+      if (g_child_count < kMaxChildren) g_children[g_child_count++] = children->back().pid;
+    }
+  }
+}
+
 }  // namespace
 
 void WriteShare(int fd, const TuneSummary& summary) {
@@ -124,7 +149,7 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
   const auto start = std::chrono::steady_clock::now();
   // Everything is checked before anything runs.
   std::vector<DeviceInfo> devices;
-  std::map<std::string, std::string> seen;  // Id -> itself
+  std::set<std::string> seen;  // device ids
   for (const DeviceSelector& s : selectors) {
     if (!s.arch.empty()) {
       throw Error(ErrorCode::kBadArgument,
@@ -133,7 +158,7 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
                       "other devices");
     }
     DeviceInfo d = ResolveDevice(s);
-    if (!seen.emplace(d.Id(), d.Id()).second)
+    if (!seen.insert(d.Id()).second)
       throw Error(ErrorCode::kBadArgument, "device " + d.Id() + " is named twice");
     devices.push_back(d);
   }
@@ -158,20 +183,17 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
   std::vector<Child> children;
   {
     SignalScope signals;
-    for (const auto& group : groups) {
-      for (size_t k = 0; k < group.size(); ++k) {
-        const std::string id = devices[group[k]].Id();
-        std::vector<std::string> args = {"tune"};
-        args.insert(args.end(), tune_args.begin(), tune_args.end());
-        args.insert(args.end(), {"--device", id, "--baselines", "none", "--confirm-top", "0",
-                                 "--progress-label", id});
-        if (group.size() > 1)
-          args.insert(args.end(),
-                      {"--shard", std::to_string(k) + "/" + std::to_string(group.size())});
-        if (!options.progress) args.push_back("--quiet");
-        children.push_back(Spawn(id, executable, args));
-        if (g_child_count < kMaxChildren) g_children[g_child_count++] = children.back().pid;
+    try {
+      SpawnAll(groups, devices, options, tune_args, executable, &children);
+    } catch (...) {
+      // The ones started stop; none is left running behind a failed run.
+      for (Child& c : children) {
+        kill(c.pid, SIGTERM);
+        close(c.share_fd);
+        waitpid(c.pid, &c.status, 0);
       }
+      g_child_count = 0;
+      throw;
     }
     if (options.progress) {
       std::string names;
