@@ -65,15 +65,16 @@ class ExportFixture : public ::testing::Test {
   }
 
   // Records config of problem: ok at `ms`, or a compile error when ms <= 0.
-  // hash: the template hash to record (default: the template's own).
-  void Record(const std::string& key, const Config& config, double ms,
-              const std::string& hash = "") {
+  // hash: the template hash to record (default: the template's own);
+  // device_name: the device it was measured on (default: device_'s).
+  void Record(const std::string& key, const Config& config, double ms, const std::string& hash = "",
+              const std::string& device_name = "") {
     Problem problem = Problem::Parse(key);
     SpaceSpec spec = SpaceSpec::Load(options_.templates_dir, TemplateOf(problem));
     results_db::Store store = results_db::Store::Open(db_);
-    int64_t device_id =
-        store.UpsertDevice({"opencl", device_.name, device_.vendor, device_.driver_version,
-                            device_.arch, DeviceLimitsToJson(device_.limits)});
+    int64_t device_id = store.UpsertDevice(
+        {"opencl", device_name.empty() ? device_.name : device_name, device_.vendor,
+         device_.driver_version, device_.arch, DeviceLimitsToJson(device_.limits)});
     int64_t run = store.BeginRun("export_test", BEAST_VERSION);
     results_db::MeasurementRecord m;
     m.run_id = run;

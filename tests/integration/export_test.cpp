@@ -97,6 +97,7 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                                                      "src/beast_cuda_driver.h",
                                                      "src/beast_cuda_launch.c",
                                                      "src/beast_dispatch.c",
+                                                     "src/beast_entry_failures.c",
                                                      "src/beast_errors.c",
                                                      "src/beast_generic.c",
                                                      "src/beast_host.c",

@@ -54,7 +54,7 @@ static beast_status Open(cl_device_id device, cl_context context, const char* wh
   pthread_mutex_init(&c->mutex, NULL);
   c->programs = (cl_program*)calloc((size_t)beast_program_count, sizeof(cl_program));
   c->build_failed = (unsigned char*)calloc((size_t)beast_program_count, 1);
-  if (!c->programs || !c->build_failed) {
+  if (!c->programs || !c->build_failed || beast_entry_failures_init(c) != BEAST_OK) {
     beast_context_destroy(c);
     return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
   }
@@ -173,6 +173,7 @@ void beast_context_destroy(beast_context* ctx) {
   if (ctx->context) clReleaseContext(ctx->context);
   free(ctx->programs);
   free(ctx->build_failed);
+  beast_entry_failures_free(ctx);
   pthread_mutex_destroy(&ctx->mutex);
   free(ctx);
 }

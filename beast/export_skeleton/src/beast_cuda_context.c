@@ -121,10 +121,11 @@ beast_status beast_cuda_context_create(int index, beast_context** ctx) {
   if (r == 0) r = g_driver.CtxSetCurrent(cu->context);
   if (r == 0) r = g_driver.StreamCreate(&cu->stream, 0);
   g_driver.CtxSetCurrent(saved);
+  if (r == 0 && beast_entry_failures_init(c) != BEAST_OK) r = -1;
   if (r != 0 || !cu->modules || !cu->module_failed) {
     beast_cuda_context_destroy(c);
     return beast_fail(BEAST_ERROR_DEVICE, "cannot open CUDA device %d: %s", index,
-                      r != 0 ? beast_cuda_error_name(r) : "out of host memory");
+                      r > 0 ? beast_cuda_error_name(r) : "out of host memory");
   }
   g_driver.DeviceGetName(c->device_name, (int)sizeof c->device_name - 1, cu->device);
   int version = 0;
@@ -170,6 +171,7 @@ void beast_cuda_context_destroy(beast_context* ctx) {
     free(cu->module_failed);
     free(cu);
   }
+  beast_entry_failures_free(ctx);
   pthread_mutex_destroy(&ctx->mutex);
   free(ctx);
 }

@@ -3,7 +3,8 @@
  * picked as on OpenCL (beast_select), and its kernel launched with the tuned
  * geometry — grid = global / local blocks of local threads, the dynamic
  * shared memory and carveout it was tuned with — or, for a shape nobody
- * tuned, the generic kernel over every output. The host-memory calls copy
+ * tuned or whose tuned kernels do not load or launch on this GPU, the
+ * generic kernel over every output. The host-memory calls copy
  * through buffers of the call's own. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +37,10 @@ static beast_status CheckPointers(beast_context* ctx, const char* fn, void* cons
   return BEAST_OK;
 }
 
-/* Launches `f` with `params` on `stream` (NULL: ctx's own, waited for). */
+/* Launches `f` with `params` on `s`; the caller waits when it must. */
 static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* what,
                            const size_t global[3], const size_t local[3], long dynamic,
-                           int carveout, void** params, void* stream) {
+                           int carveout, void** params, beast_cu_stream s) {
   const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
   unsigned grid[3], block[3];
   for (int i = 0; i < 3; ++i) {
@@ -47,7 +48,6 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
     grid[i] = (unsigned)((global[i] + block[i] - 1) / block[i]);
   }
   unsigned shared = dynamic > 0 ? (unsigned)dynamic : 0;
-  beast_cu_stream s = stream ? (beast_cu_stream)stream : ctx->cuda->stream;
   /* Entries that differ only in launch settings share one function: its
    * attributes are set for every launch, together with it, under the lock. */
   pthread_mutex_lock(&ctx->mutex);
@@ -62,41 +62,64 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
                         params, NULL);
   }
   pthread_mutex_unlock(&ctx->mutex);
-  if (r == 0 && !stream) r = d->StreamSynchronize(s);
   if (r != 0) {
-    return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s failed on %s: %s", what, ctx->device_name,
+    return beast_fail(BEAST_ERROR_LAUNCH, "%s refused kernel %s: %s", ctx->device_name, what,
                       beast_cuda_error_name(r));
   }
   return BEAST_OK;
 }
 
-/* The tuned entry e with its contract's n pointers, or the generic kernel
- * `generic` over `outputs` work-items with the pointers and then `ints`. */
-static beast_status Run(beast_context* ctx, const beast_entry* e, void* const* buffers, int n,
+/* With no stream of the caller's, waits for ctx's own. A kernel that faults
+ * on the GPU is reported here; it is not passed over for another, since such
+ * a fault ends the context for every kernel. */
+static beast_status Wait(beast_context* ctx, beast_status status, void* stream) {
+  if (status != BEAST_OK || stream) return status;
+  beast_cu_result r = beast_cuda_load_driver(NULL)->StreamSynchronize(ctx->cuda->stream);
+  if (r != 0) {
+    return beast_fail(BEAST_ERROR_LAUNCH, "a kernel failed on %s: %s", ctx->device_name,
+                      beast_cuda_error_name(r));
+  }
+  return BEAST_OK;
+}
+
+/* Runs the tuned entry for the shape with its contract's n buffers; a tuned
+ * kernel that does not load or launch here is passed over for the next
+ * one. With none left, the generic kernel `generic` runs over `outputs`
+ * work-items with the pointers `all` (n_all of them) and then `ints`. */
+static beast_status Run(beast_context* ctx, beast_op op, const long long shape[BEAST_SHAPE_FIELDS],
+                        const char* key, void* const* buffers, int n, void* const* all, int n_all,
                         const char* generic, const int* ints, int n_ints, size_t outputs,
                         void* stream) {
+  beast_cu_stream s = stream ? (beast_cu_stream)stream : ctx->cuda->stream;
   beast_cu_ptr ptrs[4];
   void* params[32];
-  int p = 0;
-  for (int i = 0; i < n; ++i) {
-    ptrs[i] = (beast_cu_ptr)(size_t)buffers[i];
-    params[p++] = &ptrs[i];
-  }
-  beast_cu_function f = NULL;
-  if (e) {
+  for (const beast_entry* e; (e = beast_select(ctx, op, shape, key)) != NULL;) {
+    for (int i = 0; i < n; ++i) {
+      ptrs[i] = (beast_cu_ptr)(size_t)buffers[i];
+      params[i] = &ptrs[i];
+    }
+    beast_cu_function f = NULL;
     beast_status status = beast_cuda_function(ctx, e, e->kernel_name, &f);
-    if (status != BEAST_OK) return status;
-    char what[512];
-    snprintf(what, sizeof what, "%s (%s, %s)", e->kernel_name, e->template_name, e->config_key);
-    return Launch(ctx, f, what, e->global, e->local, e->dynamic_local_bytes, e->shared_carveout,
-                  params, stream);
+    if (status == BEAST_OK) {
+      char what[512];
+      snprintf(what, sizeof what, "%s (%s, %s)", e->kernel_name, e->template_name, e->config_key);
+      status = Launch(ctx, f, what, e->global, e->local, e->dynamic_local_bytes, e->shared_carveout,
+                      params, s);
+    }
+    if (!beast_entry_fell_over(ctx, e, status)) return Wait(ctx, status, stream);
   }
   beast_clear_error(); /* beast_select's NOT_TUNED: the generic kernel serves the call */
+  beast_cu_function f = NULL;
   beast_status status = beast_cuda_function(ctx, NULL, generic, &f);
   if (status != BEAST_OK) return status;
+  int p = 0;
+  for (int i = 0; i < n_all; ++i) {
+    ptrs[i] = (beast_cu_ptr)(size_t)all[i];
+    params[p++] = &ptrs[i];
+  }
   for (int i = 0; i < n_ints; ++i) params[p++] = (void*)&ints[i];
   const size_t global[3] = {(outputs + 255) / 256 * 256, 1, 1}, local[3] = {256, 1, 1};
-  return Launch(ctx, f, generic, global, local, -1, -1, params, stream);
+  return Wait(ctx, Launch(ctx, f, generic, global, local, -1, -1, params, s), stream);
 }
 
 static beast_status Conv2d(beast_context* ctx, const beast_conv2d_problem* p,
@@ -105,16 +128,13 @@ static beast_status Conv2d(beast_context* ctx, const beast_conv2d_problem* p,
   static const char* const kNames[4] = {"x", "w", "bias", "y"};
   beast_status status = CheckPointers(ctx, "beast_conv2d_forward", buffers, 4, kNames);
   if (status != BEAST_OK) return status;
-  const beast_entry* e = beast_select(ctx, BEAST_OP_CONV2D, shape, key);
-  if (e) {
-    void* const with_bias[4] = {buffers[0], buffers[1], buffers[2], buffers[3]};
-    void* const without[3] = {buffers[0], buffers[1], buffers[3]};
-    return Run(ctx, e, p->bias ? with_bias : without, p->bias ? 4 : 3, NULL, NULL, 0, 0, stream);
-  }
+  /* The tuned contract: (x, w, y), or (x, w, b, y) with a bias; the generic
+   * kernel always takes b (NULL without a bias, unread). */
+  void* const without[3] = {buffers[0], buffers[1], buffers[3]};
   int ints[BEAST_GENERIC_CONV2D_INTS];
   const int n_ints = beast_conv2d_generic_ints(p, ints);
-  return Run(ctx, NULL, buffers, 4, "beast_generic_conv2d", ints, n_ints, bytes[3] / sizeof(float),
-             stream);
+  return Run(ctx, BEAST_OP_CONV2D, shape, key, p->bias ? buffers : without, p->bias ? 4 : 3,
+             buffers, 4, "beast_generic_conv2d", ints, n_ints, bytes[3] / sizeof(float), stream);
 }
 
 static beast_status Gemm(beast_context* ctx, const beast_gemm_problem* p,
@@ -123,9 +143,9 @@ static beast_status Gemm(beast_context* ctx, const beast_gemm_problem* p,
   static const char* const kNames[3] = {"a", "b", "c"};
   beast_status status = CheckPointers(ctx, "beast_gemm", buffers, 3, kNames);
   if (status != BEAST_OK) return status;
-  const beast_entry* e = beast_select(ctx, BEAST_OP_GEMM, shape, key);
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
-  return Run(ctx, e, buffers, 3, "beast_generic_gemm", ints, 6, bytes[2] / sizeof(float), stream);
+  return Run(ctx, BEAST_OP_GEMM, shape, key, buffers, 3, buffers, 3, "beast_generic_gemm", ints, 6,
+             bytes[2] / sizeof(float), stream);
 }
 
 static beast_status HostCall(beast_context* ctx, const char* fn, const void* problem,

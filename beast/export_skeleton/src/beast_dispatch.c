@@ -154,25 +154,32 @@ static int Better(const beast_context* ctx, const beast_entry* a, const beast_en
   return a->median_ms < b->median_ms;
 }
 
-const beast_entry* beast_select(const beast_context* ctx, beast_op op,
+const beast_entry* beast_select(beast_context* ctx, beast_op op,
                                 const long long shape[BEAST_SHAPE_FIELDS], const char* key) {
   const beast_entry* best = NULL;
-  int tuned = 0;
+  int tuned = 0, failed = 0;
+  pthread_mutex_lock(&ctx->mutex);
   for (int i = 0; i < beast_entry_count; ++i) {
     const beast_entry* e = &beast_entries[i];
     if (e->op != op || memcmp(e->shape, shape, sizeof e->shape) != 0) continue;
     if (e->backend != (int)ctx->backend) continue; /* compiled for the other kind of device */
     ++tuned;
-    /* A CUDA entry needs a cubin or PTX this GPU runs; one tuned elsewhere
-     * must fit this device's work-group limits. */
-    if (ctx->backend == BEAST_BACKEND_CUDA ? !beast_cuda_fits(ctx, e)
-                                           : Tier(ctx, e) >= 2 && !Fits(ctx, e)) {
+    if (beast_entry_failed(ctx, e)) {
+      ++failed;
       continue;
     }
+    /* A CUDA entry needs a cubin or PTX this GPU runs; every entry must fit
+     * this device's work-group limits (one tuned elsewhere may not). */
+    if (ctx->backend == BEAST_BACKEND_CUDA ? !beast_cuda_fits(ctx, e) : !Fits(ctx, e)) continue;
     if (!best || Better(ctx, e, best)) best = e;
   }
+  pthread_mutex_unlock(&ctx->mutex);
   if (best) return best;
-  if (tuned) {
+  if (failed) {
+    beast_fail(BEAST_ERROR_NOT_TUNED, "%d of the %d tuned kernels for %s failed on %s%s", failed,
+               tuned, key, ctx->device_name,
+               failed < tuned ? ", the others do not fit its work-group limits" : "");
+  } else if (tuned) {
     beast_fail(BEAST_ERROR_NOT_TUNED,
                "%s was tuned only on devices whose work-group size %s cannot launch", key,
                ctx->device_name);
@@ -185,16 +192,31 @@ const beast_entry* beast_select(const beast_context* ctx, beast_op op,
   return NULL;
 }
 
+/* Whether any entry of this library was tuned on ctx's device. */
+static int TunedHere(const beast_context* ctx) {
+  for (int i = 0; i < beast_entry_count; ++i) {
+    if (beast_entries[i].backend == (int)ctx->backend &&
+        strcmp(beast_entries[i].device_name, ctx->device_name) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static beast_status Explain(beast_context* ctx, beast_op op,
                             const long long shape[BEAST_SHAPE_FIELDS], const char* key, char* buf,
                             size_t len) {
   const beast_entry* e = beast_select(ctx, op, shape, key);
+  char failure[1200];
+  beast_entry_failure_note(ctx, op, shape, failure, sizeof failure);
+  const char* untuned = TunedHere(ctx) ? "" : " (this library was not tuned on this device)";
   if (!e) {
     /* beast_select said why no tuned kernel serves the shape. */
     snprintf(buf, len,
-             "%s -> generic kernel %s (correct for every shape, not tuned): %s; running on %s", key,
-             op == BEAST_OP_CONV2D ? "beast_generic_conv2d" : "beast_generic_gemm",
-             beast_last_error(), ctx->device_name);
+             "%s -> generic kernel %s (correct for every shape, not tuned): %s%s%s; running on "
+             "%s%s",
+             key, op == BEAST_OP_CONV2D ? "beast_generic_conv2d" : "beast_generic_gemm",
+             beast_last_error(), failure[0] ? "; " : "", failure, ctx->device_name, untuned);
     beast_clear_error();
     return BEAST_OK;
   }
@@ -219,12 +241,13 @@ static beast_status Explain(beast_context* ctx, beast_op op,
   }
   snprintf(buf, len,
            "%s -> %s (kernel %s%s) config %s, global %zux%zux%zu local %zux%zux%zu; tuned on %s "
-           "(%s, driver %s) at %.6g ms%s%s; running on %s%s",
+           "(%s, driver %s) at %.6g ms%s%s; running on %s%s%s%s%s",
            key, tier, e->kernel_name, image, e->config_key, e->global[0], e->global[1],
            e->global[2], e->local[0], e->local[1], e->local[2], e->device_name, e->device_vendor,
            e->device_driver, e->median_ms, e->nearest ? " for " : "",
            e->nearest ? e->source_problem : "", ctx->device_name,
-           same ? "" : " (not the tuning device: a kernel tuned elsewhere)");
+           same ? "" : " (not the tuning device: a kernel tuned elsewhere)", untuned,
+           failure[0] ? "; " : "", failure);
   return BEAST_OK;
 }
 

@@ -1,7 +1,8 @@
 /* beast_host.c: the host-memory entry points, thin wrappers over the device
  * API (beast_launch.c): each copies its inputs into buffers of the context,
- * enqueues the device call on the context's own queue and reads the output
- * back, blocking. Buffers are per call, so calls may come from any thread. */
+ * runs the device call on the context's own queue, waited for (so a tuned
+ * kernel that fails on the device is passed over for one that works), and
+ * reads the output back. Buffers are per call, so calls may come from any thread. */
 #include <stdint.h>
 
 #include "beast_runtime.h"
@@ -87,7 +88,7 @@ beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_pr
   cl_mem mem[4];
   status = Upload(ctx, kFn, data, bytes, 4, mem);
   if (status == BEAST_OK) {
-    status = beast_conv2d_forward(ctx, problem, mem[0], mem[1], mem[2], mem[3], ctx->queue);
+    status = beast_conv2d_forward(ctx, problem, mem[0], mem[1], mem[2], mem[3], NULL);
   }
   return Download(ctx, kFn, status, mem, 4, y, bytes[3]);
 }
@@ -110,6 +111,6 @@ beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* probl
     return beast_cuda_host_call(ctx, kFn, problem, data, bytes, 3, c, CudaGemm);
   cl_mem mem[3];
   status = Upload(ctx, kFn, data, bytes, 3, mem);
-  if (status == BEAST_OK) status = beast_gemm(ctx, problem, mem[0], mem[1], mem[2], ctx->queue);
+  if (status == BEAST_OK) status = beast_gemm(ctx, problem, mem[0], mem[1], mem[2], NULL);
   return Download(ctx, kFn, status, mem, 3, c, bytes[2]);
 }

@@ -1,7 +1,8 @@
 /* beast_launch.c: the device-memory entry points beast_conv2d_forward and
  * beast_gemm. Each call checks its buffers and queue against the context,
  * picks the entry for the shape (beast_select) and enqueues its kernel with
- * the tuned geometry, or, for a shape nobody tuned, the generic kernel. A
+ * the tuned geometry, or, for a shape nobody tuned or whose tuned kernels
+ * fail on this device, the generic kernel. A
  * kernel object is made per call (clSetKernelArg on a shared one would race),
  * so calls on one context may run from several threads. */
 #include <stdio.h>
@@ -188,12 +189,13 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
   if (status != BEAST_OK) return status;
 
   const beast_conv2d_problem* p = problem;
-  const beast_entry* e = beast_select(ctx, BEAST_OP_CONV2D, shape, key);
-  if (e) {
-    /* The tuned contract: (x, w, y), or (x, w, b, y) with a bias. */
-    const cl_mem with_bias[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
-    const cl_mem without[3] = {(cl_mem)x, (cl_mem)w, (cl_mem)y};
-    return RunEntry(ctx, q, e, p->bias ? with_bias : without, p->bias ? 4 : 3, queue == NULL);
+  /* The tuned contract: (x, w, y), or (x, w, b, y) with a bias. A tuned
+   * kernel that fails here is passed over for the next, or the generic one. */
+  const cl_mem with_bias[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
+  const cl_mem without[3] = {(cl_mem)x, (cl_mem)w, (cl_mem)y};
+  for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_CONV2D, shape, key)) != NULL;) {
+    status = RunEntry(ctx, q, e, p->bias ? with_bias : without, p->bias ? 4 : 3, queue == NULL);
+    if (!beast_entry_fell_over(ctx, e, status)) return status;
   }
   /* The generic kernel always takes b; without a bias it gets NULL, unread. */
   const cl_mem buffers[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
@@ -230,8 +232,10 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
 
   const beast_gemm_problem* p = problem;
   const cl_mem buffers[3] = {(cl_mem)a, (cl_mem)b, (cl_mem)c};
-  const beast_entry* e = beast_select(ctx, BEAST_OP_GEMM, shape, key);
-  if (e) return RunEntry(ctx, q, e, buffers, 3, queue == NULL);
+  for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_GEMM, shape, key)) != NULL;) {
+    status = RunEntry(ctx, q, e, buffers, 3, queue == NULL);
+    if (!beast_entry_fell_over(ctx, e, status)) return status;
+  }
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
   return RunGeneric(ctx, q, "beast_generic_gemm", ints, 6, buffers, 3, bytes[2] / sizeof(float),
                     queue == NULL);

@@ -44,6 +44,9 @@ struct beast_context {
    * counts (under `mutex`). */
   char cache_dir[1024];
   beast_cache_info cache;
+  /* Per entry of beast_entries: why it failed on this device (NULL: it has
+   * not), under `mutex` (beast_entry_failures.c). */
+  char** entry_failure;
 };
 
 /* Records a one-line message for beast_last_error() and returns status. */
@@ -75,11 +78,27 @@ void beast_gemm_bytes(const beast_gemm_problem* problem, size_t bytes[3]);
  * tuned for this shape on this device (by name; the same driver preferred),
  * else a nearest entry for this device (a nearby shape's winner config,
  * chosen at export time), else the fastest exact, then nearest, entry tuned
- * elsewhere whose work-group this device can launch. NULL, with the reason
- * recorded as a NOT_TUNED error, when there is none: the caller then runs the
- * generic kernel. */
-const beast_entry* beast_select(const beast_context* ctx, beast_op op,
+ * elsewhere; always one whose work-group this device can launch and that has
+ * not failed here. NULL, with the reason recorded as a NOT_TUNED error, when
+ * there is none: the caller then runs the generic kernel. */
+const beast_entry* beast_select(beast_context* ctx, beast_op op,
                                 const long long shape[BEAST_SHAPE_FIELDS], const char* key);
+
+/* The failed tuned entries of a context (beast_entry_failures.c). init
+ * allocates the table, free releases it and the reasons. */
+beast_status beast_entry_failures_init(beast_context* ctx);
+void beast_entry_failures_free(beast_context* ctx);
+/* After running entry e gave `status`: when e's kernel failed to build, load
+ * or launch here (BUILD or LAUNCH), records beast_last_error() as its reason
+ * and returns 1 — the caller selects again and runs what serves the shape
+ * now; otherwise (also for e NULL) returns 0. */
+int beast_entry_fell_over(beast_context* ctx, const beast_entry* e, beast_status status);
+/* Whether e failed on ctx; the caller holds ctx->mutex. */
+int beast_entry_failed(const beast_context* ctx, const beast_entry* e);
+/* How many of the entries for (op, shape) failed on ctx; buf gets the
+ * first one's kernel and reason ("" when none). */
+int beast_entry_failure_note(beast_context* ctx, beast_op op,
+                             const long long shape[BEAST_SHAPE_FIELDS], char* buf, size_t len);
 
 /* The built program of entry->program on ctx, building it on first use. */
 beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_program* program);
