@@ -165,7 +165,8 @@ ExportCheck CheckExport(const ExportOptions& options) {
     results_db::Store store = results_db::Store::OpenExisting(options.db_path);
     every = store.Winners();
     for (const auto& row : BestPerProblem(every)) {
-      if (row.backend != "opencl") continue;  // the exported runtime runs OpenCL only
+      std::string why;
+      if (!Exportable(row, &why)) continue;  // as the export leaves it out
       ExportEntry e;
       e.device_name = row.device_name;
       e.device_driver = row.driver_version;

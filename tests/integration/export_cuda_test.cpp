@@ -40,13 +40,13 @@ class ExportCuda : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  // Records `device`'s first valid gemm/tiled config for kGemm as ok at `ms`;
-  // returns its key.
-  std::string RecordWinner(const DeviceInfo& device, double ms) {
+  // Records `device`'s valid gemm/tiled config number `index` for kGemm as
+  // ok at `ms`; returns its key.
+  std::string RecordWinner(const DeviceInfo& device, double ms, size_t index = 0) {
     const std::string templates = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
     SpaceSpec spec = SpaceSpec::Load(templates, "gemm/tiled");
     Problem problem = Problem::Parse(kGemm);
-    Config config = BoundSpace(spec, problem, device).Enumerate(1).at(0);
+    Config config = BoundSpace(spec, problem, device).Enumerate(index + 1).at(index);
     results_db::Store store = results_db::Store::Open(db_);
     int64_t device_id =
         store.UpsertDevice({BackendName(device.backend), device.name, device.vendor,
@@ -129,6 +129,17 @@ TEST_F(ExportCuda, CudaWinnersShipAsCubinAndPtxBesideOpenClOnes) {
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
   EXPECT_EQ(testing::CountOccurrences(ran.output, "FAIL"), 0u) << ran.output;
   EXPECT_EQ(testing::CountOccurrences(ran.output, "ok "), 4u) << ran.output;
+
+  // The staleness check knows the CUDA entry as current, then a faster one.
+  ExportCheck fresh = CheckExport(options);
+  EXPECT_EQ(fresh.entries, 2u);
+  EXPECT_EQ(fresh.stale, std::vector<std::string>{});
+  const std::string faster = RecordWinner(h100, 0.04, 1);
+  const std::string key = Problem::Parse(kGemm).Key();
+  EXPECT_EQ(CheckExport(options).stale,
+            std::vector<std::string>{
+                key + " on NVIDIA H100 80GB HBM3: exported gemm/tiled " + cuda_config +
+                " (0.05 ms), the database's best is now gemm/tiled " + faster + " (0.04 ms)"});
 }
 
 }  // namespace
