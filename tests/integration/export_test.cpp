@@ -118,6 +118,12 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
             "");
   ASSERT_EQ(Shell("cmake --build " + build + " -j2"), "");
   ASSERT_EQ(Shell("cmake --install " + build), "");
+  // The installed header is strict C99 and needs no OpenCL or CUDA header.
+  std::ofstream(dir_ / "c99.c") << "#include <beast_tuned.h>\nint main(void) { return "
+                                   "beast_tuned_entry_count() < 0; }\n";
+  EXPECT_EQ(Shell("cc -std=c99 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -I" + prefix +
+                  "/include " + (dir_ / "c99.c").string()),
+            "");
   // Runs a consumer binary (command: environment then path) on the ONNX golden
   // cases and checks that every check passed; returns its "cache built=B
   // loaded=L rejected=R" line.
@@ -172,16 +178,20 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                                      " " + (dir_ / "consumer_subproject" / "consumer").string()),
       "cache built=" + std::to_string(uses) + " loaded=0 rejected=0");
 
-  // A shared build, installed, found by pkg-config and linked without CMake;
-  // it runs on the warm cache, compiling nothing.
+  // A shared build, installed into a prefix chosen only at install time (as
+  // the README says), found by pkg-config and linked without CMake; it runs
+  // on the warm cache, compiling nothing.
   const std::string shared_build = (dir_ / "build_shared").string();
   const std::string shared_prefix = (dir_ / "prefix_shared").string();
   ASSERT_EQ(Shell("cmake -S " + options_.out_dir + " -B " + shared_build +
-                  " -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=" +
-                  shared_prefix + " -DCMAKE_INSTALL_LIBDIR=lib"),
+                  " -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_LIBDIR=lib"),
             "");
   ASSERT_EQ(Shell("cmake --build " + shared_build + " -j2"), "");
-  ASSERT_EQ(Shell("cmake --install " + shared_build), "");
+  ASSERT_EQ(Shell("cmake --install " + shared_build + " --prefix " + shared_prefix), "");
+  EXPECT_EQ(RunCommand("PKG_CONFIG_PATH=" + shared_prefix +
+                       "/lib/pkgconfig pkg-config --variable=libdir beast_tuned")
+                .output,
+            shared_prefix + "/lib/pkgconfig/../../lib\n");
   ASSERT_TRUE(fs::exists(shared_prefix + "/lib/libbeast_tuned.so"));
   const std::string consumer = (dir_ / "consumer_pkg_config").string();
   ASSERT_EQ(Shell("PKG_CONFIG_PATH=" + shared_prefix + "/lib/pkgconfig cc -std=c11 -O2 -o " +
