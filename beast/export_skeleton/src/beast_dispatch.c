@@ -12,6 +12,23 @@ static long long OutSize(long long in, long long pad, long long dilation, long l
   return span < 0 ? 0 : span / stride + 1;
 }
 
+/* Fails unless the product of the n factors, the element count of buffer
+ * `name`, stays below 2^60: its bytes then fit a size_t, and the kernels'
+ * long indices. */
+static beast_status CheckCount(const char* op, const char* name, const long long* factors, int n) {
+  const long long limit = 1LL << 60;
+  long long count = 1;
+  for (int i = 0; i < n; ++i) {
+    if (factors[i] > 0 && count > limit / factors[i]) {
+      return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                        "%s: %s would hold more than 2^60 elements; no buffer is that large", op,
+                        name);
+    }
+    count *= factors[i];
+  }
+  return BEAST_OK;
+}
+
 beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[BEAST_SHAPE_FIELDS],
                                 char* key, size_t key_len) {
   const int positive[] = {p->n, p->c,        p->h,        p->w,          p->k,          p->r,
@@ -45,6 +62,15 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[B
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
                       "conv2d: the filter is larger than the padded input");
   }
+  const long long p_out = OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h);
+  const long long q_out = OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w);
+  const long long x_dims[] = {p->n, p->c, p->h, p->w};
+  const long long w_dims[] = {p->k, p->c / p->groups, p->r, p->s};
+  const long long y_dims[] = {p->n, p->k, p_out, q_out};
+  beast_status status = CheckCount("conv2d", "x", x_dims, 4);
+  if (status == BEAST_OK) status = CheckCount("conv2d", "w", w_dims, 4);
+  if (status == BEAST_OK) status = CheckCount("conv2d", "y", y_dims, 4);
+  if (status != BEAST_OK) return status;
   const long long fields[BEAST_SHAPE_FIELDS] = {p->n,          p->c,      p->h,      p->w,
                                                 p->k,          p->r,      p->s,      p->stride_h,
                                                 p->stride_w,   p->pad_h,  p->pad_w,  p->dilation_h,
@@ -73,6 +99,11 @@ beast_status beast_gemm_shape(const beast_gemm_problem* p, long long shape[BEAST
   if (p->dtype != BEAST_DTYPE_F32) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "gemm: unknown dtype %d", (int)p->dtype);
   }
+  const long long a_dims[] = {p->m, p->k}, b_dims[] = {p->k, p->n}, c_dims[] = {p->m, p->n};
+  beast_status status = CheckCount("gemm", "a", a_dims, 2);
+  if (status == BEAST_OK) status = CheckCount("gemm", "b", b_dims, 2);
+  if (status == BEAST_OK) status = CheckCount("gemm", "c", c_dims, 2);
+  if (status != BEAST_OK) return status;
   memset(shape, 0, sizeof(long long) * BEAST_SHAPE_FIELDS);
   shape[0] = p->m;
   shape[1] = p->n;

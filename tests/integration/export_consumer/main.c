@@ -116,10 +116,22 @@ int main(int argc, char** argv) {
     int before = failures;
     if (i % 2 == 0) {
       int groups = 1 + u[0] % 3;
-      beast_conv2d_problem c = {1 + u[1] % 2, groups * (1 + u[2] % 4), 3 + u[3] % 9, 3 + u[4] % 9,
-                                groups * (1 + u[5] % 5), 1 + u[6] % 3, 1 + u[7] % 3,
-                                1 + u[8] % 2, 1 + u[9] % 2, u[10] % 2, u[11] % 2, 1, 1, groups,
-                                u[0] % 2 ? BEAST_LAYOUT_NHWC : BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32,
+      beast_conv2d_problem c = {1 + u[1] % 2,
+                                groups * (1 + u[2] % 4),
+                                3 + u[3] % 9,
+                                3 + u[4] % 9,
+                                groups * (1 + u[5] % 5),
+                                1 + u[6] % 3,
+                                1 + u[7] % 3,
+                                1 + u[8] % 2,
+                                1 + u[9] % 2,
+                                u[10] % 2,
+                                u[11] % 2,
+                                1,
+                                1,
+                                groups,
+                                u[0] % 2 ? BEAST_LAYOUT_NHWC : BEAST_LAYOUT_NCHW,
+                                BEAST_DTYPE_F32,
                                 u[1] % 2};
       c.dilation_h = c.dilation_w = 1 + u[2] % 2;
       if (c.h + 2 * c.pad_h < c.dilation_h * (c.r - 1) + 1 ||
@@ -130,12 +142,12 @@ int main(int argc, char** argv) {
       CheckConv(ctx, &t, "random untuned conv2d");
       FreeConvCase(&t);
     } else {
-      beast_gemm_problem g = {1 + u[0] % 70, 1 + u[1] % 70, 1 + u[2] % 70, u[3] % 2, u[4] % 2,
-                              BEAST_DTYPE_F32, u[5] % 2};
+      beast_gemm_problem g = {1 + u[0] % 70, 1 + u[1] % 70,   1 + u[2] % 70, u[3] % 2,
+                              u[4] % 2,      BEAST_DTYPE_F32, u[5] % 2};
       CheckGemm(ctx, g, 2000 + (uint64_t)i, "generic kernel beast_generic_gemm");
     }
-    if (failures > before && !first_failure[0]) snprintf(first_failure, sizeof first_failure,
-                                                         "shape %d", i);
+    if (failures > before && !first_failure[0])
+      snprintf(first_failure, sizeof first_failure, "shape %d", i);
     random_failures += failures > before;
   }
   snprintf(detail, sizeof detail, "%d of 30 failed%s%s", random_failures,
@@ -149,6 +161,11 @@ int main(int argc, char** argv) {
   Report(s == BEAST_ERROR_INVALID_ARGUMENT, "groups not dividing c", beast_last_error());
   s = beast_conv2d_forward_host(ctx, &c2, t2.x, t2.w, NULL, out);
   Report(s == BEAST_ERROR_INVALID_ARGUMENT, "bias problem without a bias", beast_last_error());
+  const beast_gemm_problem huge = {2147483647, 8, 2147483647, 0, 0, BEAST_DTYPE_F32, 0};
+  s = beast_gemm_host(ctx, &huge, t2.x, t2.w, out);
+  Report(s == BEAST_ERROR_INVALID_ARGUMENT &&
+             strstr(beast_last_error(), "gemm: a would hold more than 2^60 elements") != NULL,
+         "gemm too large to address", beast_last_error());
   beast_context* none = NULL;
   s = beast_context_create(BEAST_BACKEND_OPENCL, 1000, &none);
   Report(s == BEAST_ERROR_DEVICE && none == NULL, "device 1000", beast_last_error());
