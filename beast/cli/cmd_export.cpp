@@ -10,6 +10,8 @@
 #include "beast/exporter.hpp"
 #include "beast/json.hpp"
 #include "beast/problem.hpp"
+#include "device_name.hpp"
+#include "results_db/store.hpp"
 #include "verbs.hpp"
 
 namespace beast::cli {
@@ -18,11 +20,13 @@ namespace {
 constexpr int kExitStale = 3;  // distinct from bad input (1) and usage (2), for scripts
 
 const char kHelp[] =
-    "usage: beast export [--db FILE] --out DIR [--problem P]... [--shapes FILE] [--templates DIR]\n"
-    "                    [--json]\n"
+    "usage: beast export [--db FILE] --out DIR [--device D]... [--problem P]... [--shapes FILE]\n"
+    "                    [--templates DIR] [--json]\n"
     "Writes the fastest ok config of every (device, problem) in the database (default\n"
     "beast.db) as a CMake project in DIR: the C library BeastTuned::beast_tuned with\n"
-    "include/beast_tuned.h. DIR must be absent, empty or a previous export, which is\n"
+    "include/beast_tuned.h. --device D (repeatable: a device name as `beast query` shows\n"
+    "it, or a unique part of it) exports only the winners tuned on those devices. DIR must be "
+    "absent, empty or a previous export, which is\n"
     "replaced. A template that changed since it was tuned is refused: re-tune it.\n"
     "--problem P (repeatable) and --shapes FILE (one problem per line, # comments) name\n"
     "shapes the library will be called with that may not be tuned: on each device that\n"
@@ -92,7 +96,8 @@ void PrintJson(const ExportSummary& s) {
 
 int Export(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv, {"db", "out", "templates", "check", "problem", "shapes"}, {"json"}, "export");
+  Args args(argv, {"db", "out", "templates", "check", "problem", "shapes", "device"}, {"json"},
+            "export");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
                 "beast export: unexpected argument \"" + args.positional()[0] + "\" (see --help)");
@@ -113,6 +118,10 @@ int Export(const Argv& argv) {
     return kExitStale;
   }
   options.out_dir = args.Require("out");
+  if (args.Has("device")) {
+    results_db::Store store = results_db::Store::OpenExisting(options.db_path);
+    for (const auto& d : args.GetAll("device")) options.devices.push_back(ResolveDevice(store, d));
+  }
   options.requested = args.GetAll("problem");
   if (args.Has("shapes")) {
     for (const auto& p : ReadShapes(args.Get("shapes"))) options.requested.push_back(p);

@@ -11,6 +11,7 @@
 #include "beast/error.hpp"
 #include "beast/json.hpp"
 #include "beast/problem.hpp"
+#include "device_name.hpp"
 #include "results_db/store.hpp"
 #include "verbs.hpp"
 
@@ -94,32 +95,6 @@ std::optional<double> VsLibrary(const results_db::ResultRow& r, const std::strin
   return std::nullopt;
 }
 
-// The exact device name `text` stands for: a name, or a unique part of one
-// (case-insensitive).
-std::string ResolveDevice(results_db::Store& store, const std::string& text) {
-  std::set<std::string> names, matches;
-  auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  for (const auto& d : store.Devices()) {
-    names.insert(d.name);
-    if (d.name == text) return text;
-    if (lower(d.name).find(lower(text)) != std::string::npos) matches.insert(d.name);
-  }
-  if (matches.size() == 1) return *matches.begin();
-  if (matches.empty()) {
-    throw Error(ErrorCode::kNotFound, "no device '" + text + "' in " + store.path() +
-                                          " (devices: " +
-                                          (names.empty() ? "none" : Joined({names.begin(), names.end()})) +
-                                          ")");
-  }
-  throw Error(ErrorCode::kBadArgument, "device '" + text + "' matches several in " +
-                                           store.path() + ": " +
-                                           Joined({matches.begin(), matches.end()}) +
-                                           "; give the whole name");
-}
-
 results_db::ParamMatch ParseWhere(const std::string& text) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
@@ -151,22 +126,27 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
       out += std::string(i ? ",\n " : "") + "{\"device\": " + JsonString(r.device_name) +
-             ", \"backend\": " + JsonString(r.backend) + ", \"problem\": " + JsonString(r.problem_key) +
-             ", \"template\": " + JsonString(r.template_name) + ", \"config\": " + JsonString(r.config_key) +
-             ", \"params\": " + r.params_json + ", \"status\": " + JsonString(r.status) +
-             ", \"is_default\": " + (r.is_default ? "true" : "false") + ", \"median_ms\": " + Num(r.median_ms) +
-             ", \"spread\": " + Num(r.spread) + ", \"gflops\": " + Num(r.gflops) +
-             ", \"max_error\": " + Num(r.max_error) + ", \"speedup_vs_default\": " + Num(r.speedup_vs_default) +
+             ", \"backend\": " + JsonString(r.backend) +
+             ", \"problem\": " + JsonString(r.problem_key) +
+             ", \"template\": " + JsonString(r.template_name) +
+             ", \"config\": " + JsonString(r.config_key) + ", \"params\": " + r.params_json +
+             ", \"status\": " + JsonString(r.status) +
+             ", \"is_default\": " + (r.is_default ? "true" : "false") +
+             ", \"median_ms\": " + Num(r.median_ms) + ", \"spread\": " + Num(r.spread) +
+             ", \"gflops\": " + Num(r.gflops) + ", \"max_error\": " + Num(r.max_error) +
+             ", \"speedup_vs_default\": " + Num(r.speedup_vs_default) +
              ", \"confirmed_ms\": " + Num(r.confirmed_ms) +
              ", \"compile_ms\": " + Num(r.compile_ms) + ", \"registers\": " + Int(r.registers) +
-             ", \"spill_bytes\": " + Int(r.spill_bytes) + ", \"stack_bytes\": " + Int(r.stack_bytes) +
-             ", \"shared_bytes\": " + Int(r.shared_bytes) + ", \"error\": " + JsonString(r.error_text) +
-             ", \"baselines\": [";
+             ", \"spill_bytes\": " + Int(r.spill_bytes) +
+             ", \"stack_bytes\": " + Int(r.stack_bytes) +
+             ", \"shared_bytes\": " + Int(r.shared_bytes) +
+             ", \"error\": " + JsonString(r.error_text) + ", \"baselines\": [";
       for (size_t j = 0; j < r.baselines.size(); ++j) {
         const auto& b = r.baselines[j];
         out += std::string(j ? ", " : "") + "{\"library\": " + JsonString(b.library) +
-               ", \"routine\": " + JsonString(b.routine) + ", \"median_ms\": " + JsonNumber(b.median_ms) +
-               ", \"speedup\": " + Num(b.speedup) + "}";
+               ", \"routine\": " + JsonString(b.routine) +
+               ", \"median_ms\": " + JsonNumber(b.median_ms) + ", \"speedup\": " + Num(b.speedup) +
+               "}";
       }
       out += "]}";
     }
@@ -175,7 +155,8 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
   }
   if (csv) {
     std::string header =
-        "device,backend,problem,template,config,status,is_default,median_ms,spread,gflops,max_error,"
+        "device,backend,problem,template,config,status,is_default,median_ms,spread,gflops,max_"
+        "error,"
         "speedup_vs_default";
     if (any_resources) header += ",registers,spill_bytes,stack_bytes,shared_bytes";
     for (const auto& library : libraries) header += "," + CsvField("vs_" + library);
@@ -183,13 +164,14 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
     for (const auto& r : rows) {
       std::string vs;
       if (any_resources) {
-        vs += "," + OptInt(r.registers) + "," + OptInt(r.spill_bytes) + "," + OptInt(r.stack_bytes) + "," +
-              OptInt(r.shared_bytes);
+        vs += "," + OptInt(r.registers) + "," + OptInt(r.spill_bytes) + "," +
+              OptInt(r.stack_bytes) + "," + OptInt(r.shared_bytes);
       }
       for (const auto& library : libraries) vs += "," + Opt(VsLibrary(r, library));
-      std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(), r.backend.c_str(),
-                  CsvField(r.problem_key).c_str(), CsvField(r.template_name).c_str(),
-                  CsvField(r.config_key).c_str(), r.status.c_str(), r.is_default ? 1 : 0, Opt(r.median_ms).c_str(),
+      std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(),
+                  r.backend.c_str(), CsvField(r.problem_key).c_str(),
+                  CsvField(r.template_name).c_str(), CsvField(r.config_key).c_str(),
+                  r.status.c_str(), r.is_default ? 1 : 0, Opt(r.median_ms).c_str(),
                   Opt(r.spread).c_str(), Opt(r.gflops).c_str(), Opt(r.max_error).c_str(),
                   Opt(r.speedup_vs_default).c_str(), vs.c_str());
     }
@@ -201,8 +183,8 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
     std::snprintf(column, sizeof column, " %12s", ("vs " + library).c_str());
     vs_header += column;
   }
-  std::printf("%-20s %-14s %11s %9s %8s%s %-8s  %s\n", "template", "status", "median ms", "GFLOP/s", "speedup",
-              vs_header.c_str(), "default", "config / device / problem");
+  std::printf("%-20s %-14s %11s %9s %8s%s %-8s  %s\n", "template", "status", "median ms", "GFLOP/s",
+              "speedup", vs_header.c_str(), "default", "config / device / problem");
   const int indent = 75 + 13 * static_cast<int>(libraries.size());
   for (const auto& r : rows) {
     std::string vs;
@@ -216,8 +198,8 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
     if (r.gflops) std::snprintf(gflops, sizeof gflops, "%.2f", *r.gflops);
     std::printf("%-20s %-14s %11s %9s %8s%s %-8s  %s\n%*s  %s\n%*s  %s\n", r.template_name.c_str(),
                 r.status.c_str(), median, gflops, Ratio(r.speedup_vs_default).c_str(), vs.c_str(),
-                r.is_default ? "default" : "", r.config_key.c_str(), indent, "", r.device_name.c_str(), indent,
-                "", r.problem_key.c_str());
+                r.is_default ? "default" : "", r.config_key.c_str(), indent, "",
+                r.device_name.c_str(), indent, "", r.problem_key.c_str());
     if (HasResources(r)) std::printf("%*s  %s\n", indent, "", ResourcesText(r).c_str());
     if (r.confirmed_ms) {
       std::printf("%*s  confirmed: %.6f ms re-measured beside the pair's other top configs\n",
@@ -230,9 +212,10 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
 void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const std::string& a,
                      const std::string& b, bool json, bool csv) {
   auto side = [](const results_db::ComparedBest& s) {
-    return "{\"device\": " + JsonString(s.device_name) + ", \"template\": " + JsonString(s.template_name) +
-           ", \"config\": " + JsonString(s.config_key) + ", \"median_ms\": " + JsonNumber(s.median_ms) +
-           ", \"gflops\": " + Num(s.gflops) + "}";
+    return "{\"device\": " + JsonString(s.device_name) +
+           ", \"template\": " + JsonString(s.template_name) +
+           ", \"config\": " + JsonString(s.config_key) +
+           ", \"median_ms\": " + JsonNumber(s.median_ms) + ", \"gflops\": " + Num(s.gflops) + "}";
   };
   if (json) {
     std::string out = "[";
@@ -245,7 +228,9 @@ void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const s
     return;
   }
   if (csv) {
-    std::printf("problem,device_a,template_a,config_a,median_ms_a,device_b,template_b,config_b,median_ms_b,ratio\n");
+    std::printf(
+        "problem,device_a,template_a,config_a,median_ms_a,device_b,template_b,config_b,median_ms_b,"
+        "ratio\n");
     for (const auto& r : rows) {
       std::printf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", CsvField(r.problem_key).c_str(),
                   CsvField(r.a.device_name).c_str(), CsvField(r.a.template_name).c_str(),
@@ -256,12 +241,13 @@ void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const s
     }
     return;
   }
-  std::printf("A = %s, B = %s; ratio = A's best time / B's (above 1: B is faster)\n", a.c_str(), b.c_str());
+  std::printf("A = %s, B = %s; ratio = A's best time / B's (above 1: B is faster)\n", a.c_str(),
+              b.c_str());
   std::printf("%12s %12s %8s  %s\n", "A ms", "B ms", "ratio", "problem / A's best / B's best");
   for (const auto& r : rows) {
-    std::printf("%12.6f %12.6f %8.3f  %s\n%34s  A: %s %s\n%34s  B: %s %s\n", r.a.median_ms, r.b.median_ms,
-                r.ratio, r.problem_key.c_str(), "", r.a.template_name.c_str(), r.a.config_key.c_str(), "",
-                r.b.template_name.c_str(), r.b.config_key.c_str());
+    std::printf("%12.6f %12.6f %8.3f  %s\n%34s  A: %s %s\n%34s  B: %s %s\n", r.a.median_ms,
+                r.b.median_ms, r.ratio, r.problem_key.c_str(), "", r.a.template_name.c_str(),
+                r.a.config_key.c_str(), "", r.b.template_name.c_str(), r.b.config_key.c_str());
   }
   std::printf("%zu common problems\n", rows.size());
 }
@@ -270,12 +256,14 @@ void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const s
 
 int Query(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv, {"db", "device", "problem", "template", "status", "where", "top", "limit", "compare"},
+  Args args(argv,
+            {"db", "device", "problem", "template", "status", "where", "top", "limit", "compare"},
             {"best", "json", "csv"}, "query");
   const bool compare = args.Has("compare");
   if (compare) {
     if (args.positional().size() != 1) {
-      throw Error(ErrorCode::kBadArgument, "--compare takes two devices: --compare DEVICE_A DEVICE_B");
+      throw Error(ErrorCode::kBadArgument,
+                  "--compare takes two devices: --compare DEVICE_A DEVICE_B");
     }
     for (const char* other : {"device", "status", "top", "best", "limit"}) {
       if (args.Has(other)) {

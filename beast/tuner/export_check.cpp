@@ -49,6 +49,7 @@ struct Stamp {
   std::map<EntryKey, ExportEntry> exact;    // "entry" lines
   std::map<EntryKey, ExportEntry> nearest;  // "nearest" lines
   std::vector<std::string> requested;       // "requested" lines
+  std::vector<std::string> devices;         // "device" lines: the --device filter
   bool has_entries = false;
 };
 
@@ -64,6 +65,7 @@ Stamp ReadStamp(const fs::path& dir) {
   while (std::getline(file, line)) {
     std::vector<std::string> f = SplitTabs(line);
     if (f.size() == 2 && f[0] == "requested") stamp.requested.push_back(f[1]);
+    if (f.size() == 2 && f[0] == "device") stamp.devices.push_back(f[1]);
     if (f.empty() || (f[0] != "entry" && f[0] != "nearest")) continue;
     stamp.has_entries = true;
     const bool nearest = f[0] == "nearest";
@@ -163,7 +165,7 @@ ExportCheck CheckExport(const ExportOptions& options) {
   std::vector<results_db::WinnerRow> every;
   {
     results_db::Store store = results_db::Store::OpenExisting(options.db_path);
-    every = store.Winners();
+    every = OfDevices(store.Winners(), stamp.devices);
     for (const auto& row : BestPerProblem(every)) {
       std::string why;
       if (!Exportable(row, &why)) continue;  // as the export leaves it out

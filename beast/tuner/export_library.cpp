@@ -145,10 +145,12 @@ std::string EntryRows(const std::vector<PlannedKernel>& kernels) {
 // --check` can tell later whether the database or the templates moved on.
 // The requested problems are kept so that --check can redo the nearest choices.
 std::string ExportStamp(const std::string& db, const std::vector<PlannedKernel>& kernels,
-                        const std::vector<std::string>& requested) {
+                        const ExportOptions& options) {
   std::string text = "beast export\nbeast_version " BEAST_VERSION "\ndatabase " + db +
                      "\nentries " + std::to_string(kernels.size()) + "\n";
-  for (const auto& key : requested) text += "requested\t" + Problem::Parse(key).Key() + "\n";
+  for (const auto& key : options.requested)
+    text += "requested\t" + Problem::Parse(key).Key() + "\n";
+  for (const auto& name : options.devices) text += "device\t" + name + "\n";
   for (const auto& k : kernels) {
     const ExportEntry& e = k.entry;
     text += FormatStampEntry(e) + "\n";
@@ -192,7 +194,7 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
                     Comment(CommentStyle::kC, generator + " from database " + db +
                                                   "; each program names its template and hash. Do "
                                                   "not edit: export again.")));
-  staging.Write(kExportStampFile, ExportStamp(db, plan.kernels, options.requested));
+  staging.Write(kExportStampFile, ExportStamp(db, plan.kernels, options));
 
   ExportSummary summary;
   fs::path out = fs::absolute(options.out_dir).lexically_normal();

@@ -1,6 +1,7 @@
 // Winners to rendered kernels (export_plan.hpp).
 #include "export_plan.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -30,6 +31,17 @@ DeviceInfo BindingDevice(const results_db::WinnerRow& row) {
   device.arch = row.arch;
   device.limits = DeviceLimitsFromJson(row.limits_json);
   return device;
+}
+
+std::vector<results_db::WinnerRow> OfDevices(std::vector<results_db::WinnerRow> rows,
+                                             const std::vector<std::string>& devices) {
+  if (devices.empty()) return rows;
+  std::vector<results_db::WinnerRow> kept;
+  for (auto& row : rows) {
+    if (std::find(devices.begin(), devices.end(), row.device_name) != devices.end())
+      kept.push_back(std::move(row));
+  }
+  return kept;
 }
 
 bool Exportable(const results_db::WinnerRow& row, std::string* why) {
@@ -151,7 +163,7 @@ ExportPlan PlanExport(const ExportOptions& options) {
   std::vector<results_db::WinnerRow> every;  // each template's winner per device and problem
   {
     results_db::Store store = results_db::Store::OpenExisting(options.db_path);
-    every = store.Winners();
+    every = OfDevices(store.Winners(), options.devices);
   }
   std::vector<results_db::WinnerRow> winners = BestPerProblem(every);
   if (winners.empty()) {

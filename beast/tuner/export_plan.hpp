@@ -35,6 +35,10 @@ struct ExportPlan {
 // Store::Winners() returns them.
 std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::WinnerRow> rows);
 
+// The rows tuned on one of `devices` (exact names); all rows when it is empty.
+std::vector<results_db::WinnerRow> OfDevices(std::vector<results_db::WinnerRow> rows,
+                                             const std::vector<std::string>& devices);
+
 // Whether the library can carry row's kernel: an OpenCL winner, or a CUDA
 // one when this beast has NVRTC; else *why says why not (imported results).
 bool Exportable(const results_db::WinnerRow& row, std::string* why);

@@ -263,6 +263,33 @@ TEST_F(ExportTest, CheckTellsWhetherTheExportIsStale) {
             "beast export: " + dir_.string() + " is not a beast export (no .beast-export in it)\n");
 }
 
+TEST_F(ExportTest, DeviceOptionExportsOnlyThatDevicesWinnersAndCheckKeepsToThem) {
+  RecordWinners();
+  const std::string foreign = Problem::Parse("gemm:M=40,N=24,K=16,dtype=f32").Key();
+  const Config config = Configs(foreign).at(1);
+  Record(foreign, config, 1.5, "", "Foreign OpenCL Device");
+  const std::string export_cli = testing::BeastBinary() + " export --db " + db_ + " --templates " +
+                                 options_.templates_dir + " ";
+  // A unique part of the name is enough, in any case.
+  testing::CommandResult run =
+      RunCommand(export_cli + "--out " + options_.out_dir + " --device 'foreign opencl'");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.rfind("exported 1 tuned kernels from " + db_ + " to " + options_.out_dir +
+                                 ":\n  " + foreign + "  gemm/tiled  " + config.Key() +
+                                 "  on Foreign OpenCL Device (1.5 ms)\n",
+                             0),
+            0u)
+      << run.output;
+  // The check compares with that device's winners only.
+  run = RunCommand(export_cli + "--check " + options_.out_dir);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output, options_.out_dir + " is up to date with " + db_ + " (1 kernels)\n");
+  run = RunCommand(export_cli + "--out " + options_.out_dir + " --device Nowhere");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_EQ(run.output.rfind("beast export: no device 'Nowhere' in " + db_ + " (devices: ", 0), 0u)
+      << run.output;
+}
+
 TEST_F(ExportTest, RefusesAnEmptyDatabase) {
   results_db::Store::Open(db_);
   try {

@@ -19,6 +19,8 @@ struct ExportOptions {
   // one not tuned on a device gets that device's nearest tuned winner that
   // fits it (export_nearest.hpp), or stays on the generic kernel.
   std::vector<std::string> requested;
+  // Device names (exact) whose winners to export; empty: every device's.
+  std::vector<std::string> devices;
 
   // Every path from Paths::Default(); db_path and out_dir left empty.
   static ExportOptions Defaults();
