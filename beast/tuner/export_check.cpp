@@ -50,6 +50,7 @@ struct Stamp {
   std::map<EntryKey, ExportEntry> nearest;  // "nearest" lines
   std::vector<std::string> requested;       // "requested" lines
   std::vector<std::string> devices;         // "device" lines: the --device filter
+  std::string beast_version;                // of the beast that exported it
   bool has_entries = false;
 };
 
@@ -64,6 +65,7 @@ Stamp ReadStamp(const fs::path& dir) {
   Stamp stamp;
   while (std::getline(file, line)) {
     std::vector<std::string> f = SplitTabs(line);
+    if (line.rfind("beast_version ", 0) == 0) stamp.beast_version = line.substr(14);
     if (f.size() == 2 && f[0] == "requested") stamp.requested.push_back(f[1]);
     if (f.size() == 2 && f[0] == "device") stamp.devices.push_back(f[1]);
     if (f.empty() || (f[0] != "entry" && f[0] != "nearest")) continue;
@@ -160,6 +162,11 @@ ExportCheck CheckExport(const ExportOptions& options) {
     check.stale.push_back(
         "the export records no entries (written by an older beast): export again");
     return check;
+  }
+  // Another beast wrote another runtime and rendered with other templates.
+  if (stamp.beast_version != BEAST_VERSION) {
+    check.stale.push_back("exported by beast " + stamp.beast_version + ", this is beast " +
+                          BEAST_VERSION + ": export again");
   }
   std::map<EntryKey, ExportEntry> now;
   std::vector<results_db::WinnerRow> every;

@@ -144,10 +144,12 @@ std::string EntryRows(const std::vector<PlannedKernel>& kernels) {
 // The stamp file: what was exported, from where, so that `beast export
 // --check` can tell later whether the database or the templates moved on.
 // The requested problems are kept so that --check can redo the nearest choices.
-std::string ExportStamp(const std::string& db, const std::vector<PlannedKernel>& kernels,
+std::string ExportStamp(const std::string& db, const ExportPlan& plan,
                         const ExportOptions& options) {
+  const std::vector<PlannedKernel>& kernels = plan.kernels;
   std::string text = "beast export\nbeast_version " BEAST_VERSION "\ndatabase " + db +
-                     "\nentries " + std::to_string(kernels.size()) + "\n";
+                     "\ntoolchain " + plan.toolchain + "\nentries " +
+                     std::to_string(kernels.size()) + "\n";
   for (const auto& key : options.requested)
     text += "requested\t" + Problem::Parse(key).Key() + "\n";
   for (const auto& name : options.devices) text += "device\t" + name + "\n";
@@ -188,13 +190,14 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
                         "). Do not edit: export again.";
     staging.Write(f.to, Comment(f.style, stamp) + (f.substitute ? Substitute(text, values) : text));
   }
+  const std::string stamp = ExportStamp(db, plan, options);
   staging.Write("src/beast_kernels.c",
                 KernelTableSource(
-                    plan.kernels, GenericKernelsFrom(options.skeleton_dir),
+                    plan.kernels, GenericKernelsFrom(options.skeleton_dir), stamp,
                     Comment(CommentStyle::kC, generator + " from database " + db +
                                                   "; each program names its template and hash. Do "
                                                   "not edit: export again.")));
-  staging.Write(kExportStampFile, ExportStamp(db, plan.kernels, options));
+  staging.Write(kExportStampFile, stamp);
 
   ExportSummary summary;
   fs::path out = fs::absolute(options.out_dir).lexically_normal();

@@ -80,6 +80,12 @@ class Planner {
       : options_(options),
         renderer_(options.python, options.render_script, options.templates_dir) {}
 
+  // What rendered and compiled the kernels: "jinja2 3.1.2", and with CUDA
+  // entries NVRTC's version.
+  std::string Toolchain(bool cuda) const {
+    return renderer_.Version() + (cuda ? "; nvrtc " + harness::NvrtcVersion() : "");
+  }
+
   // row's config rendered for row's problem, or for `target` (a nearest entry).
   PlannedKernel Plan(const results_db::WinnerRow& row, const Problem* target = nullptr) {
     const SpaceSpec& spec = Spec(row.template_name);
@@ -186,7 +192,12 @@ ExportPlan PlanExport(const ExportOptions& options) {
                                           plan.skipped.front() + ")");
   }
   Planner planner(options);
-  for (const auto* row : exported) plan.kernels.push_back(planner.Plan(*row));
+  bool cuda = false;
+  for (const auto* row : exported) {
+    plan.kernels.push_back(planner.Plan(*row));
+    cuda = cuda || row->backend == "cuda";
+  }
+  plan.toolchain = planner.Toolchain(cuda);
   if (requested.empty()) return plan;
 
   NearestPlan nearest = PlanNearest(every, requested, options.templates_dir);

@@ -29,6 +29,7 @@ struct ExportPlan {
   std::vector<PlannedKernel> kernels;  // exact ones by device, problem; then nearest ones
   std::vector<std::string> skipped;    // winners left out, one line each (why)
   std::vector<std::string> generic;    // requested problems left to the generic kernel (why)
+  std::string toolchain;  // what rendered and compiled the kernels ("jinja2 3.1.2; nvrtc 13.0")
 };
 
 // The fastest ok row over every template, per (device, problem), of rows as

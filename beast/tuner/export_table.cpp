@@ -89,7 +89,8 @@ std::string CStringLiteral(const std::string& text, const std::string& indent) {
 }
 
 std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
-                              const GenericKernels& generic, const std::string& stamp) {
+                              const GenericKernels& generic, const std::string& export_stamp,
+                              const std::string& stamp) {
   std::string out = stamp +
                     "/* The tuned programs and the table beast_select() searches. */\n"
                     "#include <stddef.h>\n\n#include \"beast_table.h\"\n\n";
@@ -160,7 +161,8 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
            median + ", " + (e.nearest ? "1" : "0") + ", " + q(e.source_problem) + ", " + distance +
            ", " + (e.backend == "cuda" ? "1" : "0") + "},\n";
   }
-  out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n";
+  out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n\n";
+  out += "const char beast_export_stamp[] =\n" + CStringLiteral(export_stamp, "    ") + ";\n";
   return out;
 }
 

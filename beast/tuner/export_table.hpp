@@ -20,11 +20,13 @@ struct GenericKernels {
 };
 
 // The text of beast_kernels.c for these kernels and the generic ones,
-// starting with `stamp` (a C comment naming the generator). Identical OpenCL
-// sources share one program; identical CUDA sources for one architecture,
-// one module (cubin and PTX).
+// starting with `stamp` (a C comment naming the generator), and holding
+// `export_stamp` (the .beast-export text) for beast_export_info(). Identical
+// OpenCL sources share one program; identical CUDA sources for one
+// architecture, one module (cubin and PTX).
 std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
-                              const GenericKernels& generic, const std::string& stamp);
+                              const GenericKernels& generic, const std::string& export_stamp,
+                              const std::string& stamp);
 
 // text as a C string literal, one quoted piece per source line.
 std::string CStringLiteral(const std::string& text, const std::string& indent);

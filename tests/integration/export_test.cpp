@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -38,7 +39,7 @@ const std::vector<std::string> kRequested = {
     "gemm:M=64,N=48,K=40,dtype=f32",
 };
 // The "ok" lines the consumer prints when every check passes.
-constexpr size_t kConsumerChecks = 144;
+constexpr size_t kConsumerChecks = 145;
 
 class ExportTest : public testing::ExportFixture {};
 
@@ -257,6 +258,19 @@ TEST_F(ExportTest, CheckTellsWhetherTheExportIsStale) {
 
   ExportLibrary(options_);  // exporting again makes it current
   EXPECT_EQ(CheckExport(options_).stale, std::vector<std::string>{});
+  // An export by another beast version is stale whatever it holds.
+  const fs::path stamp_file = fs::path(options_.out_dir) / kExportStampFile;
+  std::ifstream in(stamp_file);
+  std::string stamp((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::string version_line = "beast_version " BEAST_VERSION "\n";
+  ASSERT_NE(stamp.find(version_line), std::string::npos);
+  std::ofstream(stamp_file) << stamp.replace(stamp.find(version_line), version_line.size(),
+                                             "beast_version 0.0.1\n");
+  EXPECT_EQ(CheckExport(options_).stale,
+            std::vector<std::string>{"exported by beast 0.0.1, this is beast " BEAST_VERSION
+                                     ": export again"});
+  ExportLibrary(options_);
   cli = RunCommand(testing::BeastBinary() + " export --check " + dir_.string() + " --db " + db_);
   EXPECT_EQ(cli.exit_code, 2);  // a bad argument
   EXPECT_EQ(cli.output,

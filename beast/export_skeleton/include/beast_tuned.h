@@ -135,6 +135,13 @@ const char* beast_last_error(void);
 /* The number of tuned (problem, device) entries in this library. */
 int beast_tuned_entry_count(void);
 
+/* What this library was exported from, as lines of text: the beast version,
+ * the database, the toolchain that rendered and compiled the kernels
+ * (Jinja2, NVRTC), and one tab-separated line per entry with its tuning
+ * device and driver, problem, template, template hash, config and time —
+ * the text `beast export --check` compares with a database. */
+const char* beast_export_info(void);
+
 #ifdef __cplusplus
 }
 #endif

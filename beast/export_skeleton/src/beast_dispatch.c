@@ -310,3 +310,5 @@ beast_status beast_explain_gemm(beast_context* ctx, const beast_gemm_problem* pr
 }
 
 int beast_tuned_entry_count(void) { return beast_entry_count; }
+
+const char* beast_export_info(void) { return beast_export_stamp; }

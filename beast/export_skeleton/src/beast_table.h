@@ -70,6 +70,9 @@ extern const int beast_entry_count;
 /* The generic fallback kernels (beast_generic.cl): OpenCL source, and PTX of
  * them for CUDA GPUs of compute capability beast_generic_ptx_cc or newer
  * ("" when the library was exported without NVRTC). */
+/* What the library was exported from: the .beast-export stamp's text. */
+extern const char beast_export_stamp[];
+
 extern const char beast_generic_source[];
 extern const char beast_generic_ptx[];
 extern const int beast_generic_ptx_cc;

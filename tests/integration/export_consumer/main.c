@@ -166,6 +166,10 @@ int main(int argc, char** argv) {
   Report(s == BEAST_ERROR_INVALID_ARGUMENT &&
              strstr(beast_last_error(), "gemm: a would hold more than 2^60 elements") != NULL,
          "gemm too large to address", beast_last_error());
+  const char* info = beast_export_info();
+  Report(strncmp(info, "beast export\nbeast_version ", 27) == 0 &&
+             strstr(info, "\ntoolchain jinja2 ") != NULL && strstr(info, "\nentry\t") != NULL,
+         "beast_export_info", "");
   beast_context* none = NULL;
   s = beast_context_create(BEAST_BACKEND_OPENCL, 1000, &none);
   Report(s == BEAST_ERROR_DEVICE && none == NULL, "device 1000", beast_last_error());
