@@ -1,6 +1,9 @@
 // Resolution of --device selectors against the devices present (device_resolver.hpp).
 #include "beast/device_resolver.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "beast/device_spec_table.hpp"
 #include "beast/error.hpp"
 #include "beast/paths.hpp"
@@ -9,11 +12,30 @@
 #include "harness/opencl_devices.hpp"
 
 namespace beast {
+namespace {
+
+// Refuses a CUDA device whose architecture ("sm_70") this NVRTC cannot
+// compile for: every config would only be a compile error.
+void CheckNvrtcSupports(const std::string& what, const std::string& arch) {
+  std::vector<int> archs = harness::NvrtcSupportedArchs();
+  if (archs.empty() || arch.rfind("sm_", 0) != 0) return;
+  const int cc = std::atoi(arch.c_str() + 3);
+  if (std::find(archs.begin(), archs.end(), cc) != archs.end()) return;
+  throw Error(ErrorCode::kEnvironment,
+              what + ": NVRTC " + harness::NvrtcVersion() + " cannot compile for " + arch +
+                  " (it supports sm_" + std::to_string(archs.front()) + " to sm_" +
+                  std::to_string(archs.back()) + "): use a CUDA toolkit that does");
+}
+
+}  // namespace
 
 DeviceInfo ResolveDevice(const DeviceSelector& selector) {
   if (selector.backend == Backend::kCuda) {
-    if (!selector.arch.empty())
-      return LoadDeviceSpec(Paths::Default().constraints_dir, selector.arch);
+    if (!selector.arch.empty()) {
+      DeviceInfo spec = LoadDeviceSpec(Paths::Default().constraints_dir, selector.arch);
+      CheckNvrtcSupports("cuda:" + selector.arch, selector.arch);
+      return spec;
+    }
     harness::CudaProbe probe = harness::ProbeCuda();
     if (!probe.driver_loaded)
       throw Error(ErrorCode::kEnvironment,
@@ -29,7 +51,9 @@ DeviceInfo ResolveDevice(const DeviceSelector& selector) {
                       ": this beast was built without NVRTC (CUDA toolkit not found), so "
                       "it cannot compile kernels for it");
     }
-    return probe.devices[selector.index];
+    const DeviceInfo& gpu = probe.devices[selector.index];
+    CheckNvrtcSupports("cuda:" + std::to_string(selector.index) + " (" + gpu.name + ")", gpu.arch);
+    return gpu;
   }
   std::vector<DeviceInfo> devices = harness::ListOpenCLDevices();
   if (selector.index >= static_cast<int>(devices.size())) {

@@ -96,12 +96,18 @@ CudaCompileResult CompileCudaPtx(const std::string& source, const std::string& c
                  });
 }
 
-std::string OldestNvrtcComputeArch() {
+std::vector<int> NvrtcSupportedArchs() {
   int count = 0;
-  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return "compute_75";
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return {};
   std::vector<int> archs(static_cast<size_t>(count));
-  nvrtcGetSupportedArchs(archs.data());
-  return "compute_" + std::to_string(*std::min_element(archs.begin(), archs.end()));
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return {};
+  std::sort(archs.begin(), archs.end());
+  return archs;
+}
+
+std::string OldestNvrtcComputeArch() {
+  std::vector<int> archs = NvrtcSupportedArchs();
+  return "compute_" + std::to_string(archs.empty() ? 75 : archs.front());
 }
 
 #else
@@ -115,6 +121,7 @@ CudaCompileResult CompileCudaPtx(const std::string&, const std::string& compute_
 }
 
 std::string OldestNvrtcComputeArch() { return ""; }
+std::vector<int> NvrtcSupportedArchs() { return {}; }
 std::string NvrtcVersion() { return ""; }
 
 CudaCompileResult CompileCuda(const std::string&, const std::string& arch, const std::string&) {

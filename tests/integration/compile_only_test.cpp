@@ -3,16 +3,19 @@
 // sm_80 and for sm_90 and every config recorded with its resources, NVRTC's
 // version and the spec table's device; a rerun compiles nothing; a
 // --constraint on registers prunes exactly the configs whose ptxas register
-// count exceeds it; an unknown architecture is one line naming the known ones.
+// count exceeds it; an unknown architecture, or one NVRTC cannot compile for,
+// is one line.
 // Skips itself when this beast was built without NVRTC.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "command_runner.hpp"
 #include "harness/nvrtc_compiler.hpp"
@@ -55,7 +58,8 @@ class CompileOnly : public ::testing::Test {
                              " --template gemm/tiled --template conv2d/direct_nchw --problem "
                              "gemm:M=512,N=512,K=512 --problem "
                              "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1 "
-                             "--max-configs 6 --db " + db;
+                             "--max-configs 6 --db " +
+                             db;
     testing::CommandResult run = Tune(args);
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_EQ(CountOccurrences(run.output, "compiled for cuda:" + arch + " (compile-only " + arch +
@@ -85,11 +89,11 @@ class CompileOnly : public ::testing::Test {
       EXPECT_FALSE(r.median_ms.has_value()) << r.config_key;
     }
     EXPECT_EQ(per_pair, (std::map<std::string, int>{{std::string("conv2d/direct_nchw ") + kConv, 6},
-                                                     {std::string("gemm/tiled ") + kGemm, 6}}));
+                                                    {std::string("gemm/tiled ") + kGemm, 6}}));
     EXPECT_EQ(defaults, (std::map<std::string, int>{{"conv2d/direct_nchw", 1}, {"gemm/tiled", 1}}));
-    EXPECT_EQ(RawCount(db, "compiler = 'nvrtc' AND compiler_version = '" +
-                               harness::NvrtcVersion() + "'"),
-              12);
+    EXPECT_EQ(
+        RawCount(db, "compiler = 'nvrtc' AND compiler_version = '" + harness::NvrtcVersion() + "'"),
+        12);
 
     // The rerun finds everything recorded and compiles nothing.
     testing::CommandResult again = Tune(args + " --json");
@@ -175,6 +179,32 @@ TEST_F(CompileOnly, UnknownArchitectureIsOneLineNamingTheKnownOnes) {
   EXPECT_EQ(run.output, "beast tune: cuda:sm_99: no spec table for sm_99 in " +
                             std::string(BEAST_TEST_SOURCE_DIR) +
                             "/constraints/devices (known: sm_70 sm_75 sm_80 sm_86 sm_89 sm_90)\n");
+  EXPECT_FALSE(fs::exists(Db("none.db")));
+}
+
+// The spec table covers architectures the installed NVRTC may have dropped
+// (CUDA 13 compiles nothing older than sm_75): tuning for one is one line,
+// not a database of compile errors.
+TEST_F(CompileOnly, AnArchitectureNvrtcCannotCompileForIsOneLine) {
+  if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
+  const std::vector<int> supported = harness::NvrtcSupportedArchs();
+  ASSERT_FALSE(supported.empty());
+  std::string dropped;
+  for (const char* arch : {"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}) {
+    if (std::find(supported.begin(), supported.end(), std::atoi(arch + 3)) == supported.end()) {
+      dropped = arch;
+      break;
+    }
+  }
+  if (dropped.empty()) GTEST_SKIP() << "this NVRTC compiles for every architecture of the table";
+  testing::CommandResult run =
+      Tune("--device cuda:" + dropped +
+           " --template gemm/tiled --problem gemm:M=64,N=64,K=64 --db " + Db("none.db"));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.output, "beast tune: cuda:" + dropped + ": NVRTC " + harness::NvrtcVersion() +
+                            " cannot compile for " + dropped + " (it supports sm_" +
+                            std::to_string(supported.front()) + " to sm_" +
+                            std::to_string(supported.back()) + "): use a CUDA toolkit that does\n");
   EXPECT_FALSE(fs::exists(Db("none.db")));
 }
 

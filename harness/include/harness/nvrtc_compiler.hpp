@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace beast::harness {
 
@@ -40,6 +41,10 @@ CudaCompileResult CompileCuda(const std::string& source, const std::string& arch
 // an exported library runs on a GPU it has no cubin for). Throws like
 // CompileCuda; every compiler complaint is data.
 CudaCompileResult CompileCudaPtx(const std::string& source, const std::string& compute_arch);
+
+// The compute capabilities this NVRTC compiles for (75, 80, ... for CUDA
+// 13), ascending; empty without NVRTC.
+std::vector<int> NvrtcSupportedArchs();
 
 // The oldest virtual architecture this NVRTC can compile for ("compute_75"
 // for CUDA 13), or "" without NVRTC.
