@@ -1,6 +1,7 @@
 // Device identity, expression variables and --device selectors (device.hpp).
 #include "beast/device.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "beast/error.hpp"
@@ -19,10 +20,19 @@ std::map<std::string, int64_t> DeviceInfo::Variables() const {
           {"device_max_work_item_size_1", limits.max_work_item_sizes[1]},
           {"device_max_work_item_size_2", limits.max_work_item_sizes[2]},
           {"device_local_mem_bytes", limits.local_mem_bytes},
+          {"device_static_local_mem_bytes", StaticLocalMemBytes()},
           {"device_compute_units", limits.compute_units},
           {"device_warp_size", limits.warp_size},
           {"device_max_registers_per_thread", limits.max_registers_per_thread},
           {"device_is_cuda", backend == Backend::kCuda ? 1 : 0}};
+}
+
+int64_t DeviceInfo::StaticLocalMemBytes() const {
+  // CUDA caps statically declared __shared__ arrays at 48 KiB per block;
+  // only dynamic shared memory may opt in to more.
+  constexpr int64_t kCudaStaticShared = 48 * 1024;
+  return backend == Backend::kCuda ? std::min(limits.local_mem_bytes, kCudaStaticShared)
+                                   : limits.local_mem_bytes;
 }
 
 DeviceSelector DeviceSelector::Parse(const std::string& text) {

@@ -206,6 +206,7 @@ std::vector<std::string> DeviceVariableNames() {
           "device_max_work_item_size_1",
           "device_max_work_item_size_2",
           "device_local_mem_bytes",
+          "device_static_local_mem_bytes",
           "device_compute_units",
           "device_warp_size",
           "device_max_registers_per_thread",

@@ -28,7 +28,8 @@ _spec.loader.exec_module(render)
 DEVICE = {  # PoCL on a 2-core CPU, as `beast devices` reports it
     "device_max_work_group_size": 4096, "device_max_work_item_size_0": 4096,
     "device_max_work_item_size_1": 4096, "device_max_work_item_size_2": 4096,
-    "device_local_mem_bytes": 524288, "device_compute_units": 2, "device_warp_size": 8,
+    "device_local_mem_bytes": 524288, "device_static_local_mem_bytes": 524288,
+    "device_compute_units": 2, "device_warp_size": 8,
     "device_max_registers_per_thread": 0,
 }
 

@@ -41,10 +41,14 @@ struct DeviceInfo {
   std::string Id() const;  // "opencl:0", "cuda:1"
   // Names a space expression may read, all prefixed "device_":
   // device_max_work_group_size, device_max_work_item_size_0..2,
-  // device_local_mem_bytes, device_compute_units, device_warp_size,
+  // device_local_mem_bytes (the most local / shared memory a group may have:
+  // on CUDA with the opt-in, so for memory sized at launch),
+  // device_static_local_mem_bytes (the most a kernel may declare in its
+  // source: 48 KiB on CUDA), device_compute_units, device_warp_size,
   // device_max_registers_per_thread, and device_is_cuda (1 for a CUDA
   // device or spec table, 0 for OpenCL).
   std::map<std::string, int64_t> Variables() const;
+  int64_t StaticLocalMemBytes() const;
 };
 
 // A parsed --device argument: "opencl:N", "cuda:N" or "cuda:sm_XX".
