@@ -25,7 +25,8 @@ const char kHelp[] =
     "                  [--constraint EXPR]... [--constraints FILE]... [--ignore-soft]\n"
     "                  [--templates DIR] [--max-reps N] [--max-seconds S] [--timeout-seconds S]\n"
     "                  [--baselines auto|clblast|nvidia|none] [--cache-dir DIR | --no-cache]\n"
-    "                  [--compile-jobs N] [--confirm-top K] [--flush-cache] [--quiet] [--json]\n"
+    "                  [--compile-jobs N] [--confirm-top K] [--flush-cache]\n"
+    "                  [--progress-seconds S] [--quiet] [--json]\n"
     "Measures the configs of each template on each problem of its op on device D\n"
     "(default: the first CUDA GPU, else the first OpenCL device) and records every outcome\n"
     "in FILE (default beast.db). On a CUDA GPU (cuda:N) kernels are compiled with NVRTC for\n"
@@ -46,7 +47,9 @@ const char kHelp[] =
     "microbenchmark. The table shows each winner's speed-up over the library and its\n"
     "fraction of that peak. --flush-cache writes over the device's last-level cache (a\n"
     "GPU's L2) before every timed run, so each starts cold.\n"
-    "Progress goes to stderr (a live line on a terminal); --quiet drops it. --json prints\n"
+    "Progress goes to stderr: on a terminal a live line with a bar, redrawn at least every\n"
+    "second; otherwise a plain line every --progress-seconds S (default 10). --quiet drops\n"
+    "it. --json prints\n"
     "a JSON summary on stdout instead of the table. Ctrl-C stops at once; the same command\n"
     "resumes. Exit code 130 when interrupted.\n"
     "Built programs go into a cache on disk, keyed by source, options, device and driver:\n"
@@ -236,9 +239,10 @@ double PositiveSeconds(const Args& args, const std::string& name, double fallbac
 int Tune(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
   Args args(argv,
-            {"template", "problem", "device", "db", "max-configs", "seed", "constraint",
-             "constraints", "templates", "max-reps", "max-seconds", "timeout-seconds", "baselines",
-             "cache-dir", "compile-jobs", "confirm-top", "shard", "progress-label", "share-fd"},
+            {"template",    "problem",         "device",         "db",        "max-configs",
+             "seed",        "constraint",      "constraints",    "templates", "max-reps",
+             "max-seconds", "timeout-seconds", "baselines",      "cache-dir", "compile-jobs",
+             "confirm-top", "shard",           "progress-label", "share-fd",  "progress-seconds"},
             {"ignore-soft", "quiet", "json", "no-cache", "flush-cache"}, "tune");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
@@ -300,6 +304,7 @@ int Tune(const Argv& argv) {
   o.confirm_top = static_cast<int>(confirm_top);
   o.progress = !args.Has("quiet");
   o.progress_label = args.Get("progress-label", "");
+  o.progress_seconds = PositiveSeconds(args, "progress-seconds", o.progress_seconds);
   if (args.Has("shard")) ParseShard(args.Get("shard"), &o);
   o.command_line = "beast tune";
   for (const auto& a : argv) o.command_line += " " + a;

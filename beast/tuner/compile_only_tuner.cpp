@@ -263,7 +263,7 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   }
   uint64_t total = 0;
   for (const PlannedPair& pair : pairs) total += pair.configs.size();
-  Progress progress(o.progress, total, /*compile_only=*/true);
+  Progress progress(o.progress, total, /*compile_only=*/true, "", o.progress_seconds);
   CompileRun run{o, device, renderer, store, progress, summary, device_id, run_id, stop};
   try {
     for (size_t i = 0; i < pairs.size() && !stop; ++i)

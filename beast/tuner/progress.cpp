@@ -9,11 +9,11 @@
 namespace beast {
 namespace {
 
-// Plain lines (not a terminal, e.g. a log file) come at most this often.
-constexpr double kPlainLineSeconds = 10.0;
 // A terminal line is redrawn at most this often, so thousands of fast
-// configs do not flood the terminal.
+// configs do not flood the terminal; and at least this often by the ticker.
 constexpr double kLiveLineSeconds = 0.1;
+constexpr double kLiveTickSeconds = 1.0;
+constexpr int kBarWidth = 20;
 
 int TerminalColumns() {
   winsize w{};
@@ -34,17 +34,42 @@ std::string Duration(double seconds) {
 
 }  // namespace
 
-Progress::Progress(bool enabled, uint64_t total, bool compile_only, std::string label)
+Progress::Progress(bool enabled, uint64_t total, bool compile_only, std::string label,
+                   double plain_seconds)
     : enabled_(enabled),
       tty_(label.empty() && isatty(STDERR_FILENO)),
       compile_only_(compile_only),
       prefix_(label.empty() ? "" : "[" + label + "] "),
       total_(total),
+      plain_seconds_(plain_seconds > 0 ? plain_seconds : 10.0),
       start_(std::chrono::steady_clock::now()),
-      last_print_(start_) {}
+      last_print_(start_) {
+  if (enabled_) ticker_ = std::thread([this] { Tick(); });
+}
+
+Progress::~Progress() { StopTicker(); }
+
+void Progress::StopTicker() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+}
+
+void Progress::Tick() {
+  const auto period = std::chrono::duration<double>(tty_ ? kLiveTickSeconds : plain_seconds_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!wake_.wait_for(lock, period, [this] { return finished_; })) {
+    // Nothing to show before the first pair starts.
+    if (!label_.empty()) Print(tty_);
+  }
+}
 
 void Progress::StartPair(std::string label, std::string problem, double best_ms,
                          double best_gflops) {
+  std::lock_guard<std::mutex> lock(mutex_);
   label_ = std::move(label);
   problem_ = std::move(problem);
   best_ms_ = best_ms;
@@ -54,6 +79,7 @@ void Progress::StartPair(std::string label, std::string problem, double best_ms,
 
 void Progress::Skipped(uint64_t count) {
   if (count == 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);
   done_ += count;
   skipped_ += count;
   Print(false);
@@ -69,12 +95,14 @@ void Progress::Count(const std::string& status) {
 }
 
 void Progress::Compiled(const std::string& status, int64_t fewest_registers) {
+  std::lock_guard<std::mutex> lock(mutex_);
   Count(status);
   fewest_registers_ = fewest_registers;
   Print(false);
 }
 
 void Progress::Measured(const std::string& status, double best_ms, double best_gflops) {
+  std::lock_guard<std::mutex> lock(mutex_);
   Count(status);
   best_ms_ = best_ms;
   best_gflops_ = best_gflops;
@@ -83,13 +111,12 @@ void Progress::Measured(const std::string& status, double best_ms, double best_g
 
 void Progress::Finish() {
   if (!enabled_) return;
-  if (tty_) {
-    Print(true);
-    if (printed_) std::fputc('\n', stderr);
-  } else {
-    Print(true);
-  }
+  StopTicker();
+  std::lock_guard<std::mutex> lock(mutex_);
+  Print(true);
+  if (tty_ && printed_) std::fputc('\n', stderr);
   std::fflush(stderr);
+  enabled_ = false;  // once
 }
 
 std::string Progress::Line() const {
@@ -98,6 +125,15 @@ std::string Progress::Line() const {
   std::snprintf(head, sizeof head, "%llu/%llu configs", (unsigned long long)done_,
                 (unsigned long long)total_);
   std::string line = prefix_ + label_ + " " + head;
+  if (tty_) {
+    // [#########-----------]  45%
+    const double fraction = total_ ? static_cast<double>(done_) / static_cast<double>(total_) : 1;
+    const int filled = static_cast<int>(fraction * kBarWidth + 0.5);
+    char percent[16];
+    std::snprintf(percent, sizeof percent, "] %3d%% ", static_cast<int>(fraction * 100 + 0.5));
+    line = prefix_ + "[" + std::string(filled, '#') + std::string(kBarWidth - filled, '-') +
+           percent + label_ + " " + head;
+  }
   if (skipped_) line += " (" + std::to_string(skipped_) + " already measured)";
   if (measured_ && elapsed > 0) {
     double rate = measured_ / elapsed;
@@ -129,7 +165,7 @@ void Progress::Print(bool force) {
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
   double since = std::chrono::duration<double>(now - last_print_).count();
-  if (!force && since < (tty_ ? kLiveLineSeconds : kPlainLineSeconds)) return;
+  if (!force && since < (tty_ ? kLiveLineSeconds : plain_seconds_)) return;
   last_print_ = now;
   printed_ = true;
   std::string line = Line();

@@ -1,14 +1,18 @@
-// Progress of a tuning run on stderr: a live line rewritten in place on a
-// terminal, a plain line every few seconds otherwise — the pair being tuned,
-// configs done/total over the whole run (resumed ones counted), the rate and
-// ETA, failures by status, and the pair's best so far (in a compile-only run:
-// the fewest registers a compiled config uses).
+// Progress of a tuning run on stderr: on a terminal a live line with a bar,
+// rewritten in place; otherwise a plain line every few seconds — the pair
+// being tuned, configs done/total over the whole run (resumed ones counted),
+// the rate and ETA, failures by status, and the pair's best so far (in a
+// compile-only run: the fewest registers a compiled config uses). A ticker
+// thread redraws it while one config takes long, so the time figures move.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace beast {
 
@@ -16,7 +20,12 @@ class Progress {
  public:
   // total: the configs the run selected over all its pairs.
   // A non-empty label forces plain lines, each starting with "[label] ".
-  Progress(bool enabled, uint64_t total, bool compile_only = false, std::string label = "");
+  // plain_seconds: how often a plain line comes.
+  Progress(bool enabled, uint64_t total, bool compile_only = false, std::string label = "",
+           double plain_seconds = 10.0);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
   // A new (template, problem) pair: `label` says which ("[1/2] gemm/tiled"),
   // `problem` is its key; best_ms < 0 when it has no ok config yet.
   void StartPair(std::string label, std::string problem, double best_ms, double best_gflops);
@@ -27,12 +36,14 @@ class Progress {
   // Compile-only: one config compiled now (status "compiled" or a failure),
   // and the fewest registers of the pair's compiled configs (-1: none yet).
   void Compiled(const std::string& status, int64_t fewest_registers);
-  // Ends the live line (a last line when not on a terminal).
+  // Ends the live line (a last line when not on a terminal), and the ticker.
   void Finish();
 
  private:
-  void Print(bool force);
+  void Print(bool force);  // the caller holds mutex_
   std::string Line() const;
+  void Tick();  // the ticker thread
+  void StopTicker();
   void Count(const std::string& status);
   bool enabled_;
   bool tty_;
@@ -44,7 +55,12 @@ class Progress {
   std::map<std::string, uint64_t> failures_;
   double best_ms_ = -1, best_gflops_ = 0;
   bool printed_ = false;
+  bool finished_ = false;
+  double plain_seconds_;
   std::chrono::steady_clock::time_point start_, last_print_;
+  std::mutex mutex_;  // every member above, between the caller and the ticker
+  std::condition_variable wake_;
+  std::thread ticker_;
 };
 
 }  // namespace beast

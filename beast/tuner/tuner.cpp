@@ -387,7 +387,8 @@ TuneSummary Tune(const TuneOptions& o) {
 
   uint64_t total = 0;
   for (const PlannedPair& pair : pairs) total += pair.configs.size();
-  Progress progress(o.progress, total, /*compile_only=*/false, o.progress_label);
+  Progress progress(o.progress, total, /*compile_only=*/false, o.progress_label,
+                    o.progress_seconds);
   Run run{o, device, renderer, worker, store, progress, summary, device_id, run_id, plan, {}};
   try {
     if (!library.empty()) {

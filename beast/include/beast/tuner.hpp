@@ -29,10 +29,11 @@ struct TuneOptions {
   std::string db_path = "beast.db";
   std::string templates_dir;  // default: Paths::Default()
   BindOptions bind;
-  uint64_t max_configs = 0;  // per pair; 0: the whole space
-  uint64_t seed = 1;         // of the uniform sample when max_configs cuts
-  std::string command_line;  // recorded with the run
-  bool progress = true;      // progress lines on stderr
+  uint64_t max_configs = 0;      // per pair; 0: the whole space
+  uint64_t seed = 1;             // of the uniform sample when max_configs cuts
+  std::string command_line;      // recorded with the run
+  bool progress = true;          // progress lines on stderr
+  double progress_seconds = 10;  // how often a plain progress line comes (not a terminal)
   // The beast binary the device worker runs as (`beast worker`); empty: the
   // running program, which must then be beast.
   std::string worker_executable;
