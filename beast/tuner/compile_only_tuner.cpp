@@ -11,6 +11,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -19,6 +20,7 @@
 #include "beast/error.hpp"
 #include "beast/paths.hpp"
 #include "beast/template_vars.hpp"
+#include "harness/cuda_build.hpp"
 #include "harness/nvrtc_compiler.hpp"
 #include "harness/renderer.hpp"
 #include "post_compile.hpp"
@@ -37,6 +39,7 @@ struct CompileResult {
   std::optional<double> compile_ms;
   std::string error_text, build_log;
   CompiledResources resources;
+  bool from_cache = false;  // the program cache held its build
 };
 
 CompiledResources FromPtxas(const harness::CudaResources& r) {
@@ -49,7 +52,7 @@ CompiledResources FromPtxas(const harness::CudaResources& r) {
 }
 
 CompileResult CompileOne(const PlannedPair& pair, const Config& config, const DeviceInfo& device,
-                         harness::Renderer& renderer) {
+                         harness::Renderer& renderer, const harness::ProgramCache* cache) {
   CompileResult out;
   out.config = &config;
   const SpaceSpec& spec = *pair.spec;
@@ -64,7 +67,12 @@ CompileResult CompileOne(const PlannedPair& pair, const Config& config, const De
     out.error_text = std::string("render: ") + e.what();
     return out;
   }
-  harness::CudaCompileResult r = harness::CompileCuda(source, device.arch, spec.kernel_name);
+  // Through the program cache: a repeated run, into any database, compiles
+  // nothing twice (a source NVRTC rejected is cached with its log too).
+  harness::CudaBuild build =
+      harness::BuildCudaThroughCache(cache, source, device.arch, spec.kernel_name);
+  out.from_cache = build.from_cache;
+  const harness::CudaCompileResult& r = build.compiled;
   out.compile_ms = r.compile_ms;
   if (!r.ok) {
     out.status = "compile_error";
@@ -152,6 +160,7 @@ struct CompileRun {
   int64_t device_id;
   int64_t run_id;
   const std::atomic<bool>& stop;
+  const harness::ProgramCache* cache;  // null: no cache
 };
 
 PairSummary CompilePair(CompileRun& run, const PlannedPair& pair, size_t index, size_t count) {
@@ -198,7 +207,12 @@ PairSummary CompilePair(CompileRun& run, const PlannedPair& pair, size_t index, 
     CopyResources(r.resources, &m);
     run.store.RecordMeasurement(m);
     batch.Commit();
-    run.summary.compile_seconds += r.compile_ms.value_or(0) / 1000.0;
+    if (r.from_cache) {
+      ++run.summary.programs_from_cache;
+    } else {
+      ++run.summary.programs_compiled;
+      run.summary.compile_seconds += r.compile_ms.value_or(0) / 1000.0;
+    }
     ++ps.measured;
     if (r.status != "compiled") {
       ++ps.failed;
@@ -210,7 +224,8 @@ PairSummary CompilePair(CompileRun& run, const PlannedPair& pair, size_t index, 
   };
   CompileAll(
       todo, run.summary.compile_threads, run.stop,
-      [&](const Config& c) { return CompileOne(pair, c, run.device, run.renderer); }, record);
+      [&](const Config& c) { return CompileOne(pair, c, run.device, run.renderer, run.cache); },
+      record);
   // The range over everything compiled for this pair, earlier runs included.
   results_db::QueryFilter filter;
   filter.device_id = run.device_id;
@@ -264,7 +279,11 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   uint64_t total = 0;
   for (const PlannedPair& pair : pairs) total += pair.configs.size();
   Progress progress(o.progress, total, /*compile_only=*/true, "", o.progress_seconds);
-  CompileRun run{o, device, renderer, store, progress, summary, device_id, run_id, stop};
+  std::unique_ptr<harness::ProgramCache> cache;
+  if (!o.cache_dir.empty()) cache = std::make_unique<harness::ProgramCache>(o.cache_dir);
+  summary.cache_dir = o.cache_dir;
+  CompileRun run{o,       device,    renderer, store, progress,
+                 summary, device_id, run_id,   stop,  cache.get()};
   try {
     for (size_t i = 0; i < pairs.size() && !stop; ++i)
       summary.pairs.push_back(CompilePair(run, pairs[i], i, pairs.size()));
@@ -309,8 +328,13 @@ std::string FormatCompileOnlySummary(const TuneSummary& s) {
       out += "      failed: " + parts + "\n";
     }
   }
-  std::snprintf(line, sizeof line, "wall %.1f s: compile %.1f s on %u threads\n", s.wall_seconds,
-                s.compile_seconds, s.compile_threads);
+  std::snprintf(line, sizeof line,
+                "wall %.1f s: compile %.1f s on %u threads; programs: %llu compiled now, %llu "
+                "from the cache %s\n",
+                s.wall_seconds, s.compile_seconds, s.compile_threads,
+                static_cast<unsigned long long>(s.programs_compiled),
+                static_cast<unsigned long long>(s.programs_from_cache),
+                s.cache_dir.empty() ? "(none)" : s.cache_dir.c_str());
   out += line;
   return out;
 }

@@ -54,14 +54,19 @@ class CompileOnly : public ::testing::Test {
   // Compiles 6 configs of each template for `arch`, twice, and checks both runs.
   void CompilesTheSampleAndResumes(const std::string& arch) {
     const std::string db = Db(arch + ".db");
-    const std::string args = "--device cuda:" + arch +
-                             " --template gemm/tiled --template conv2d/direct_nchw --problem "
-                             "gemm:M=512,N=512,K=512 --problem "
-                             "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1 "
-                             "--max-configs 6 --db " +
-                             db;
+    const std::string cache = (dir_ / "cache").string();
+    const std::string sample = "--device cuda:" + arch +
+                               " --template gemm/tiled --template conv2d/direct_nchw --problem "
+                               "gemm:M=512,N=512,K=512 --problem "
+                               "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1 "
+                               "--max-configs 6 --cache-dir " +
+                               cache;
+    const std::string args = sample + " --db " + db;
     testing::CommandResult run = Tune(args);
     ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_EQ(CountOccurrences(run.output, "programs: 12 compiled now, 0 from the cache " + cache),
+              1u)
+        << run.output;
     EXPECT_EQ(CountOccurrences(run.output, "compiled for cuda:" + arch + " (compile-only " + arch +
                                                ") with NVRTC " + harness::NvrtcVersion() + "\n"),
               1u)
@@ -102,6 +107,14 @@ class CompileOnly : public ::testing::Test {
         << again.output;
     EXPECT_EQ(RawCount(db, "1"), 12);
     EXPECT_EQ(store.Query({}).front().measurement_id, rows.front().measurement_id);
+
+    // Another database records every config again, from the program cache.
+    testing::CommandResult other = Tune(sample + " --db " + Db(arch + "_other.db"));
+    ASSERT_EQ(other.exit_code, 0) << other.output;
+    EXPECT_EQ(
+        CountOccurrences(other.output, "programs: 0 compiled now, 12 from the cache " + cache), 1u)
+        << other.output;
+    EXPECT_EQ(RawCount(Db(arch + "_other.db"), "status = 'compiled' AND registers > 0"), 12);
   }
 
   // Measurements matching an SQL condition, read from the file directly.
