@@ -61,7 +61,8 @@ class ExportFixture : public ::testing::Test {
   }
 
   static std::string TemplateOf(const Problem& problem) {
-    return problem.op() == OpKind::kGemm ? "gemm/tiled" : "conv2d/direct_nchw";
+    if (problem.op() == OpKind::kGemm) return "gemm/tiled";
+    return problem.conv().layout == Layout::kNHWC ? "conv2d/direct_nhwc" : "conv2d/direct_nchw";
   }
 
   // Records config of problem: ok at `ms`, or a compile error when ms <= 0.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,15 +42,86 @@ const std::vector<std::string> kRequested = {
 // The "ok" lines the consumer prints when every check passes.
 constexpr size_t kConsumerChecks = 145;
 
-class ExportTest : public testing::ExportFixture {};
+class ExportTest : public testing::ExportFixture {
+ protected:
+  // Draws 30 shapes (even: conv2d, odd: gemm) over every feature of the
+  // problem structs, records a winner for every other pair of them (those
+  // whose template has a valid config) and writes them for the consumer's
+  // random_shapes.c, after an "entries" line that the caller fills in
+  // (returned as the text after it); adds the winners to *winners.
+  std::string RandomShapes(std::map<std::string, std::string>* winners) {
+    std::mt19937_64 random(12345);
+    auto pick = [&random](int n) { return static_cast<int>(random() % static_cast<uint64_t>(n)); };
+    std::string lines;
+    for (int i = 0; i < 30; ++i) {
+      std::vector<int> v;
+      std::string key;
+      // Tuned conv2d shapes are NCHW (kRequested[4] is the NHWC shape with no
+      // tuned problem of its kind) with 16 to 24 channels in and out per group, so that none is
+      // nearer to kRequested's shapes than the tuned problems dispatch.c expects them to get.
+      const bool tune = i / 2 % 2 == 0;
+      if (i % 2 == 0) {
+        const int nhwc = tune ? 0 : pick(2), channels = tune ? 16 : 1, span = tune ? 8 : 4;
+        const int groups = 1 + pick(3), n = 1 + pick(2), c = groups * (channels + pick(span));
+        const int h = 3 + pick(9), w = 3 + pick(9), k = groups * (channels + pick(span + 1));
+        const int r = 1 + pick(3), s = 1 + pick(3), sh = 1 + pick(2), sw = 1 + pick(2);
+        const int ph = pick(2), pw = pick(2), bias = pick(2);
+        int dilation = 1 + pick(2);
+        if (h + 2 * ph < dilation * (r - 1) + 1 || w + 2 * pw < dilation * (s - 1) + 1)
+          dilation = 1;
+        v = {n, c, h, w, k, r, s, sh, sw, ph, pw, dilation, dilation, groups, nhwc, bias};
+        key = "conv2d:N=" + std::to_string(n) + ",C=" + std::to_string(c) +
+              ",H=" + std::to_string(h) + ",W=" + std::to_string(w) + ",K=" + std::to_string(k) +
+              ",R=" + std::to_string(r) + ",S=" + std::to_string(s) +
+              ",stride_h=" + std::to_string(sh) + ",stride_w=" + std::to_string(sw) +
+              ",pad_h=" + std::to_string(ph) + ",pad_w=" + std::to_string(pw) +
+              ",dilation=" + std::to_string(dilation) + ",groups=" + std::to_string(groups) +
+              (bias ? ",bias=1" : "") + ",layout=" + (nhwc ? "NHWC" : "NCHW");
+      } else {
+        const int m = 1 + pick(70), n = 1 + pick(70), k = 1 + pick(70);
+        // Tuned gemm shapes are column-major: kRequested's are row-major.
+        const int ta = pick(2), tb = pick(2), col = tune ? 1 : pick(2);
+        v = {m, n, k, ta, tb, col};
+        key = "gemm:M=" + std::to_string(m) + ",N=" + std::to_string(n) +
+              ",K=" + std::to_string(k) + ",transA=" + std::to_string(ta) +
+              ",transB=" + std::to_string(tb) + (col ? ",layout=col" : "");
+      }
+      const Problem problem = Problem::Parse(key);
+      std::string template_name = "-";
+      if (tune) {
+        std::vector<Config> configs = Configs(key);
+        if (!configs.empty()) {
+          const Config& winner = configs[configs.size() / 2];
+          Record(key, winner, 1.0);
+          (*winners)[problem.Key()] = winner.Key();
+          template_name = TemplateOf(problem);
+        }
+      }
+      lines += std::string(template_name == "-" ? "untuned" : "tuned") +
+               (i % 2 == 0 ? " conv" : " gemm");
+      for (int x : v) lines += " " + std::to_string(x);
+      lines += " " + template_name + "\n";
+    }
+    return lines;
+  }
+};
 
 TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   std::map<std::string, std::string> winners = RecordWinners();
   const std::string vector_winner = RecordVectorWinner();
   winners[Problem::Parse(testing::kVectorProblem).Key()] = vector_winner;
+  const size_t fixed_winners = winners.size();
+  const std::string random_shapes = RandomShapes(&winners);
+  const size_t random_tuned = winners.size() - fixed_winners;
+  EXPECT_EQ(CountOccurrences("\n" + random_shapes, "\ntuned gemm "), 6u) << random_shapes;
+  EXPECT_EQ(CountOccurrences("\n" + random_shapes, "\ntuned conv "), 8u) << random_shapes;
+  // Two gemm shapes drawn to be tuned are too small for any tile the soft constraints allow.
+  EXPECT_EQ(random_tuned, 14u);
   options_.requested = kRequested;
   ExportSummary summary = ExportLibrary(options_);
-  ASSERT_EQ(summary.entries.size(), 9u);
+  ASSERT_EQ(summary.entries.size(), 9u + random_tuned);
+  std::ofstream(dir_ / "random_shapes.txt") << "entries " << summary.entries.size() << "\n"
+                                            << random_shapes;
   std::map<std::string, std::string> exact;
   std::map<std::string, std::pair<std::string, std::string>> nearest;  // -> source, config
   for (const ExportEntry& e : summary.entries) {
@@ -130,7 +202,8 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   // loaded=L rejected=R" line.
   auto run_consumer = [&](const std::string& what, const std::string& command) {
     testing::CommandResult run =
-        RunCommand(command + " " BEAST_TEST_SOURCE_DIR "/tests/data/onnx_conv_cases.txt");
+        RunCommand(command + " " BEAST_TEST_SOURCE_DIR "/tests/data/onnx_conv_cases.txt " +
+                   (dir_ / "random_shapes.txt").string());
     EXPECT_EQ(run.exit_code, 0) << what << "\n" << run.output;
     EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok "), kConsumerChecks) << what << "\n"
                                                                              << run.output;

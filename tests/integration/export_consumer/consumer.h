@@ -74,5 +74,9 @@ void CheckDispatch(beast_context* ctx);
 void CheckThreads(void);
 /* path: beast's tests/data/onnx_conv_cases.txt */
 void CheckGolden(beast_context* ctx, const char* path);
+/* path: the random shapes export_test.cpp wrote (random_shapes.c) */
+void CheckRandomShapes(beast_context* ctx, const char* path);
+/* The library's entry count that file states; -1 when it cannot be read. */
+int ReadExpectedEntries(const char* path);
 
 #endif /* CONSUMER_H_ */

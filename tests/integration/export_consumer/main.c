@@ -1,8 +1,9 @@
 /* main.c: checks an exported BeastTuned library through its C API only. Runs
  * every problem export_test.cpp tunes against a naive CPU reference, runs
- * shapes nobody tuned (fixed and random: the generic kernel must be right),
- * misuses the API, and runs the checks of the other files (consumer.h), the
- * ONNX golden cases of the file named by its one argument among them.
+ * shapes nobody tuned (the generic kernel must be right), misuses the API,
+ * and runs the checks of the other files (consumer.h): the ONNX golden cases
+ * of the file named by its first argument, and the random shapes, tuned and
+ * untuned, of the file named by its second.
  * Prints one "ok ..." or "FAIL ..." line per check; exits 0 only if all pass.
  * The problem lists here and in export_test.cpp must agree. */
 #include <math.h>
@@ -49,8 +50,10 @@ static void CheckGemm(beast_context* ctx, beast_gemm_problem p, uint64_t seed, c
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s ONNX_CONV_CASES (tests/data/onnx_conv_cases.txt of beast)\n",
+  if (argc != 3) {
+    fprintf(stderr,
+            "usage: %s ONNX_CONV_CASES RANDOM_SHAPES (tests/data/onnx_conv_cases.txt of beast, "
+            "random_shapes.txt of export_test)\n",
             argv[0]);
     return 2;
   }
@@ -61,7 +64,7 @@ int main(int argc, char** argv) {
   }
   char detail[1200];
   snprintf(detail, sizeof detail, "%d entries", beast_tuned_entry_count());
-  Report(beast_tuned_entry_count() == 9, "entry count", detail);
+  Report(beast_tuned_entry_count() == ReadExpectedEntries(argv[2]), "entry count", detail);
 
   /* gemm:M=64,N=48,K=40, gemm:M=33,N=17,K=29,transA=1,transB=1 and
    * gemm:M=33,N=17,K=29,transA=1,layout=col */
@@ -104,55 +107,8 @@ int main(int argc, char** argv) {
   CheckConv(ctx, &t4, "untuned conv2d (c2 without bias)");
   float out[1];
 
-  /* Random shapes nobody tuned: every feature of the problem structs. */
-  uint64_t state = 12345;
-  int random_failures = 0;
-  char first_failure[1200] = "";
-  for (int i = 0; i < 30; ++i) {
-    float* r = RandomInputs(12, state += 7919);
-    int u[12];
-    for (int j = 0; j < 12; ++j) u[j] = (int)((r[j] + 1.0f) * 1000.0f); /* 0..1999 */
-    free(r);
-    int before = failures;
-    if (i % 2 == 0) {
-      int groups = 1 + u[0] % 3;
-      beast_conv2d_problem c = {1 + u[1] % 2,
-                                groups * (1 + u[2] % 4),
-                                3 + u[3] % 9,
-                                3 + u[4] % 9,
-                                groups * (1 + u[5] % 5),
-                                1 + u[6] % 3,
-                                1 + u[7] % 3,
-                                1 + u[8] % 2,
-                                1 + u[9] % 2,
-                                u[10] % 2,
-                                u[11] % 2,
-                                1,
-                                1,
-                                groups,
-                                u[0] % 2 ? BEAST_LAYOUT_NHWC : BEAST_LAYOUT_NCHW,
-                                BEAST_DTYPE_F32,
-                                u[1] % 2};
-      c.dilation_h = c.dilation_w = 1 + u[2] % 2;
-      if (c.h + 2 * c.pad_h < c.dilation_h * (c.r - 1) + 1 ||
-          c.w + 2 * c.pad_w < c.dilation_w * (c.s - 1) + 1) {
-        c.dilation_h = c.dilation_w = 1;
-      }
-      ConvCase t = MakeConvCase(c, 1000 + (uint64_t)i);
-      CheckConv(ctx, &t, "random untuned conv2d");
-      FreeConvCase(&t);
-    } else {
-      beast_gemm_problem g = {1 + u[0] % 70, 1 + u[1] % 70,   1 + u[2] % 70, u[3] % 2,
-                              u[4] % 2,      BEAST_DTYPE_F32, u[5] % 2};
-      CheckGemm(ctx, g, 2000 + (uint64_t)i, "generic kernel beast_generic_gemm");
-    }
-    if (failures > before && !first_failure[0])
-      snprintf(first_failure, sizeof first_failure, "shape %d", i);
-    random_failures += failures > before;
-  }
-  snprintf(detail, sizeof detail, "%d of 30 failed%s%s", random_failures,
-           first_failure[0] ? ", first: " : "", first_failure);
-  Report(random_failures == 0, "30 random untuned shapes", detail);
+  /* Random shapes, tuned and untuned: every feature of the problem structs. */
+  CheckRandomShapes(ctx, argv[2]);
 
   /* Misuse. */
   beast_conv2d_problem bad = c2;
