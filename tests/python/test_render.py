@@ -212,13 +212,19 @@ def test_conv_configs_render(env, problem, config):
 
 
 GEMM_CONFIGS = [
-    (gemm_problem(M=37, N=44, K=29), dict(MWG=32, NWG=32, MDIMC=8, NDIMC=4, SA=1, SB=1, VWN=4,
-                                          KWI=2, KWG=16)),
+    (gemm_problem(M=37, N=44, K=29), dict(MWG=32, NWG=32, MDIMC=8, NDIMC=4, SA=1, SB=1, VWM=1,
+                                          VWN=4, STRM=0, STRN=0, KWI=2, KWG=16)),
     (gemm_problem(M=37, N=45, K=29, trans_a=1), dict(MWG=16, NWG=16, MDIMC=4, NDIMC=4, SA=0,
-                                                     SB=1, VWN=1, KWI=1, KWG=16)),
+                                                     SB=1, VWM=1, VWN=1, STRM=1, STRN=0, KWI=1,
+                                                     KWG=16)),
     (gemm_problem(M=64, N=32, K=40, trans_a=1, trans_b=1),
-     dict(MWG=32, NWG=16, MDIMC=8, NDIMC=2, SA=1, SB=0, VWN=8, KWI=4, KWG=16)),
-    (GEMM_DEFAULT, dict(MWG=32, NWG=64, MDIMC=8, NDIMC=4, SA=0, SB=0, VWN=8, KWI=8, KWG=8)),
+     dict(MWG=32, NWG=16, MDIMC=8, NDIMC=2, SA=1, SB=0, VWM=4, VWN=8, STRM=1, STRN=0, KWI=4,
+          KWG=16)),
+    (GEMM_DEFAULT, dict(MWG=32, NWG=64, MDIMC=8, NDIMC=4, SA=0, SB=0, VWM=1, VWN=8, STRM=0,
+                        STRN=1, KWI=8, KWG=8)),
+    (gemm_problem(M=64, N=32, K=40, trans_a=1),
+     dict(MWG=32, NWG=32, MDIMC=4, NDIMC=8, SA=0, SB=0, VWM=2, VWN=4, STRM=0, STRN=1, KWI=2,
+          KWG=2)),
 ]
 
 
@@ -229,6 +235,17 @@ def test_gemm_configs_render(env, problem, config):
     assert ("__local float Bs[%d];" % (config["KWG"] * config["NWG"]) in source) == bool(config["SB"])
     vector = "float%d" % config["VWN"] if config["VWN"] > 1 else "float"
     assert "%s acc0_0 = " % vector in source
+    # Rows of A come as vectors of VWM where they are consecutive (staged or transposed).
+    vwm = config["VWM"]
+    if vwm > 1:
+        assert ("const float%d av0 = vload%d(0, %s" % (vwm, vwm, "As" if config["SA"] else "A")
+                in source)
+    else:
+        assert " av0 = " not in source
+    # Where a work-item's first column vector starts: its own block, or strided.
+    first_col = ("tx * %d" % (config["NWG"] // config["NDIMC"]) if config["STRN"]
+                 else "tx * %d" % config["VWN"])
+    assert "const int n = n0 + %s;" % first_col in source
 
 
 def test_cuda_branch_renders_cuda(env):

@@ -77,7 +77,8 @@ TEST(RendererTest, RendersTheGemmTemplate) {
   Renderer r(kPython, kScript, kTemplates);
   std::string vars =
       "{\"M\": 64, \"N\": 64, \"K\": 64, \"trans_a\": 0, \"trans_b\": 0, \"col_major\": 0, \"MWG\": 32, \"NWG\": 32,"
-      " \"MDIMC\": 8, \"NDIMC\": 8, \"SA\": 1, \"SB\": 1, \"VWN\": 4, \"KWI\": 4, \"KWG\": 16,"
+      " \"MDIMC\": 8, \"NDIMC\": 8, \"SA\": 1, \"SB\": 1, \"VWM\": 1, \"VWN\": 4, \"STRM\": 0,"
+      " \"STRN\": 0, \"KWI\": 4, \"KWG\": 16,"
       " \"MWI\": 4, \"NWI\": 4, \"LAYOUT\": \"ROW_MAJOR\", \"KERNEL_NAME\": \"gemm_tiled\","
       " \"BACKEND\": \"opencl\", \"DTYPE\": \"float\"}";
   std::string source = r.Render("gemm/tiled.cl.j2", vars);
