@@ -65,6 +65,7 @@ CudaContext::~CudaContext() {
   impl_->l2_scratch = CudaBuffer();
   if (impl_->start != nullptr) api.EventDestroy(impl_->start);
   if (impl_->stop != nullptr) api.EventDestroy(impl_->stop);
+  if (impl_->gate_module != nullptr) api.ModuleUnload(impl_->gate_module);
   if (impl_->stream != nullptr) api.StreamDestroy(impl_->stream);
   if (impl_->context != nullptr) api.DevicePrimaryCtxRelease(impl_->device);
 }
@@ -154,6 +155,7 @@ LaunchResult CudaContext::Timed(const std::function<std::string()>& enqueue) {
     result.message = "cuEventCreate failed: " + cuda::ErrorText(api, r);
     return result;
   }
+  impl_->EnqueueGate();  // the library's set-up is not timed (harness/cuda_gate.hpp)
   api.EventRecord(impl_->start, impl_->stream);
   std::string failed = enqueue();
   api.EventRecord(impl_->stop, impl_->stream);

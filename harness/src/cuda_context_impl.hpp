@@ -32,6 +32,15 @@ struct CudaContext::Impl {
   // Enqueues a write over twice the L2 cache's size on the stream (the
   // buffer is allocated the first time); false with *error when it fails.
   bool EnqueueL2Flush(std::string* error);
+
+  // The gate (harness/cuda_gate.hpp), built on the first call: enqueued
+  // before every timed call's start event. Without NVRTC, or when it cannot
+  // be built, nothing is enqueued and gate_error says why.
+  void EnqueueGate();
+  cuda::Module gate_module = nullptr;
+  cuda::Function gate = nullptr;
+  bool gate_tried = false;
+  std::string gate_error;
 };
 
 }  // namespace beast::harness
