@@ -4,8 +4,9 @@
 namespace beast::harness {
 
 ProgramKey CudaKeyFor(const std::string& source, const std::string& arch) {
-  return ProgramKey{source, "-arch=" + arch + " --ptxas-options=-v -default-device",
-                    "nvrtc " + NvrtcVersion()};
+  std::string options;
+  for (const std::string& o : CudaCompileOptions(arch)) options += (options.empty() ? "" : " ") + o;
+  return ProgramKey{source, options, "nvrtc " + NvrtcVersion()};
 }
 
 CudaBuild BuildCudaThroughCache(const ProgramCache* cache, const std::string& source,

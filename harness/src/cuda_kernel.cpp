@@ -134,6 +134,15 @@ LaunchResult CudaKernel::Launch(const LaunchGeometry& g, bool flush_l2) {
                        "): the global size must be a whole number of blocks";
       return result;
     }
+    // Every GPU since compute capability 3.0 has these grid limits.
+    const size_t max_blocks = d == 0 ? 2147483647u : 65535u;
+    if (g.global[d] / g.local[d] > max_blocks) {
+      result.message = "launch of '" + k.name + "' (" + GeometryText(g) +
+                       "): " + std::to_string(g.global[d] / g.local[d]) +
+                       " blocks along dimension " + std::to_string(d) + ", more than CUDA's " +
+                       std::to_string(max_blocks);
+      return result;
+    }
     block[d] = static_cast<unsigned>(g.local[d]);
     grid[d] = static_cast<unsigned>(g.global[d] / g.local[d]);
   }

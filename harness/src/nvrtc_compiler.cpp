@@ -16,6 +16,10 @@
 
 namespace beast::harness {
 
+std::vector<std::string> CudaCompileOptions(const std::string& arch) {
+  return {"-arch=" + arch, "--ptxas-options=-v", "-default-device"};
+}
+
 #ifdef BEAST_HAVE_NVRTC
 
 bool NvrtcAvailable() { return true; }
@@ -66,8 +70,7 @@ CudaCompileResult Compile(const std::string& source, const std::string& file,
 
 CudaCompileResult CompileCuda(const std::string& source, const std::string& arch,
                               const std::string& kernel_name) {
-  return Compile(source, kernel_name + ".cu",
-                 {"-arch=" + arch, "--ptxas-options=-v", "-default-device"},
+  return Compile(source, kernel_name + ".cu", CudaCompileOptions(arch),
                  [&](nvrtcProgram program, CudaCompileResult* out) {
                    size_t size = 0;
                    if (nvrtcGetCUBINSize(program, &size) != NVRTC_SUCCESS || size == 0) {

@@ -45,7 +45,13 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
   unsigned grid[3], block[3];
   for (int i = 0; i < 3; ++i) {
     block[i] = (unsigned)(local[i] ? local[i] : 1);
-    grid[i] = (unsigned)((global[i] + block[i] - 1) / block[i]);
+    const size_t blocks = (global[i] + block[i] - 1) / block[i];
+    /* CUDA's grid limits (every GPU since compute capability 3.0). */
+    if (blocks > (i == 0 ? 2147483647u : 65535u)) {
+      return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s needs %zu blocks along dimension %d",
+                        what, blocks, i);
+    }
+    grid[i] = (unsigned)blocks;
   }
   unsigned shared = dynamic > 0 ? (unsigned)dynamic : 0;
   /* Entries that differ only in launch settings share one function: its

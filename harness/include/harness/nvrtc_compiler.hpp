@@ -31,7 +31,11 @@ bool NvrtcAvailable();
 // "13.0", or "" without NVRTC.
 std::string NvrtcVersion();
 
-// Compiles with -arch=<arch> --ptxas-options=-v. Throws Error(kEnvironment)
+// The NVRTC options CompileCuda uses for `arch`, one per element (the
+// program cache keys builds by them).
+std::vector<std::string> CudaCompileOptions(const std::string& arch);
+
+// Compiles with CudaCompileOptions(arch). Throws Error(kEnvironment)
 // when NVRTC is not available; every compiler complaint is data.
 CudaCompileResult CompileCuda(const std::string& source, const std::string& arch,
                               const std::string& kernel_name);
