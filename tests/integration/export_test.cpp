@@ -252,6 +252,15 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                                      " " + (dir_ / "consumer_subproject" / "consumer").string()),
       "cache built=" + std::to_string(uses) + " loaded=0 rejected=0");
 
+  // A folder others may write to could hold planted kernels: not used at all.
+  const fs::path open_cache = dir_ / "open_cache";
+  fs::create_directories(open_cache);
+  fs::permissions(open_cache, fs::perms::all);
+  EXPECT_EQ(run_consumer("installed, open cache folder",
+                         "BEAST_TUNED_CACHE_DIR=" + open_cache.string() + " " + installed),
+            "cache built=" + std::to_string(uses) + " loaded=0 rejected=0");
+  EXPECT_TRUE(fs::is_empty(open_cache));
+
   // A shared build, installed into a prefix chosen only at install time (as
   // the README says), found by pkg-config and linked without CMake; it runs
   // on the warm cache, compiling nothing.

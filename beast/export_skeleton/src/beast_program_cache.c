@@ -7,7 +7,8 @@
  * absent, is rebuilt from source and replaced, never trusted. Entries are
  * written to a temporary file and renamed into place, so a reader sees a
  * whole entry or none. It is a cache: a folder that cannot be made, read or
- * written only means compiling every time. POSIX. */
+ * written only means compiling every time, and so does one that another user
+ * owns or that others may write to (they could plant kernels there). POSIX. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <errno.h>
 #include <stdint.h>
@@ -92,16 +93,58 @@ static int MakeFolder(const char* dir) {
   return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
+/* Whether dir is a folder of this user's that nobody else may write to. */
+static int FolderIsPrivate(const char* dir) {
+  struct stat st;
+  return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+/* ctx->device's binary of program, which may be built for several devices of
+ * a caller's context (beast_context_create_opencl); NULL when there is none. */
+static unsigned char* DeviceBinary(const beast_context* ctx, cl_program program, size_t* size) {
+  cl_uint count = 0;
+  if (clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, NULL) != CL_SUCCESS ||
+      count == 0) {
+    return NULL;
+  }
+  cl_device_id* devices = (cl_device_id*)calloc(count, sizeof(cl_device_id));
+  size_t* sizes = (size_t*)calloc(count, sizeof(size_t));
+  unsigned char** binaries = (unsigned char**)calloc(count, sizeof(unsigned char*));
+  unsigned char* binary = NULL;
+  cl_uint at = count;
+  if (devices && sizes && binaries &&
+      clGetProgramInfo(program, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), devices, NULL) ==
+          CL_SUCCESS &&
+      clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, count * sizeof(size_t), sizes, NULL) ==
+          CL_SUCCESS) {
+    for (cl_uint i = 0; i < count; ++i) {
+      if (devices[i] == ctx->device) at = i;
+    }
+  }
+  if (at < count && sizes[at] > 0 && sizes[at] <= MAX_BINARY_BYTES) {
+    /* NULL entries are skipped: only this device's binary is copied. */
+    binaries[at] = binary = (unsigned char*)malloc(sizes[at]);
+    if (binary && clGetProgramInfo(program, CL_PROGRAM_BINARIES, count * sizeof(unsigned char*),
+                                   binaries, NULL) == CL_SUCCESS) {
+      *size = sizes[at];
+    } else {
+      free(binary);
+      binary = NULL;
+    }
+  }
+  free(devices);
+  free(sizes);
+  free(binaries);
+  return binary;
+}
+
 static void WriteEntry(const beast_context* ctx, const char* path, const uint64_t key[2],
                        cl_program program) {
+  if (!MakeFolder(ctx->cache_dir) || !FolderIsPrivate(ctx->cache_dir)) return;
   size_t size = 0;
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
-      size == 0 || size > MAX_BINARY_BYTES || !MakeFolder(ctx->cache_dir)) {
-    return;
-  }
-  unsigned char* binary = (unsigned char*)malloc(size);
-  if (!binary) return;
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) == CL_SUCCESS) {
+  unsigned char* binary = DeviceBinary(ctx, program, &size);
+  if (binary) {
     unsigned char header[HEADER_BYTES];
     const uint64_t fields[4] = {key[0], key[1], (uint64_t)size,
                                 Fnv(0xcbf29ce484222325ULL, binary, size)};
@@ -179,7 +222,11 @@ cl_int beast_build_program(beast_context* ctx, const char* source, const char* o
   *program = NULL;
   uint64_t key[2];
   char path[sizeof ctx->cache_dir + 48];
-  if (ctx->cache_dir[0]) {
+  /* A folder that exists and is not private is not used at all. */
+  struct stat st;
+  const int use_cache = ctx->cache_dir[0] && (stat(ctx->cache_dir, &st) != 0 ||
+                                              FolderIsPrivate(ctx->cache_dir));
+  if (use_cache) {
     Key(ctx, source, options, key);
     EntryPath(ctx, key, path, sizeof path);
     *program = LoadEntry(ctx, path, key, options);
@@ -196,7 +243,7 @@ cl_int beast_build_program(beast_context* ctx, const char* source, const char* o
     return err;
   }
   ++ctx->cache.programs_built;
-  if (ctx->cache_dir[0]) WriteEntry(ctx, path, key, built);
+  if (use_cache) WriteEntry(ctx, path, key, built);
   *program = built;
   return CL_SUCCESS;
 }
