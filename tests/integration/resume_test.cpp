@@ -1,7 +1,8 @@
 // Resume after kill -9: a tune run killed at random moments, again and again,
 // then run to completion, ends with exactly the measurements (config, status)
-// of a run that was never interrupted — nothing lost, nothing twice — and a
-// database that passes SQLite's integrity check.
+// of a run that was never interrupted — nothing lost, nothing twice — the
+// same one CLBlast baseline and one confirmation of the top 3, and a database
+// that passes SQLite's integrity check.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -59,7 +60,12 @@ pid_t Spawn(std::vector<std::string> args) {
 struct DbState {
   std::set<std::pair<std::string, std::string>> outcomes;  // (config key, status)
   int64_t rows = 0;
-  int64_t distinct = 0;  // distinct (device, problem, config)
+  int64_t distinct = 0;             // distinct (device, problem, config)
+  std::set<std::string> baselines;  // "library routine", one per row
+  int64_t baseline_rows = 0;
+  int64_t confirmations = 0;
+  int64_t confirmed_candidates = 0;   // rows of confirmation_results
+  int64_t unmeasured_candidates = 0;  // of those, configs without an ok measurement
   std::string integrity;
 };
 
@@ -87,6 +93,19 @@ DbState Read(const std::string& path) {
         s.rows = sqlite3_column_int64(st, 0);
         s.distinct = sqlite3_column_int64(st, 1);
       });
+  each("SELECT library || ' ' || routine FROM baselines", [&](sqlite3_stmt* st) {
+    s.baselines.insert(text(st, 0));
+    ++s.baseline_rows;
+  });
+  each("SELECT COUNT(*) FROM confirmations",
+       [&](sqlite3_stmt* st) { s.confirmations = sqlite3_column_int64(st, 0); });
+  each(
+      "SELECT COUNT(*), SUM(NOT EXISTS (SELECT 1 FROM measurements m WHERE m.config_id = "
+      "r.config_id AND m.status = 'ok')) FROM confirmation_results r",
+      [&](sqlite3_stmt* st) {
+        s.confirmed_candidates = sqlite3_column_int64(st, 0);
+        s.unmeasured_candidates = sqlite3_column_int64(st, 1);
+      });
   each("PRAGMA integrity_check", [&](sqlite3_stmt* st) { s.integrity += text(st, 0); });
   sqlite3_close(db);
   return s;
@@ -110,6 +129,10 @@ TEST(Resume, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRun) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   DbState reference = Read(reference_db);
   ASSERT_EQ(reference.outcomes.size(), 12u);
+  const bool clblast = !reference.baselines.empty();  // a build without CLBlast measures none
+  if (clblast) EXPECT_EQ(reference.baselines, std::set<std::string>{"clblast Sgemm"});
+  EXPECT_EQ(reference.confirmations, 1);
+  EXPECT_EQ(reference.confirmed_candidates, 3);
 
   // Kill -9 at random moments: while starting, rendering, building, timing or
   // writing. The seed is printed so a failure can be replayed.
@@ -134,6 +157,9 @@ TEST(Resume, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRun) {
       DbState partial = Read(resumed_db);
       EXPECT_EQ(partial.integrity, "ok");
       EXPECT_EQ(partial.rows, partial.distinct);
+      EXPECT_LE(partial.baseline_rows, 1);
+      EXPECT_LE(partial.confirmations, 1);
+      EXPECT_EQ(partial.confirmed_candidates, 3 * partial.confirmations);
       for (const auto& o : partial.outcomes)
         EXPECT_TRUE(reference.outcomes.count(o)) << o.first << " " << o.second;
     }
@@ -146,6 +172,11 @@ TEST(Resume, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRun) {
   EXPECT_EQ(resumed.outcomes, reference.outcomes) << "seed " << seed;
   EXPECT_EQ(resumed.rows, 12);
   EXPECT_EQ(resumed.distinct, 12);
+  EXPECT_EQ(resumed.baselines, reference.baselines);
+  EXPECT_EQ(resumed.baseline_rows, clblast ? 1 : 0);
+  EXPECT_EQ(resumed.confirmations, 1);
+  EXPECT_EQ(resumed.confirmed_candidates, 3);
+  EXPECT_EQ(resumed.unmeasured_candidates, 0);
   EXPECT_EQ(resumed.integrity, "ok");
   fs::remove_all(dir);
 }
