@@ -42,11 +42,10 @@ std::string ClblastRoutine(const beast::Problem& problem, std::string* why_not) 
   } else {
     routine = "Convgemm";
     const beast::Conv2dShape& s = problem.conv();
-    // Convgemm's signature has no groups and no bias, and its image is NCHW.
+    // Convgemm's signature has no groups (a grouped problem is one call per
+    // image and group) and no bias, and its image is NCHW.
     if (s.layout != beast::Layout::kNCHW) {
       why = "CLBlast's Convgemm takes NCHW images only";
-    } else if (s.groups != 1) {
-      why = "CLBlast's Convgemm has no groups (groups=" + std::to_string(s.groups) + ")";
     } else if (s.bias) {
       why = "CLBlast's Convgemm adds no bias";
     }
@@ -135,10 +134,32 @@ Call MakeCall(const beast::Problem& problem, const BaselineOperands& ops) {
   }
   const beast::Conv2dShape s = problem.conv();
   // Cross-correlation is what beast (like cuDNN and ONNX) calls convolution.
+  if (s.groups == 1) {
+    return [s, in0, in1, out](cl_command_queue* queue, cl_event* done) {
+      return CLBlastSconvgemm(CLBlastKernelModeCrossCorrelation, s.c, s.h, s.w, s.r, s.s, s.pad_h,
+                              s.pad_w, s.stride_h, s.stride_w, s.dilation_h, s.dilation_w, s.k, s.n,
+                              in0, 0, in1, 0, out, 0, queue, done);
+    };
+  }
+  // Groups: Convgemm's batch stride is its own channels' image, so a group's
+  // channels of every image are not one batch: one call per image and group,
+  // on offsets into x (C/groups channels), w (K/groups filters) and y.
   return [s, in0, in1, out](cl_command_queue* queue, cl_event* done) {
-    return CLBlastSconvgemm(CLBlastKernelModeCrossCorrelation, s.c, s.h, s.w, s.r, s.s, s.pad_h,
-                            s.pad_w, s.stride_h, s.stride_w, s.dilation_h, s.dilation_w, s.k, s.n,
-                            in0, 0, in1, 0, out, 0, queue, done);
+    const size_t cg = static_cast<size_t>(s.c / s.groups), kg = static_cast<size_t>(s.k / s.groups);
+    const size_t hw = static_cast<size_t>(s.h * s.w), pq = static_cast<size_t>(s.OutH() * s.OutW());
+    CLBlastStatusCode code = CLBlastSuccess;
+    for (int64_t n = 0; n < s.n && code == CLBlastSuccess; ++n) {
+      for (int64_t g = 0; g < s.groups && code == CLBlastSuccess; ++g) {
+        if (*done) clReleaseEvent(*done);  // only the last command's event is kept
+        *done = nullptr;
+        const size_t image = static_cast<size_t>(n) * s.groups + g;
+        code = CLBlastSconvgemm(
+            CLBlastKernelModeCrossCorrelation, cg, s.h, s.w, s.r, s.s, s.pad_h, s.pad_w, s.stride_h,
+            s.stride_w, s.dilation_h, s.dilation_w, kg, 1, in0, image * cg * hw, in1,
+            static_cast<size_t>(g) * kg * cg * s.r * s.s, out, image * kg * pq, queue, done);
+      }
+    }
+    return code;
   };
 }
 

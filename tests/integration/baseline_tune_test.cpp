@@ -1,6 +1,6 @@
 // Baselines in a tuning run on the OpenCL CPU device: `beast tune` measures
-// CLBlast once per problem (ok for an NCHW conv and a GEMM, `unsupported` for
-// a grouped conv), records the device's measured peak with it, shows the
+// CLBlast once per problem (ok for a GEMM, an NCHW conv and a grouped one,
+// `unsupported` for a conv with a bias), records the device's measured peak with it, shows the
 // speed-up over CLBlast and the fraction of peak, does not measure a baseline
 // twice on a rerun, and measures none with --baselines none.
 #include <gtest/gtest.h>
@@ -23,6 +23,8 @@ const char kGemm[] = "gemm:M=24,N=32,K=40,transA=1,dtype=f32";
 const char kConv[] = "conv2d:N=1,C=4,H=9,W=7,K=6,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32";
 const char kGrouped[] =
     "conv2d:N=1,C=4,H=9,W=7,K=6,R=3,S=3,stride=1,pad=1,groups=2,layout=NCHW,dtype=f32";
+const char kBias[] =
+    "conv2d:N=1,C=4,H=9,W=7,K=6,R=3,S=3,stride=1,pad=1,bias=1,layout=NCHW,dtype=f32";
 
 class BaselineTune : public ::testing::Test {
  protected:
@@ -35,8 +37,8 @@ class BaselineTune : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   std::string Tune(const std::string& extra) const {
     return BeastBinary() + " tune --template gemm/tiled --template conv2d/direct_nchw --problem " +
-           kGemm + " --problem " + kConv + " --problem " + kGrouped + " --device opencl:0 --db " +
-           db_ + " --max-configs 2 --max-reps 3 " + extra;
+           kGemm + " --problem " + kConv + " --problem " + kGrouped + " --problem " + kBias +
+           " --device opencl:0 --db " + db_ + " --max-configs 2 --max-reps 3 " + extra;
   }
   fs::path dir_;
   std::string db_;
@@ -49,8 +51,8 @@ TEST_F(BaselineTune, MeasuresEachProblemOnceAndShowsTheSpeedup) {
   EXPECT_NE(first.output.find("vs CLBlast  %peak"), std::string::npos) << first.output;
   EXPECT_NE(first.output.find("      CLBlast Sgemm "), std::string::npos) << first.output;
   EXPECT_NE(first.output.find("      CLBlast Convgemm "), std::string::npos) << first.output;
-  EXPECT_NE(first.output.find("baseline CLBlast Convgemm unsupported: CLBlast's Convgemm has no "
-                              "groups (groups=2)"),
+  EXPECT_NE(first.output.find("baseline CLBlast Convgemm unsupported: CLBlast's Convgemm adds no "
+                              "bias"),
             std::string::npos)
       << first.output;
   EXPECT_NE(first.output.find("%peak: of "), std::string::npos) << first.output;
@@ -60,12 +62,12 @@ TEST_F(BaselineTune, MeasuresEachProblemOnceAndShowsTheSpeedup) {
     results_db::Store store = results_db::Store::OpenExisting(db_);
     rows = store.Baselines();
   }
-  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(rows.size(), 4u);
   int ok = 0;
   for (const auto& r : rows) {
     EXPECT_EQ(r.library, "clblast");
     EXPECT_EQ(r.library_version, harness::ClblastVersion());
-    if (r.problem_key.find("groups=2") != std::string::npos) {
+    if (r.problem_key.find("bias=1") != std::string::npos) {
       EXPECT_EQ(r.routine, "Convgemm");
       EXPECT_EQ(r.status, "unsupported");
       EXPECT_FALSE(r.median_ms.has_value());
@@ -79,7 +81,7 @@ TEST_F(BaselineTune, MeasuresEachProblemOnceAndShowsTheSpeedup) {
     ASSERT_TRUE(r.max_error.has_value());
     EXPECT_LE(*r.max_error, 2.0);
   }
-  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(ok, 3);
 
   // The peak went into the device's limits with how it was measured.
   {
@@ -96,13 +98,13 @@ TEST_F(BaselineTune, MeasuresEachProblemOnceAndShowsTheSpeedup) {
   // A rerun takes every baseline from the database.
   auto again = RunCommand(Tune("--quiet --json"), false);
   ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_EQ(testing::CountOccurrences(again.output, "\"from_database\": true"), 3u) << again.output;
-  // The GEMM and the NCHW conv pairs compare with CLBlast; the grouped conv cannot.
-  EXPECT_EQ(testing::CountOccurrences(again.output, "\"baseline\": {\"library\": \"clblast\""), 2u)
+  EXPECT_EQ(testing::CountOccurrences(again.output, "\"from_database\": true"), 4u) << again.output;
+  // The GEMM and the two conv pairs compare with CLBlast; the conv with a bias cannot.
+  EXPECT_EQ(testing::CountOccurrences(again.output, "\"baseline\": {\"library\": \"clblast\""), 3u)
       << again.output;
   results_db::Store store = results_db::Store::OpenExisting(db_);
   auto after = store.Baselines();
-  ASSERT_EQ(after.size(), 3u);
+  ASSERT_EQ(after.size(), 4u);
   for (size_t i = 0; i < after.size(); ++i) EXPECT_EQ(after[i].baseline_id, rows[i].baseline_id);
 }
 

@@ -1,7 +1,8 @@
 // CLBlast baselines and the peak FLOP/s microbenchmark on the machine's first
 // OpenCL device (PoCL in CI): CLBlast's SGEMM (all four transpositions, row-
 // and column-major) and Convgemm validate against beast's reference on beast's own inputs, what
-// Convgemm cannot do is `unsupported` without a call, and the peak kernel
+// Convgemm cannot do (NHWC, a bias) is `unsupported` without a call, grouped
+// problems are one Convgemm per image and group, and the peak kernel
 // runs. Without CLBlast in the build the CLBlast runs are skipped and every
 // problem is unsupported.
 #include "harness/clblast_baseline.hpp"
@@ -52,22 +53,27 @@ void ExpectOk(const harness::BaselineResult& r, const std::string& routine) {
 TEST(ClblastRoutine, NamesTheRoutineAndWhatItLacks) {
   std::string why;
   EXPECT_EQ(harness::ClblastRoutine(Problem::Parse("gemm:M=8,N=8,K=8,transA=1"), &why), "Sgemm");
-  EXPECT_EQ(why, harness::ClblastAvailable() ? "" : "this beast was built without CLBlast");
+  const std::string none =
+      harness::ClblastAvailable() ? "" : "this beast was built without CLBlast";
+  EXPECT_EQ(why, none);
   EXPECT_EQ(harness::ClblastRoutine(
                 Problem::Parse("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,groups=2,layout=NCHW"), &why),
             "Convgemm");
-  EXPECT_EQ(why, "CLBlast's Convgemm has no groups (groups=2)");
+  EXPECT_EQ(why, none);  // one call per image and group
   harness::ClblastRoutine(Problem::Parse("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,layout=NHWC"), &why);
   EXPECT_EQ(why, "CLBlast's Convgemm takes NCHW images only");
+  harness::ClblastRoutine(Problem::Parse("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,bias=1"), &why);
+  EXPECT_EQ(why, "CLBlast's Convgemm adds no bias");
 }
 
 TEST(ClblastBaseline, UnsupportedProblemsAreNotRun) {
   harness::OpenCLContext context(0);
   harness::BaselineResult r =
-      RunClblast(context, "conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,pad=1,groups=2,layout=NCHW");
+      RunClblast(context, "conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,pad=1,bias=1,layout=NCHW");
   EXPECT_EQ(r.status, "unsupported");
   EXPECT_EQ(r.routine, "Convgemm");
-  EXPECT_EQ(r.error_text, "CLBlast's Convgemm has no groups (groups=2)");
+  EXPECT_EQ(r.error_text, harness::ClblastAvailable() ? "CLBlast's Convgemm adds no bias"
+                                                      : "this beast was built without CLBlast");
   EXPECT_TRUE(r.samples_ms.empty());
   EXPECT_FALSE(r.median_ms.has_value());
 }
@@ -92,6 +98,16 @@ TEST(ClblastBaseline, ConvgemmValidatesWithStridePaddingDilationAndBatch) {
   ExpectOk(RunClblast(context,
                       "conv2d:N=1,C=5,H=11,W=7,K=6,R=3,S=2,pad_h=2,pad_w=1,dilation=2,layout=NCHW"),
            "Convgemm");
+}
+
+TEST(ClblastBaseline, ConvgemmValidatesGroupedAndDepthwiseOneCallPerImageAndGroup) {
+  if (!harness::ClblastAvailable()) GTEST_SKIP() << "built without CLBlast";
+  harness::OpenCLContext context(0);
+  ExpectOk(RunClblast(context, "conv2d:N=2,C=6,H=9,W=8,K=9,R=3,S=3,pad=1,groups=3,layout=NCHW"),
+           "Convgemm");
+  ExpectOk(
+      RunClblast(context, "conv2d:N=2,C=8,H=7,W=7,K=8,R=3,S=3,stride=2,pad=1,groups=8,layout=NCHW"),
+      "Convgemm");
 }
 
 TEST(PeakFlops, KernelHasOneFmaPerChainAndMeasures) {
