@@ -3,9 +3,10 @@
 // entry names a kernel its program lacks, as a driver or device that differs
 // from the tuning one can make them fail. fallback_consumer/ calls them from
 // four threads at once: every call must still succeed with a right answer
-// (the generic kernel serves the broken shapes) and beast_explain must say
-// which kernel was passed over and why. One problem is tuned only on another
-// device: it runs that device's winner and says so.
+// (the next tuned entry, else the generic kernel, serves the broken shapes;
+// beast_last_error() stays empty) and beast_explain must say which kernel was
+// passed over and why. One problem is tuned only on another device: it runs
+// that device's winner and says so.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -31,11 +32,11 @@ std::string ReadFile(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Makes the program that was rendered for `problem_key` fail to build: an
+// Makes the program of `config` rendered for `problem_key` fail to build: an
 // #error line at its start.
-void BreakProgram(std::string* table, const std::string& problem_key) {
-  size_t at = table->find(", " + problem_key + " */\nstatic const char kProgram");
-  ASSERT_NE(at, std::string::npos) << problem_key;
+void BreakProgram(std::string* table, const std::string& config, const std::string& problem_key) {
+  size_t at = table->find(", " + config + ", " + problem_key + " */\nstatic const char kProgram");
+  ASSERT_NE(at, std::string::npos) << config << " " << problem_key;
   at = table->find("[] =\n", at);
   ASSERT_NE(at, std::string::npos);
   table->insert(at + 5, "    \"#error broken on purpose by export_fallback_test\\n\"\n");
@@ -68,18 +69,24 @@ TEST_F(ExportFallback, BrokenTunedKernelsArePassedOverForTheGenericOneAndExplain
   const std::string foreign = Problem::Parse(kForeignProblem).Key();
   const Config foreign_config = Configs(kForeignProblem)[1];
   Record(kForeignProblem, foreign_config, 1.5, "", kForeignDevice);
+  // The broken gemm has a second entry, tuned elsewhere, to fall back on.
+  const std::string broken_gemm = Problem::Parse(testing::kTunedProblems[0]).Key();
+  const Config second = Configs(broken_gemm).at(1);
+  Record(broken_gemm, second, 3.0, "", kForeignDevice);
   ExportSummary summary = ExportLibrary(options_);
-  std::map<std::string, ExportEntry> entries;
-  for (const ExportEntry& e : summary.entries) entries[e.problem_key] = e;
+  std::map<std::string, ExportEntry> entries;  // this device's, and the foreign-only one
+  for (const ExportEntry& e : summary.entries) {
+    if (e.device_name == device_.name || e.problem_key == foreign) entries[e.problem_key] = e;
+  }
+  ASSERT_EQ(summary.entries.size(), testing::kTunedProblems.size() + 2);
   ASSERT_EQ(entries.size(), testing::kTunedProblems.size() + 1);
   ASSERT_EQ(entries[foreign].device_name, kForeignDevice);
 
-  const std::string broken_gemm = Problem::Parse(testing::kTunedProblems[0]).Key();
   const std::string intact_gemm = Problem::Parse(testing::kTunedProblems[1]).Key();
   const std::string renamed_conv = Problem::Parse(testing::kTunedProblems[3]).Key();
   const fs::path table_file = fs::path(options_.out_dir) / "src" / "beast_kernels.c";
   std::string table = ReadFile(table_file);
-  BreakProgram(&table, broken_gemm);
+  BreakProgram(&table, winners[broken_gemm], broken_gemm);
   RenameKernel(&table, renamed_conv, entries[renamed_conv].kernel_name);
   std::ofstream(table_file) << table;
 
@@ -96,17 +103,16 @@ TEST_F(ExportFallback, BrokenTunedKernelsArePassedOverForTheGenericOneAndExplain
   EXPECT_EQ(CountOccurrences(run.output, "FAIL"), 0u) << run.output;
 
   const std::string device = device_.name;
+  // The broken gemm runs the entry tuned elsewhere, and says why.
   const std::string gemm = Explained(run.output, "gemm 64x48x40");
-  EXPECT_EQ(
-      gemm.rfind(broken_gemm +
-                     " -> generic kernel beast_generic_gemm (correct for every "
-                     "shape, not tuned): 1 of the 1 tuned kernels for " +
-                     broken_gemm + " failed on " + device + "; tuned kernel " +
-                     entries[broken_gemm].kernel_name + " (gemm/tiled, " + winners[broken_gemm] +
-                     ") failed here, passed over: gemm/tiled (" + winners[broken_gemm] +
-                     ") does not build on " + device + " (error -11): ",
-                 0),
-      0u)
+  EXPECT_EQ(gemm.rfind(broken_gemm + " -> exact tuned: gemm/tiled (kernel ", 0), 0u) << gemm;
+  EXPECT_NE(gemm.find(" config " + second.Key() + ", "), std::string::npos) << gemm;
+  EXPECT_NE(gemm.find("; running on " + device +
+                      " (not the tuning device: a kernel tuned elsewhere); tuned kernel " +
+                      entries[broken_gemm].kernel_name + " (gemm/tiled, " + winners[broken_gemm] +
+                      ") failed here, passed over: gemm/tiled (" + winners[broken_gemm] +
+                      ") does not build on " + device + " (error -11): "),
+            std::string::npos)
       << gemm;
   EXPECT_NE(gemm.find("broken on purpose by export_fallback_test"), std::string::npos) << gemm;
 

@@ -60,6 +60,7 @@ static void LoadDriver(void) {
     snprintf(g_driver_error, sizeof g_driver_error, "libcuda.so.1 lacks %s", missing);
     return;
   }
+  *(void**)(&g_driver.StreamGetCtx) = dlsym(lib, "cuStreamGetCtx"); /* optional */
   beast_cu_result r = g_driver.Init(0);
   if (r != 0) {
     snprintf(g_driver_error, sizeof g_driver_error, "cuInit failed: %s", beast_cuda_error_name(r));
@@ -218,11 +219,14 @@ beast_status beast_cuda_function(beast_context* ctx, const beast_entry* e, const
     beast_cu_result r = image ? g_driver.ModuleLoadData(slot, image) : -1;
     if (r != 0) {
       *slot = NULL;
+      /* Out of memory (2) passes: the module is tried again next time. */
+      const int lasting = r != 2;
       if (failed)
-        *failed = 1;
+        *failed = (unsigned char)lasting;
       else
-        *failed_generic = 1;
-      status = beast_fail(BEAST_ERROR_BUILD, "%s does not load on %s (%s): %s",
+        *failed_generic = lasting;
+      status = beast_fail(lasting ? BEAST_ERROR_BUILD : BEAST_ERROR_DEVICE,
+                          "%s does not load on %s (%s): %s",
                           e ? e->config_key : "the generic kernels", ctx->device_name, cu->arch,
                           image ? beast_cuda_error_name(r) : "the library has no PTX for this GPU");
     } else if (jit) {

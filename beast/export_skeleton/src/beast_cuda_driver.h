@@ -47,6 +47,8 @@ typedef struct beast_cuda_driver {
   beast_cu_result (*StreamSynchronize)(beast_cu_stream stream);
   beast_cu_result (*PointerGetAttribute)(void* data, int attribute, beast_cu_ptr ptr);
   beast_cu_result (*GetErrorName)(beast_cu_result error, const char** name);
+  /* Optional (NULL on a driver without it): the stream's context. */
+  beast_cu_result (*StreamGetCtx)(beast_cu_stream stream, beast_cu_context* context);
 } beast_cuda_driver;
 
 /* The driver, loaded and initialised once per process; NULL with *why (one

@@ -48,8 +48,8 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
     const size_t blocks = (global[i] + block[i] - 1) / block[i];
     /* CUDA's grid limits (every GPU since compute capability 3.0). */
     if (blocks > (i == 0 ? 2147483647u : 65535u)) {
-      return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s needs %zu blocks along dimension %d",
-                        what, blocks, i);
+      return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s needs %zu blocks along dimension %d", what,
+                        blocks, i);
     }
     grid[i] = (unsigned)blocks;
   }
@@ -69,8 +69,32 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
   }
   pthread_mutex_unlock(&ctx->mutex);
   if (r != 0) {
-    return beast_fail(BEAST_ERROR_LAUNCH, "%s refused kernel %s: %s", ctx->device_name, what,
+    /* The kernel's own doing (passed over for the next choice): a bad launch
+     * configuration or attribute, too many resources, no image for this GPU.
+     * Anything else (out of memory, a sticky fault of the application's own
+     * kernels) is the context's state and retires no tuned kernel. */
+    const int kernels =
+        r == 1 || r == 98 || r == 200 || r == 209 || r == 218 || r == 222 || r == 500 || r == 701;
+    return beast_fail(kernels ? BEAST_ERROR_LAUNCH : BEAST_ERROR_DEVICE, "%s refused kernel %s: %s",
+                      ctx->device_name, what, beast_cuda_error_name(r));
+  }
+  return BEAST_OK;
+}
+
+/* A caller's stream must be one of ctx's context (when the driver can say). */
+static beast_status CheckStream(beast_context* ctx, const char* fn, void* stream) {
+  const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
+  if (!stream || !d->StreamGetCtx) return BEAST_OK;
+  beast_cu_context owner = NULL;
+  beast_cu_result r = d->StreamGetCtx((beast_cu_stream)stream, &owner);
+  if (r != 0) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: stream is not a valid CUstream (%s)", fn,
                       beast_cuda_error_name(r));
+  }
+  if (owner != ctx->cuda->context) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "%s: stream belongs to another CUDA context than %s's primary one", fn,
+                      ctx->device_name);
   }
   return BEAST_OK;
 }
@@ -133,6 +157,7 @@ static beast_status Conv2d(beast_context* ctx, const beast_conv2d_problem* p,
                            void* const buffers[4], const size_t bytes[4], void* stream) {
   static const char* const kNames[4] = {"x", "w", "bias", "y"};
   beast_status status = CheckPointers(ctx, "beast_conv2d_forward", buffers, 4, kNames);
+  if (status == BEAST_OK) status = CheckStream(ctx, "beast_conv2d_forward", stream);
   if (status != BEAST_OK) return status;
   /* The tuned contract: (x, w, y), or (x, w, b, y) with a bias; the generic
    * kernel always takes b (NULL without a bias, unread). */
@@ -148,6 +173,7 @@ static beast_status Gemm(beast_context* ctx, const beast_gemm_problem* p,
                          void* const buffers[3], const size_t bytes[3], void* stream) {
   static const char* const kNames[3] = {"a", "b", "c"};
   beast_status status = CheckPointers(ctx, "beast_gemm", buffers, 3, kNames);
+  if (status == BEAST_OK) status = CheckStream(ctx, "beast_gemm", stream);
   if (status != BEAST_OK) return status;
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
   return Run(ctx, BEAST_OP_GEMM, shape, key, buffers, 3, buffers, 3, "beast_generic_gemm", ints, 6,

@@ -11,27 +11,34 @@
 
 #include "beast_runtime.h"
 
+/* The reason kept when there is no memory to copy the real one: the entry
+ * must still be passed over, or the caller would pick it again and again. */
+static char kReasonLost[] = "(its reason is lost: out of host memory)";
+
 beast_status beast_entry_failures_init(beast_context* ctx) {
   ctx->entry_failure = (char**)calloc((size_t)beast_entry_count + 1, sizeof(char*));
   return ctx->entry_failure ? BEAST_OK : beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
 }
 
 void beast_entry_failures_free(beast_context* ctx) {
-  for (int i = 0; ctx->entry_failure && i < beast_entry_count; ++i) free(ctx->entry_failure[i]);
+  for (int i = 0; ctx->entry_failure && i < beast_entry_count; ++i) {
+    if (ctx->entry_failure[i] != kReasonLost) free(ctx->entry_failure[i]);
+  }
   free(ctx->entry_failure);
   ctx->entry_failure = NULL;
 }
 
 int beast_entry_fell_over(beast_context* ctx, const beast_entry* e, beast_status status) {
+  /* A call served after an entry was passed over reports no failure. */
+  if (status == BEAST_OK) beast_clear_error();
   if (!e || (status != BEAST_ERROR_BUILD && status != BEAST_ERROR_LAUNCH)) return 0;
   const char* why = beast_last_error();
   char* copy = (char*)malloc(strlen(why) + 1);
   if (copy) strcpy(copy, why);
-  /* Without memory for the reason the entry is tried again next time. */
   pthread_mutex_lock(&ctx->mutex);
   char** slot = &ctx->entry_failure[e - beast_entries];
   if (!*slot) {
-    *slot = copy;
+    *slot = copy ? copy : kReasonLost;
     copy = NULL;
   }
   pthread_mutex_unlock(&ctx->mutex);

@@ -67,6 +67,15 @@ static beast_status CheckBuffer(beast_context* ctx, void* buffer, const char* na
   return BEAST_OK;
 }
 
+/* A refused or failed launch: the kernel's doing (LAUNCH: it is passed over
+ * for the next choice), unless the device was out of memory (DEVICE: a state
+ * that passes, which must not retire a tuned kernel for the context's life). */
+static beast_status LaunchFailure(cl_int err) {
+  return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY
+             ? BEAST_ERROR_DEVICE
+             : BEAST_ERROR_LAUNCH;
+}
+
 /* Sets the buffers (a NULL one becomes a NULL pointer), then the ints, and
  * enqueues. With `wait` the call waits for the kernel, so a kernel that
  * fails on the device is reported here. */
@@ -98,7 +107,7 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
   err = clEnqueueNDRangeKernel(queue, k->kernel, k->dims, NULL, k->global, k->local, 0, NULL,
                                wait ? &event : NULL);
   if (err != CL_SUCCESS) {
-    return beast_fail(BEAST_ERROR_LAUNCH, "%s refused kernel %s with global %zux%zux%zu (error %d)",
+    return beast_fail(LaunchFailure(err), "%s refused kernel %s with global %zux%zux%zu (error %d)",
                       ctx->device_name, k->what, k->global[0], k->global[1], k->global[2],
                       (int)err);
   }
@@ -110,8 +119,9 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
   }
   clReleaseEvent(event);
   if (err != CL_SUCCESS || exec < 0) {
-    return beast_fail(BEAST_ERROR_LAUNCH, "kernel %s failed on %s (error %d)", k->what,
-                      ctx->device_name, err != CL_SUCCESS ? (int)err : (int)exec);
+    return beast_fail(LaunchFailure(err != CL_SUCCESS ? err : exec),
+                      "kernel %s failed on %s (error %d)", k->what, ctx->device_name,
+                      err != CL_SUCCESS ? (int)err : (int)exec);
   }
   return BEAST_OK;
 }

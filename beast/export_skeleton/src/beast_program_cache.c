@@ -224,8 +224,8 @@ cl_int beast_build_program(beast_context* ctx, const char* source, const char* o
   char path[sizeof ctx->cache_dir + 48];
   /* A folder that exists and is not private is not used at all. */
   struct stat st;
-  const int use_cache = ctx->cache_dir[0] && (stat(ctx->cache_dir, &st) != 0 ||
-                                              FolderIsPrivate(ctx->cache_dir));
+  const int use_cache =
+      ctx->cache_dir[0] && (stat(ctx->cache_dir, &st) != 0 || FolderIsPrivate(ctx->cache_dir));
   if (use_cache) {
     Key(ctx, source, options, key);
     EntryPath(ctx, key, path, sizeof path);

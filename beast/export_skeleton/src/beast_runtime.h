@@ -89,9 +89,11 @@ const beast_entry* beast_select(beast_context* ctx, beast_op op,
 beast_status beast_entry_failures_init(beast_context* ctx);
 void beast_entry_failures_free(beast_context* ctx);
 /* After running entry e gave `status`: when e's kernel failed to build, load
- * or launch here (BUILD or LAUNCH), records beast_last_error() as its reason
- * and returns 1 — the caller selects again and runs what serves the shape
- * now; otherwise (also for e NULL) returns 0. */
+ * or launch here (BUILD or LAUNCH: what the kernel itself causes; a device
+ * out of memory or a caller's broken stream is DEVICE and passes nothing
+ * over), records beast_last_error() as its reason and returns 1 — the caller
+ * selects again and runs what serves the shape now; otherwise (also for e
+ * NULL) returns 0, clearing the error when status is BEAST_OK. */
 int beast_entry_fell_over(beast_context* ctx, const beast_entry* e, beast_status status);
 /* Whether e failed on ctx; the caller holds ctx->mutex. */
 int beast_entry_failed(const beast_context* ctx, const beast_entry* e);
