@@ -59,11 +59,16 @@ void Progress::StopTicker() {
 }
 
 void Progress::Tick() {
-  const auto period = std::chrono::duration<double>(tty_ ? kLiveTickSeconds : plain_seconds_);
+  const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(tty_ ? kLiveTickSeconds : plain_seconds_));
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, period, [this] { return finished_; })) {
-    // Nothing to show before the first pair starts.
-    if (!label_.empty()) Print(tty_);
+  while (!finished_) {
+    // A line is due a period after the last one, whoever printed it; before
+    // the first pair starts there is nothing to show.
+    const auto now = std::chrono::steady_clock::now();
+    const auto due = label_.empty() ? now + period : last_print_ + period;
+    if (wake_.wait_until(lock, due, [this] { return finished_; })) break;
+    if (!label_.empty() && std::chrono::steady_clock::now() >= last_print_ + period) Print(true);
   }
 }
 
@@ -127,7 +132,8 @@ std::string Progress::Line() const {
   std::string line = prefix_ + label_ + " " + head;
   if (tty_) {
     // [#########-----------]  45%
-    const double fraction = total_ ? static_cast<double>(done_) / static_cast<double>(total_) : 1;
+    const double fraction =
+        total_ && done_ < total_ ? static_cast<double>(done_) / static_cast<double>(total_) : 1;
     const int filled = static_cast<int>(fraction * kBarWidth + 0.5);
     char percent[16];
     std::snprintf(percent, sizeof percent, "] %3d%% ", static_cast<int>(fraction * 100 + 0.5));

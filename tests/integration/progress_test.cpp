@@ -1,6 +1,7 @@
 // The progress of `beast tune` on stderr, on PoCL: plain lines, every
 // --progress-seconds, when stderr is not a terminal (a log file), the done
-// count never going back and the last line reaching the total; a live line
+// count never going back and the last line reaching the total, and more of
+// them while a config hangs (a ticker, not a finished config, prints); a live line
 // with a bar, redrawn in place, on a terminal (a pseudo-terminal made by
 // script(1)); nothing with --quiet.
 #include <gtest/gtest.h>
@@ -66,6 +67,28 @@ TEST_F(ProgressTest, PlainLinesComeEveryIntervalAndEndAtTheTotal) {
   ASSERT_GE(done.size(), 2u) << ReadFile("stderr.log");
   for (size_t i = 1; i < done.size(); ++i) EXPECT_LE(done[i - 1], done[i]);
   EXPECT_EQ(done.back(), 6);
+}
+
+TEST_F(ProgressTest, TheTickerPrintsWhileAConfigHangs) {
+  // test/faulty's MODE 2 never ends: it runs into its 2 s limit, and only the
+  // ticker can print while it does (no config finishes).
+  const std::string log = (dir_ / "hang.log").string();
+  testing::CommandResult run =
+      RunCommand(BeastBinary() +
+                     " tune --templates " BEAST_TEST_SOURCE_DIR
+                     "/tests/data/kernel_templates --template test/faulty --problem "
+                     "gemm:M=8,N=8,K=8 --device opencl:0 --constraint 'MODE == 2' "
+                     "--timeout-seconds 2 --baselines none --confirm-top 0 --no-cache "
+                     "--progress-seconds 0.3 --db " +
+                     (dir_ / "hang.db").string() + " 2>" + log,
+                 false);
+  ASSERT_EQ(run.exit_code, 0) << run.output << ReadFile("hang.log");
+  const std::string lines = "\n" + ReadFile("hang.log");
+  // The default config (MODE 0) done, the hanging one running: a line every
+  // 0.3 s for 2 s, the rate falling.
+  EXPECT_GE(testing::CountOccurrences(lines, "\n[1/1] test/faulty 1/2 configs, "), 4u) << lines;
+  EXPECT_EQ(testing::CountOccurrences(lines, "\n[1/1] test/faulty 2/2 configs, "), 1u) << lines;
+  EXPECT_NE(lines.find("1 failed (1 timeout) | gemm:M=8,N=8,K=8"), std::string::npos) << lines;
 }
 
 TEST_F(ProgressTest, ATerminalGetsALiveLineWithABar) {
