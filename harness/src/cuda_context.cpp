@@ -78,6 +78,8 @@ void CudaContext::MakeCurrent() const {
 
 void* CudaContext::stream() const { return impl_->stream; }
 
+std::string CudaContext::TimingGateProblem() const { return impl_->gate_error; }
+
 CudaBuffer CudaContext::Allocate(size_t bytes) {
   if (bytes == 0) throw Error(ErrorCode::kBadArgument, "CUDA: cannot allocate 0 bytes");
   auto buffer = std::make_shared<CudaBufferImpl>();

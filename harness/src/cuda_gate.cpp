@@ -42,7 +42,11 @@ void CudaContext::Impl::EnqueueGate() {
   if (gate == nullptr) return;
   unsigned long long ns = kCudaGateNanoseconds;
   void* params[] = {&ns};
-  api->LaunchKernel(gate, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr);
+  cuda::Result r = api->LaunchKernel(gate, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr);
+  if (r != cuda::kSuccess) {
+    gate_error = "its launch failed: " + cuda::ErrorText(*api, r);
+    gate = nullptr;  // not tried again: the timings go on without it, and say so
+  }
 }
 
 }  // namespace beast::harness

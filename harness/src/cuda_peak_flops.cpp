@@ -105,6 +105,11 @@ PeakFlopsResult MeasureCudaPeakFlops(CudaContext& context, const BenchmarkPlan& 
         name, &best);
   }
   if (!best.ok) best.error = errors.empty() ? "no variant fits the device" : errors;
+  // The peak run is the first timed work on a context: it says, where the
+  // run's summary and the database record the method, when timings go
+  // without the gate.
+  const std::string gate = context.TimingGateProblem();
+  if (!gate.empty()) best.method += "; CUDA timings without the launch gate (" + gate + ")";
   return best;
 }
 

@@ -64,6 +64,9 @@ class CudaContext {
   void MakeCurrent() const;
   // The CUstream every launch goes through (for cuBLAS / cuDNN), as void*.
   void* stream() const;
+  // Why timings run without the launch gate (harness/cuda_gate.hpp), once a
+  // timed call tried to build it: "" when the gate works or was not tried.
+  std::string TimingGateProblem() const;
 
   // Runs `enqueue` — which puts work on stream() and returns "" or why it
   // failed — between two events, and waits: the work's device time, or a
