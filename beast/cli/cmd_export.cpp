@@ -106,6 +106,14 @@ int Export(const Argv& argv) {
   options.db_path = args.Get("db", "beast.db");
   options.templates_dir = args.Get("templates", options.templates_dir);
   if (args.Has("check")) {
+    // The check keeps to the devices the export was made for (its stamp).
+    for (const char* option : {"device", "problem", "shapes", "out"}) {
+      if (args.Has(option)) {
+        throw Error(ErrorCode::kBadArgument,
+                    std::string("--check takes no --") + option +
+                        " (it compares with what the export was made from: its stamp)");
+      }
+    }
     options.out_dir = args.Get("check", "");
     ExportCheck check = CheckExport(options);
     if (check.stale.empty()) {

@@ -29,11 +29,11 @@ void CheckNvrtcSupports(const std::string& what, const std::string& arch) {
 
 }  // namespace
 
-DeviceInfo ResolveDevice(const DeviceSelector& selector) {
+DeviceInfo ResolveDevice(const DeviceSelector& selector, bool to_compile) {
   if (selector.backend == Backend::kCuda) {
     if (!selector.arch.empty()) {
       DeviceInfo spec = LoadDeviceSpec(Paths::Default().constraints_dir, selector.arch);
-      CheckNvrtcSupports("cuda:" + selector.arch, selector.arch);
+      if (to_compile) CheckNvrtcSupports("cuda:" + selector.arch, selector.arch);
       return spec;
     }
     harness::CudaProbe probe = harness::ProbeCuda();
@@ -45,14 +45,17 @@ DeviceInfo ResolveDevice(const DeviceSelector& selector) {
                                             std::to_string(probe.devices.size()) +
                                             " CUDA GPUs present)");
     }
-    if (!harness::NvrtcAvailable()) {
+    if (to_compile && !harness::NvrtcAvailable()) {
       throw Error(ErrorCode::kEnvironment,
                   "cuda:" + std::to_string(selector.index) +
                       ": this beast was built without NVRTC (CUDA toolkit not found), so "
                       "it cannot compile kernels for it");
     }
     const DeviceInfo& gpu = probe.devices[selector.index];
-    CheckNvrtcSupports("cuda:" + std::to_string(selector.index) + " (" + gpu.name + ")", gpu.arch);
+    if (to_compile) {
+      CheckNvrtcSupports("cuda:" + std::to_string(selector.index) + " (" + gpu.name + ")",
+                         gpu.arch);
+    }
     return gpu;
   }
   std::vector<DeviceInfo> devices = harness::ListOpenCLDevices();

@@ -219,6 +219,13 @@ TEST_F(CompileOnly, AnArchitectureNvrtcCannotCompileForIsOneLine) {
                             std::to_string(supported.front()) + " to sm_" +
                             std::to_string(supported.back()) + "): use a CUDA toolkit that does\n");
   EXPECT_FALSE(fs::exists(Db("none.db")));
+  // Counting a space needs no compiler: the table's limits are enough.
+  testing::CommandResult space =
+      RunCommand(BeastBinary() +
+                 " space gemm/tiled --problem gemm:M=1024,N=1024,K=1024 --device "
+                 "cuda:" +
+                 dropped + " --json");
+  EXPECT_EQ(space.exit_code, 0) << space.output;
 }
 
 }  // namespace

@@ -380,6 +380,11 @@ TEST_F(ExportTest, DeviceOptionExportsOnlyThatDevicesWinnersAndCheckKeepsToThem)
   run = RunCommand(export_cli + "--check " + options_.out_dir);
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output, options_.out_dir + " is up to date with " + db_ + " (1 kernels)\n");
+  run = RunCommand(export_cli + "--check " + options_.out_dir + " --device foreign");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_EQ(run.output,
+            "beast export: --check takes no --device (it compares with what the export was made "
+            "from: its stamp)\n");
   run = RunCommand(export_cli + "--out " + options_.out_dir + " --device Nowhere");
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_EQ(run.output.rfind("beast export: no device 'Nowhere' in " + db_ + " (devices: ", 0), 0u)
