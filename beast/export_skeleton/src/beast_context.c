@@ -53,8 +53,8 @@ static beast_status Open(cl_device_id device, cl_context context, const char* wh
   if (!c) return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
   pthread_mutex_init(&c->mutex, NULL);
   c->programs = (cl_program*)calloc((size_t)beast_program_count, sizeof(cl_program));
-  c->build_failed = (unsigned char*)calloc((size_t)beast_program_count, 1);
-  if (!c->programs || !c->build_failed || beast_entry_failures_init(c) != BEAST_OK) {
+  c->build_failure = (char**)calloc((size_t)beast_program_count + 1, sizeof(char*));
+  if (!c->programs || !c->build_failure || beast_entry_failures_init(c) != BEAST_OK) {
     beast_context_destroy(c);
     return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
   }
@@ -172,7 +172,8 @@ void beast_context_destroy(beast_context* ctx) {
   }
   if (ctx->context) clReleaseContext(ctx->context);
   free(ctx->programs);
-  free(ctx->build_failed);
+  for (int i = 0; ctx->build_failure && i < beast_program_count; ++i) free(ctx->build_failure[i]);
+  free(ctx->build_failure);
   beast_entry_failures_free(ctx);
   pthread_mutex_destroy(&ctx->mutex);
   free(ctx);
@@ -182,19 +183,21 @@ beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_prog
   beast_status status = BEAST_OK;
   pthread_mutex_lock(&ctx->mutex);
   cl_program* slot = &ctx->programs[entry->program];
-  if (ctx->build_failed[entry->program]) {
-    status = beast_fail(BEAST_ERROR_BUILD, "%s (%s) failed to build on %s earlier in this context",
-                        entry->template_name, entry->config_key, ctx->device_name);
+  char** failure = &ctx->build_failure[entry->program];
+  if (*failure) {
+    status = beast_fail(BEAST_ERROR_BUILD, "%s", *failure); /* as the first caller was told */
   } else if (!*slot) {
     char line[512];
     /* The options beast tuned with (none), so the binary is the one measured. */
     cl_int err = beast_build_program(ctx, beast_program_sources[entry->program], "", slot, line,
                                      sizeof line);
     if (err != CL_SUCCESS) {
-      ctx->build_failed[entry->program] = 1;
       status =
           beast_fail(BEAST_ERROR_BUILD, "%s (%s) does not build on %s (error %d): %s",
                      entry->template_name, entry->config_key, ctx->device_name, (int)err, line);
+      const char* why = beast_last_error();
+      *failure = (char*)malloc(strlen(why) + 1);
+      if (*failure) strcpy(*failure, why); /* without memory it is built again next time */
     }
   }
   *program = *slot;

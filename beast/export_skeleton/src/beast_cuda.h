@@ -27,9 +27,12 @@ typedef struct beast_cuda {
   char arch[16];            /* "sm_90" */
   int shared_optin;         /* the most shared memory a block may opt in to */
   beast_cu_module* modules; /* of beast_cuda_modules, loaded on first use under the mutex */
-  unsigned char* module_failed;
+  /* The error a module failed to load with, per module and for the generic
+   * one (0: none; -1: no image for this GPU), so it is not loaded again and
+   * every later caller reads the same reason. */
+  beast_cu_result* module_error;
   beast_cu_module generic;
-  int generic_failed;
+  beast_cu_result generic_error;
 } beast_cuda;
 
 struct beast_context;

@@ -113,7 +113,8 @@ beast_status beast_cuda_context_create(int index, beast_context** ctx) {
   }
   cu->modules =
       (beast_cu_module*)calloc((size_t)beast_cuda_module_count + 1, sizeof(beast_cu_module));
-  cu->module_failed = (unsigned char*)calloc((size_t)beast_cuda_module_count + 1, 1);
+  cu->module_error =
+      (beast_cu_result*)calloc((size_t)beast_cuda_module_count + 1, sizeof(beast_cu_result));
   /* The stream is made in the GPU's context; the thread gets its own back. */
   beast_cu_context saved = NULL;
   g_driver.CtxGetCurrent(&saved);
@@ -123,7 +124,7 @@ beast_status beast_cuda_context_create(int index, beast_context** ctx) {
   if (r == 0) r = g_driver.StreamCreate(&cu->stream, 0);
   g_driver.CtxSetCurrent(saved);
   if (r == 0 && beast_entry_failures_init(c) != BEAST_OK) r = -1;
-  if (r != 0 || !cu->modules || !cu->module_failed) {
+  if (r != 0 || !cu->modules || !cu->module_error) {
     beast_cuda_context_destroy(c);
     return beast_fail(BEAST_ERROR_DEVICE, "cannot open CUDA device %d: %s", index,
                       r > 0 ? beast_cuda_error_name(r) : "out of host memory");
@@ -169,7 +170,7 @@ void beast_cuda_context_destroy(beast_context* ctx) {
   }
   if (cu) {
     free(cu->modules);
-    free(cu->module_failed);
+    free(cu->module_error);
     free(cu);
   }
   beast_entry_failures_free(ctx);
@@ -201,11 +202,12 @@ beast_status beast_cuda_function(beast_context* ctx, const beast_entry* e, const
   pthread_mutex_lock(&ctx->mutex);
   g_driver.CtxSetCurrent(cu->context);
   beast_cu_module* slot = e ? &cu->modules[e->program] : &cu->generic;
-  int* failed_generic = &cu->generic_failed;
-  unsigned char* failed = e ? &cu->module_failed[e->program] : NULL;
-  if ((failed && *failed) || (!failed && *failed_generic)) {
-    status = beast_fail(BEAST_ERROR_BUILD, "%s failed to load on %s earlier in this context",
-                        e ? e->config_key : "the generic kernels", ctx->device_name);
+  beast_cu_result* failed = e ? &cu->module_error[e->program] : &cu->generic_error;
+  const char* what = e ? e->config_key : "the generic kernels";
+  if (*failed) {
+    status = beast_fail(
+        BEAST_ERROR_BUILD, "%s does not load on %s (%s): %s", what, ctx->device_name, cu->arch,
+        *failed > 0 ? beast_cuda_error_name(*failed) : "the library has no PTX for this GPU");
   } else if (!*slot) {
     const void* image = NULL;
     int jit = 1;
@@ -221,13 +223,9 @@ beast_status beast_cuda_function(beast_context* ctx, const beast_entry* e, const
       *slot = NULL;
       /* Out of memory (2) passes: the module is tried again next time. */
       const int lasting = r != 2;
-      if (failed)
-        *failed = (unsigned char)lasting;
-      else
-        *failed_generic = lasting;
+      if (lasting) *failed = image ? r : -1;
       status = beast_fail(lasting ? BEAST_ERROR_BUILD : BEAST_ERROR_DEVICE,
-                          "%s does not load on %s (%s): %s",
-                          e ? e->config_key : "the generic kernels", ctx->device_name, cu->arch,
+                          "%s does not load on %s (%s): %s", what, ctx->device_name, cu->arch,
                           image ? beast_cuda_error_name(r) : "the library has no PTX for this GPU");
     } else if (jit) {
       ++ctx->cache.programs_built;

@@ -33,10 +33,11 @@ struct beast_context {
   size_t max_work_item_sizes[3];
   cl_ulong local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE */
   /* Programs of beast_program_sources, built on first use under `mutex`;
-   * build_failed[i] remembers a failed build so it is not retried. */
+   * build_failure[i] keeps a failed build's message (NULL: none), so it is
+   * not retried and every later caller reads the same reason. */
   pthread_mutex_t mutex;
   cl_program* programs;
-  unsigned char* build_failed;
+  char** build_failure;
   /* The generic fallback kernels (beast_generic.c), built on first use. */
   cl_program generic_program;
   int generic_failed;

@@ -178,3 +178,32 @@ void CheckExplainGemm(beast_context* ctx, const beast_gemm_problem* p, const cha
   beast_status s = beast_explain_gemm(ctx, p, text, sizeof text);
   CheckExplained(s, text, what, expect);
 }
+
+void CheckGemmCall(beast_context* ctx, beast_gemm_problem p, uint64_t seed, const char* what,
+                   const char* const* expect) {
+  GemmCase t = MakeGemmCase(p, seed);
+  float* c = (float*)malloc(t.c_count * sizeof(float));
+  for (size_t i = 0; i < t.c_count; ++i) c[i] = NAN;
+  char label[256];
+  snprintf(label, sizeof label, "%s: result", what);
+  CheckOutput(label, beast_gemm_host(ctx, &p, t.a, t.b, c), c, t.ref, t.bound, t.c_count);
+  snprintf(label, sizeof label, "%s: explain", what);
+  CheckExplainGemm(ctx, &p, label, expect);
+  free(c);
+  FreeGemmCase(&t);
+}
+
+void CheckConvCall(beast_context* ctx, beast_conv2d_problem p, uint64_t seed, const char* what,
+                   const char* const* expect) {
+  ConvCase t = MakeConvCase(p, seed);
+  float* y = (float*)malloc(t.y_count * sizeof(float));
+  for (size_t i = 0; i < t.y_count; ++i) y[i] = NAN;
+  char label[256];
+  snprintf(label, sizeof label, "%s: result", what);
+  CheckOutput(label, beast_conv2d_forward_host(ctx, &p, t.x, t.w, t.b, y), y, t.ref, t.bound,
+              t.y_count);
+  snprintf(label, sizeof label, "%s: explain", what);
+  CheckExplainConv(ctx, &p, label, expect);
+  free(y);
+  FreeConvCase(&t);
+}

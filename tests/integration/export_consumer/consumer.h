@@ -55,6 +55,15 @@ void FreeGemmCase(GemmCase* t);
 void CheckOutput(const char* what, beast_status status, const float* y, const double* ref,
                  const double* bound, size_t count);
 
+/* Runs p through the host API (output poisoned with NaN first) on seeded
+ * inputs, reports "WHAT: result" against the reference and "WHAT: explain"
+ * for whether beast_explain's answer holds every string of `expect`
+ * (NULL-terminated). */
+void CheckConvCall(beast_context* ctx, beast_conv2d_problem p, uint64_t seed, const char* what,
+                   const char* const* expect);
+void CheckGemmCall(beast_context* ctx, beast_gemm_problem p, uint64_t seed, const char* what,
+                   const char* const* expect);
+
 /* Asks beast_explain about a problem and reports whether the answer holds
  * every one of the NULL-terminated `expect` strings. */
 void CheckExplainConv(beast_context* ctx, const beast_conv2d_problem* p, const char* what,

@@ -10,47 +10,18 @@
 
 #include "consumer.h"
 
-static void RunGemm(beast_context* ctx, beast_gemm_problem p, uint64_t seed, const char* what,
-                    const char* const* expect) {
-  GemmCase t = MakeGemmCase(p, seed);
-  float* c = (float*)malloc(t.c_count * sizeof(float));
-  for (size_t i = 0; i < t.c_count; ++i) c[i] = NAN;
-  char label[256];
-  snprintf(label, sizeof label, "%s: result", what);
-  CheckOutput(label, beast_gemm_host(ctx, &p, t.a, t.b, c), c, t.ref, t.bound, t.c_count);
-  snprintf(label, sizeof label, "%s: explain", what);
-  CheckExplainGemm(ctx, &p, label, expect);
-  free(c);
-  FreeGemmCase(&t);
-}
-
-static void RunConv(beast_context* ctx, beast_conv2d_problem p, uint64_t seed, const char* what,
-                    const char* const* expect) {
-  ConvCase t = MakeConvCase(p, seed);
-  float* y = (float*)malloc(t.y_count * sizeof(float));
-  for (size_t i = 0; i < t.y_count; ++i) y[i] = NAN;
-  char label[256];
-  snprintf(label, sizeof label, "%s: result", what);
-  CheckOutput(label, beast_conv2d_forward_host(ctx, &p, t.x, t.w, t.b, y), y, t.ref, t.bound,
-              t.y_count);
-  snprintf(label, sizeof label, "%s: explain", what);
-  CheckExplainConv(ctx, &p, label, expect);
-  free(y);
-  FreeConvCase(&t);
-}
-
 void CheckDispatch(beast_context* ctx) {
   const beast_gemm_problem exact = {64, 64, 64, 0, 1, BEAST_DTYPE_F32, 0};
   const char* const exact_expect[] = {
       "gemm:M=64,N=64,K=64,transA=0,transB=1,dtype=f32 -> exact tuned: gemm/tiled", "VWN=8", NULL};
-  RunGemm(ctx, exact, 401, "dispatch exact gemm 64x64x64 trans_b", exact_expect);
+  CheckGemmCall(ctx, exact, 401, "dispatch exact gemm 64x64x64 trans_b", exact_expect);
 
   const beast_gemm_problem near_gemm = {60, 48, 40, 0, 0, BEAST_DTYPE_F32, 0};
   const char* const near_gemm_expect[] = {
       "gemm:M=60,N=48,K=40,transA=0,transB=0,dtype=f32 -> nearest tuned: config of gemm/tiled "
       "tuned for gemm:M=64,N=48,K=40,transA=0,transB=0,dtype=f32 (distance 0.093)",
       NULL};
-  RunGemm(ctx, near_gemm, 411, "dispatch nearest gemm 60x48x40", near_gemm_expect);
+  CheckGemmCall(ctx, near_gemm, 411, "dispatch nearest gemm 60x48x40", near_gemm_expect);
 
   const beast_conv2d_problem near_conv = {
       1, 3, 12, 12, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 0};
@@ -59,7 +30,7 @@ void CheckDispatch(beast_context* ctx) {
       "conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride_h=2,stride_w=2,pad_h=1,pad_w=1,dilation_h=1,"
       "dilation_w=1,groups=1,layout=NCHW,dtype=f32 (distance 0.171)",
       NULL};
-  RunConv(ctx, near_conv, 421, "dispatch nearest conv2d 12x12", near_conv_expect);
+  CheckConvCall(ctx, near_conv, 421, "dispatch nearest conv2d 12x12", near_conv_expect);
 
   const beast_conv2d_problem near_golden = {
       2, 3, 7, 5, 4, 3, 2, 1, 1, 0, 0, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
@@ -68,11 +39,11 @@ void CheckDispatch(beast_context* ctx) {
       "conv2d:N=2,C=4,H=9,W=7,K=6,R=3,S=2,stride_h=1,stride_w=2,pad_h=2,pad_w=0,dilation_h=2,"
       "dilation_w=2,groups=2,bias=1,layout=NCHW,dtype=f32 (distance 2.719)",
       NULL};
-  RunConv(ctx, near_golden, 431, "dispatch nearest conv2d (test_Conv2d's shape)",
-          near_golden_expect);
+  CheckConvCall(ctx, near_golden, 431, "dispatch nearest conv2d (test_Conv2d's shape)",
+                near_golden_expect);
 
   const beast_gemm_problem fallback = {64, 60, 64, 0, 1, BEAST_DTYPE_F32, 0};
   const char* const fallback_expect[] = {
       "gemm:M=64,N=60,K=64,transA=0,transB=1,dtype=f32 -> generic kernel beast_generic_gemm", NULL};
-  RunGemm(ctx, fallback, 441, "dispatch fallback gemm 64x60x64 trans_b", fallback_expect);
+  CheckGemmCall(ctx, fallback, 441, "dispatch fallback gemm 64x60x64 trans_b", fallback_expect);
 }

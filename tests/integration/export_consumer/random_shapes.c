@@ -35,6 +35,8 @@ static int RunShape(beast_context* ctx, const char* op, int tuned, const int* v,
              strcmp(op, "conv") == 0 ? "conv2d" : "gemm");
   }
   const char* const expected[] = {expect, NULL};
+  snprintf(what, sizeof what, "random shape %d (%s %s)", index, tuned ? "tuned" : "untuned",
+           strcmp(op, "conv") == 0 ? "conv2d" : "gemm");
   if (strcmp(op, "conv") == 0) {
     beast_conv2d_problem p = {v[0],
                               v[1],
@@ -53,27 +55,10 @@ static int RunShape(beast_context* ctx, const char* op, int tuned, const int* v,
                               v[14] ? BEAST_LAYOUT_NHWC : BEAST_LAYOUT_NCHW,
                               BEAST_DTYPE_F32,
                               v[15]};
-    ConvCase t = MakeConvCase(p, 1000 + (uint64_t)index);
-    float* y = (float*)malloc(t.y_count * sizeof(float));
-    for (size_t i = 0; i < t.y_count; ++i) y[i] = NAN;
-    snprintf(what, sizeof what, "random shape %d (%s conv2d)", index, tuned ? "tuned" : "untuned");
-    CheckOutput(what, beast_conv2d_forward_host(ctx, &p, t.x, t.w, t.b, y), y, t.ref, t.bound,
-                t.y_count);
-    snprintf(what, sizeof what, "random shape %d explain", index);
-    CheckExplainConv(ctx, &p, what, expected);
-    free(y);
-    FreeConvCase(&t);
+    CheckConvCall(ctx, p, 1000 + (uint64_t)index, what, expected);
   } else {
     beast_gemm_problem p = {v[0], v[1], v[2], v[3], v[4], BEAST_DTYPE_F32, v[5]};
-    GemmCase t = MakeGemmCase(p, 2000 + (uint64_t)index);
-    float* c = (float*)malloc(t.c_count * sizeof(float));
-    for (size_t i = 0; i < t.c_count; ++i) c[i] = NAN;
-    snprintf(what, sizeof what, "random shape %d (%s gemm)", index, tuned ? "tuned" : "untuned");
-    CheckOutput(what, beast_gemm_host(ctx, &p, t.a, t.b, c), c, t.ref, t.bound, t.c_count);
-    snprintf(what, sizeof what, "random shape %d explain", index);
-    CheckExplainGemm(ctx, &p, what, expected);
-    free(c);
-    FreeGemmCase(&t);
+    CheckGemmCall(ctx, p, 2000 + (uint64_t)index, what, expected);
   }
   return failures > before;
 }
