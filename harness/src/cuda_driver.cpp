@@ -93,13 +93,21 @@ CudaProbe ProbeCuda() {
                     ": cuDeviceGetCount failed: " + cuda::ErrorText(*api, status);
     return probe;
   }
+  std::string stopped;
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     cuda::Device device = 0;
-    if (api->DeviceGet(&device, ordinal) != cuda::kSuccess) continue;
+    // cuda:N is the driver's ordinal N: a device that cannot be opened ends
+    // the list rather than shift the ones after it.
+    if ((status = api->DeviceGet(&device, ordinal)) != cuda::kSuccess) {
+      stopped = " (cuDeviceGet(" + std::to_string(ordinal) +
+                ") failed: " + cuda::ErrorText(*api, status) +
+                "; the devices from it on are not listed)";
+      break;
+    }
     probe.devices.push_back(DescribeDevice(*api, device, ordinal, version_text));
   }
   probe.message = "CUDA driver " + version_text + ": " + std::to_string(probe.devices.size()) +
-                  (probe.devices.size() == 1 ? " device" : " devices");
+                  (probe.devices.size() == 1 ? " device" : " devices") + stopped;
   return probe;
 }
 
