@@ -13,7 +13,7 @@ ProblemData ZeroProblemData(const Problem& problem) {
     d.input1.assign(harness::Conv2dFilterCount(s), 0.0f);
     if (s.bias) d.bias.assign(static_cast<size_t>(s.k), 0.0f);
     d.output_count = harness::Conv2dOutputCount(s);
-    d.reduction_length = (s.c / s.groups) * s.r * s.s;
+    d.reduction_length = harness::Conv2dReductionLength(s);
   } else {
     const GemmShape& g = problem.gemm();
     d.input0.assign(static_cast<size_t>(g.m * g.k), 0.0f);
@@ -32,7 +32,7 @@ ProblemData MakeProblemData(const Problem& problem) {
     d.input1 = harness::RandomInputs(harness::Conv2dFilterCount(s), 2);
     if (s.bias) d.bias = harness::RandomInputs(static_cast<size_t>(s.k), 3);
     d.output_count = harness::Conv2dOutputCount(s);
-    d.reduction_length = (s.c / s.groups) * s.r * s.s;
+    d.reduction_length = harness::Conv2dReductionLength(s);
     d.reference.resize(d.output_count);
     d.abs_reference.resize(d.output_count);
     harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), s.bias ? d.bias.data() : nullptr,

@@ -150,6 +150,10 @@ size_t Conv2dFilterCount(const Conv2dShape& s) {
 
 size_t Conv2dOutputCount(const Conv2dShape& s) { return s.n * s.k * s.OutH() * s.OutW(); }
 
+int64_t Conv2dReductionLength(const Conv2dShape& s) {
+  return (s.groups > 0 ? s.c / s.groups : 0) * s.r * s.s + (s.bias ? 1 : 0);
+}
+
 void ReferenceConv2d(const Conv2dShape& shape, const float* x, const float* w, const float* bias,
                      float* y, float* abs_y) {
   CheckConvShape(shape);

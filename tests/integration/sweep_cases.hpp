@@ -109,7 +109,7 @@ inline ProblemData GoldenProblemData(const GoldenConv& g, Layout layout,
   d.bias = g.b;
   d.reference = layout == Layout::kNHWC ? ToChannelsLast(g.y, s.n, s.k, p, q) : g.y;
   d.output_count = d.reference.size();
-  d.reduction_length = cg * s.r * s.s;
+  d.reduction_length = harness::Conv2dReductionLength(s);
   d.abs_reference.resize(d.output_count);
   beast_reference->resize(d.output_count);
   harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), s.bias ? d.bias.data() : nullptr,

@@ -37,6 +37,10 @@ TEST(ReferenceConv2d, HandCaseWithGroupsPadStrideDilationBias) {
   ASSERT_EQ(Conv2dInputCount(shape), 32u);
   ASSERT_EQ(Conv2dFilterCount(shape), 8u);
   ASSERT_EQ(Conv2dOutputCount(shape), 8u);
+  // (C/groups)*R*S = 4 products per output, and the bias a fifth term.
+  EXPECT_EQ(Conv2dReductionLength(shape), 4);
+  shape.bias = true;
+  EXPECT_EQ(Conv2dReductionLength(shape), 5);
   std::vector<float> y(8), abs_y(8);
   ReferenceConv2d(shape, x.data(), w.data(), bias.data(), y.data(), abs_y.data());
   // k=0, (1,1): 1*x[1][1] + 2*x[1][3] + 3*x[3][1] + 4*x[3][3] + 0.5 = 6+16+42+64+0.5
@@ -280,8 +284,9 @@ TEST(ReferenceConv2d, OnnxGoldenCases) {
     ReferenceConv2d(shape, x.data(), w.data(), bias.empty() ? nullptr : bias.data(), y.data(),
                     abs_y.data());
     // ONNX's outputs were computed in float: within the float error bound.
-    int64_t terms = shape.c / shape.groups * shape.r * shape.s + (bias.empty() ? 0 : 1);
-    ValidationResult check = Validate(expected.data(), y.data(), abs_y.data(), y.size(), terms);
+    shape.bias = !bias.empty();
+    ValidationResult check =
+        Validate(expected.data(), y.data(), abs_y.data(), y.size(), Conv2dReductionLength(shape));
     EXPECT_TRUE(check.ok) << "max_error " << check.max_error << " at " << check.worst_index;
     // The "node/" cases sum small integers: exact.
     if (name.rfind("node/", 0) == 0) {

@@ -16,6 +16,9 @@ namespace beast::harness {
 size_t Conv2dInputCount(const beast::Conv2dShape& shape);   // N*C*H*W
 size_t Conv2dFilterCount(const beast::Conv2dShape& shape);  // K*(C/groups)*R*S
 size_t Conv2dOutputCount(const beast::Conv2dShape& shape);  // N*K*P*Q
+// Terms summed into each output: (C/groups)*R*S products, plus the bias when
+// there is one — the L of the error bound that Validate checks against.
+int64_t Conv2dReductionLength(const beast::Conv2dShape& shape);
 
 // Forward 2D convolution (cross-correlation, as in cuDNN and ONNX) with
 // stride, symmetric zero padding, dilation and groups:
