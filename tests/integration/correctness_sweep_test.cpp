@@ -1,19 +1,20 @@
 // Correctness sweep on PoCL: every conv2d template, in every layout it
 // supports, on the 17 ONNX golden convolutions and the DeepBench / benchdnn
 // shapes of tests/data; every GEMM template on all four transpositions of odd
-// shapes, row- and column-major. Several configs per (template, shape),
-// chosen by what they are (tests/support/config_picks.hpp): the default; on
-// the golden cases, the config of the smallest and the one of the largest
-// work-group tile, each with one on/off combination of the template's
-// staging flags in turn, and a random config that only the hard constraints
-// allow (as `beast tune --ignore-soft` and the exporter's nearest-shape
-// entries may run); on the other shapes, by turns the smallest tile, the
-// largest tile (staging combinations in turn) or a random config, and a
-// hard-only one on the small GEMM shapes. (Every config is a fresh PoCL
-// build, 0.1-1 s cold, so the configs per shape are what the sweep costs.)
-// Every config must validate: a shape a config cannot handle has to be
-// excluded by a hard constraint, never by a wrong answer. One CTest entry
-// per template and layout, so they run in parallel.
+// shapes, row- and column-major. Several configs per (template, shape), chosen
+// by what they are (tests/support/config_picks.hpp): the default (where the
+// hard constraints allow it, as `beast tune` measures it); on the golden cases,
+// the config of the smallest and the one of the largest work-group tile, each
+// with one on/off combination of the template's staging flags in turn, and a
+// random config that only the hard constraints allow (as `beast tune
+// --ignore-soft` and the exporter's nearest-shape entries may run); on the
+// other shapes, by turns the smallest tile, the largest tile (staging
+// combinations in turn) or a random config, and a hard-only one on the small
+// GEMM shapes. (Every config is a fresh PoCL build, 0.1-1 s cold, so the
+// configs per shape are what the sweep costs.) Every config must validate: a
+// shape a config cannot handle has to be excluded by a hard constraint, never
+// by a wrong answer. One CTest entry per template and layout, so they run in
+// parallel.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -111,9 +112,11 @@ class Sweep : public ::testing::TestWithParam<Target> {
     };
     BoundSpace space = picker.Where({}, hard_only);
     if (space.Count() == 0) return chosen;
+    // The default whenever the hard constraints allow it, as `beast tune`
+    // measures it then (the baseline of its speed-ups).
     std::string why;
     Config def = space.DefaultConfig();
-    if (space.Check(def, &why)) add(def, "default");
+    if (space.Check(def, &why, /*hard_only=*/true)) add(def, "default");
     // A tile extreme with a staging combination: from the space the tuner
     // explores where it has the combination, else from what the hard
     // constraints allow.
