@@ -49,7 +49,14 @@ inline TemplateFlags FlagsOf(const SpaceSpec& spec) {
          {"UNROLL_RS", kOnOff},
          {"PADQ", kOnOff},
          {"VW", kWidths}}}},
-      {"gemm/tiled", {{"SA", "SB"}, {{"SA", kOnOff}, {"SB", kOnOff}, {"VWN", kWidths}}}},
+      {"gemm/tiled",
+       {{"SA", "SB"},
+        {{"SA", kOnOff},
+         {"SB", kOnOff},
+         {"VWM", kWidths},
+         {"VWN", kWidths},
+         {"STRM", kOnOff},
+         {"STRN", kOnOff}}}},
   };
   auto it = kFlags.find(spec.name);
   if (it == kFlags.end()) {
