@@ -319,16 +319,25 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
     spec.launch_shared_carveout = L.ParseExpr(launch["shared_carveout"], "launch shared_carveout");
   }
   CheckNames(spec);
-  // The hash covers what decides the generated code: space, template, shared macros.
+  // The hash covers what decides the generated code: space, template, the
+  // template's own parts (a folder beside it named after it: implicit_gemm/
+  // for implicit_gemm.cl.j2) and the shared macros.
   std::string hashed = space_text + '\0' + ReadFile(spec.source_path);
-  fs::path common = fs::path(templates_dir) / "_common";
-  std::vector<std::string> common_files;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(common, ec); !ec && it != fs::directory_iterator(); ++it) {
-    common_files.push_back(it->path().string());
+  const fs::path template_file(spec.source_path);
+  const std::string file_name = template_file.filename().string();
+  const std::string stem = file_name.substr(0, file_name.find('.'));
+  const fs::path folders[] = {template_file.parent_path() / stem,
+                              fs::path(templates_dir) / "_common"};
+  for (const fs::path& folder : folders) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator();
+         ++it) {
+      if (it->is_regular_file()) files.push_back(it->path().string());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) hashed += '\0' + ReadFile(f);
   }
-  std::sort(common_files.begin(), common_files.end());
-  for (const auto& f : common_files) hashed += '\0' + ReadFile(f);
   spec.hash = HashText(hashed);
   return spec;
 }

@@ -149,3 +149,42 @@ TEST(UserConstraints, CommandLineAndFiles) {
 
 }  // namespace
 }  // namespace beast
+
+namespace beast {
+namespace {
+
+// A template's hash changes with everything that decides its code: its own
+// parts (the folder beside it named after it) and the shared macros too, so a
+// database never takes results of other code for this template's.
+TEST(SpaceLoader, HashCoversTheTemplatesPartsAndTheSharedMacros) {
+  testing::TempTemplates t;
+  const std::string name = t.Add("parted", R"YAML(op: gemm
+source: parted.cl.j2
+kernel: k
+parameters:
+  - {name: A, values: [1, 2], default: 1}
+launch:
+  global: [M, N, 1]
+  local: [1, 1, 1]
+)YAML");
+  namespace fs = std::filesystem;
+  const fs::path parts = fs::path(t.dir()) / "t" / "parted";
+  fs::create_directories(parts);
+  fs::create_directories(fs::path(t.dir()) / "_common");
+  std::ofstream(parts / "loads.j2") << "{% macro load() %}a{% endmacro %}\n";
+  const std::string before = SpaceSpec::Load(t.dir(), name).hash;
+  EXPECT_EQ(SpaceSpec::Load(t.dir(), name).hash, before);
+  std::ofstream(parts / "loads.j2") << "{% macro load() %}b{% endmacro %}\n";
+  const std::string part_edited = SpaceSpec::Load(t.dir(), name).hash;
+  EXPECT_NE(part_edited, before);
+  std::ofstream(fs::path(t.dir()) / "_common" / "dialect.j2") << "{# shared #}\n";
+  EXPECT_NE(SpaceSpec::Load(t.dir(), name).hash, part_edited);
+  // Another template's parts are not this one's.
+  fs::create_directories(fs::path(t.dir()) / "t" / "other");
+  const std::string now = SpaceSpec::Load(t.dir(), name).hash;
+  std::ofstream(fs::path(t.dir()) / "t" / "other" / "x.j2") << "x\n";
+  EXPECT_EQ(SpaceSpec::Load(t.dir(), name).hash, now);
+}
+
+}  // namespace
+}  // namespace beast
