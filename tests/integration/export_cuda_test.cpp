@@ -19,6 +19,7 @@
 #include "command_runner.hpp"
 #include "harness/nvrtc_compiler.hpp"
 #include "harness/opencl_devices.hpp"
+#include "record_measurement.hpp"
 #include "results_db/store.hpp"
 
 namespace beast {
@@ -47,22 +48,7 @@ class ExportCuda : public ::testing::Test {
     SpaceSpec spec = SpaceSpec::Load(templates, "gemm/tiled");
     Problem problem = Problem::Parse(kGemm);
     Config config = BoundSpace(spec, problem, device).Enumerate(index + 1).at(index);
-    results_db::Store store = results_db::Store::Open(db_);
-    int64_t device_id =
-        store.UpsertDevice({BackendName(device.backend), device.name, device.vendor,
-                            device.driver_version, device.arch, DeviceLimitsToJson(device.limits)});
-    int64_t run = store.BeginRun("export_cuda_test", BEAST_VERSION);
-    results_db::MeasurementRecord m;
-    m.run_id = run;
-    m.device_id = device_id;
-    m.problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
-    m.config_id = store.UpsertConfig(store.UpsertTemplate(spec.name, spec.hash, spec.source_rel),
-                                     config.Key(), config.Hash(), config.ToJson());
-    m.status = "ok";
-    m.samples_ms = {ms, ms, ms};
-    m.median_ms = ms;
-    store.RecordMeasurement(m);
-    store.FinishRun(run, "finished");
+    testing::RecordMeasurement(db_, device, problem, spec, config, ms);
     return config.Key();
   }
 

@@ -17,6 +17,7 @@
 #include "beast/paths.hpp"
 #include "command_runner.hpp"
 #include "harness/opencl_devices.hpp"
+#include "record_measurement.hpp"
 #include "results_db/store.hpp"
 
 namespace beast::testing {
@@ -71,27 +72,11 @@ class ExportFixture : public ::testing::Test {
   void Record(const std::string& key, const Config& config, double ms, const std::string& hash = "",
               const std::string& device_name = "") {
     Problem problem = Problem::Parse(key);
-    SpaceSpec spec = SpaceSpec::Load(options_.templates_dir, TemplateOf(problem));
-    results_db::Store store = results_db::Store::Open(db_);
-    int64_t device_id = store.UpsertDevice(
-        {"opencl", device_name.empty() ? device_.name : device_name, device_.vendor,
-         device_.driver_version, device_.arch, DeviceLimitsToJson(device_.limits)});
-    int64_t run = store.BeginRun("export_test", BEAST_VERSION);
-    results_db::MeasurementRecord m;
-    m.run_id = run;
-    m.device_id = device_id;
-    m.problem_id = store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
-    m.config_id = store.UpsertConfig(
-        store.UpsertTemplate(spec.name, hash.empty() ? spec.hash : hash, spec.source_rel),
-        config.Key(), config.Hash(), config.ToJson());
-    m.is_default = false;
-    m.status = ms > 0 ? "ok" : "compile_error";
-    if (ms > 0) {
-      m.samples_ms = {ms, ms, ms};
-      m.median_ms = ms;
-    }
-    store.RecordMeasurement(m);
-    store.FinishRun(run, "finished");
+    DeviceInfo device = device_;
+    if (!device_name.empty()) device.name = device_name;
+    RecordMeasurement(db_, device, problem,
+                      SpaceSpec::Load(options_.templates_dir, TemplateOf(problem)), config, ms,
+                      hash);
   }
 
   // The valid configs of problem's template for it on the device.
