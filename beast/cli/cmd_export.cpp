@@ -100,7 +100,7 @@ int Export(const Argv& argv) {
             "export");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
-                "beast export: unexpected argument \"" + args.positional()[0] + "\" (see --help)");
+                "unexpected argument \"" + args.positional()[0] + "\" (see --help)");
   }
   ExportOptions options = ExportOptions::Defaults();
   options.db_path = args.Get("db", "beast.db");

@@ -46,7 +46,7 @@ int Space(const Argv& argv) {
   }
   if (args.Has("t1")) {
     if (!args.positional().empty())
-      throw Error(ErrorCode::kBadArgument, "beast space: give a TEMPLATE or --t1 FILE, not both");
+      throw Error(ErrorCode::kBadArgument, "give a TEMPLATE or --t1 FILE, not both");
     SpaceSpec spec = LoadT1(args.Get("t1"));
     auto start = std::chrono::steady_clock::now();
     BoundSpace space(spec, {}, options);
@@ -66,7 +66,7 @@ int Space(const Argv& argv) {
     return PrintSpace(space, "t1", "", args);
   }
   if (args.positional().size() != 1)
-    throw Error(ErrorCode::kBadArgument, "beast space: expected one TEMPLATE (see --help)");
+    throw Error(ErrorCode::kBadArgument, "expected one TEMPLATE (see --help)");
   Paths paths = Paths::Default();
   SpaceSpec spec =
       SpaceSpec::Load(args.Get("templates", paths.templates_dir), args.positional()[0]);

@@ -180,7 +180,7 @@ void ParseShard(const std::string& text, TuneOptions* o) {
   if (slash == std::string::npos || end != text.c_str() + slash || count < 1 || index < 0 ||
       index >= count)
     throw Error(ErrorCode::kBadArgument,
-                "beast tune: --shard must be I/N with 0 <= I < N, not \"" + text + "\"");
+                "--shard must be I/N with 0 <= I < N, not \"" + text + "\"");
   o->shard_index = static_cast<int>(index);
   o->shard_count = static_cast<int>(count);
 }
@@ -229,7 +229,7 @@ double PositiveSeconds(const Args& args, const std::string& name, double fallbac
   if (used != text.size() || !(v > 0)) {
     throw Error(
         ErrorCode::kBadArgument,
-        "beast tune: --" + name + " must be a positive number of seconds, not \"" + text + "\"");
+        "--" + name + " must be a positive number of seconds, not \"" + text + "\"");
   }
   return v;
 }
@@ -246,14 +246,14 @@ int Tune(const Argv& argv) {
             {"ignore-soft", "quiet", "json", "no-cache", "flush-cache"}, "tune");
   if (!args.positional().empty()) {
     throw Error(ErrorCode::kBadArgument,
-                "beast tune: unexpected argument \"" + args.positional()[0] + "\"");
+                "unexpected argument \"" + args.positional()[0] + "\"");
   }
   TuneOptions o;
   o.templates = args.GetAll("template");
   if (o.templates.empty())
-    throw Error(ErrorCode::kBadArgument, "beast tune: --template is required");
+    throw Error(ErrorCode::kBadArgument, "--template is required");
   for (const auto& p : args.GetAll("problem")) o.problems.push_back(Problem::Parse(p));
-  if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "beast tune: --problem is required");
+  if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "--problem is required");
   std::vector<DeviceSelector> devices;
   for (const auto& d : args.GetAll("device")) devices.push_back(DeviceSelector::Parse(d));
   o.device = devices.empty() ? BestDevice() : devices.front();
@@ -261,7 +261,7 @@ int Tune(const Argv& argv) {
   o.templates_dir = args.Get("templates", "");
   long max_configs = args.GetInt("max-configs", 0);
   if (max_configs < 0)
-    throw Error(ErrorCode::kBadArgument, "beast tune: --max-configs must not be negative");
+    throw Error(ErrorCode::kBadArgument, "--max-configs must not be negative");
   o.max_configs = static_cast<uint64_t>(max_configs);
   o.seed = static_cast<uint64_t>(args.GetInt("seed", 1));
   o.bind.ignore_soft = args.Has("ignore-soft");
@@ -274,14 +274,14 @@ int Tune(const Argv& argv) {
   o.max_reps = static_cast<int>(args.GetInt("max-reps", o.max_reps));
   if (o.max_reps < o.min_reps) o.min_reps = o.max_reps < 1 ? 1 : o.max_reps;
   if (o.max_reps < 1)
-    throw Error(ErrorCode::kBadArgument, "beast tune: --max-reps must be at least 1");
+    throw Error(ErrorCode::kBadArgument, "--max-reps must be at least 1");
   o.max_seconds_per_config = PositiveSeconds(args, "max-seconds", o.max_seconds_per_config);
   o.timeout_seconds = PositiveSeconds(args, "timeout-seconds", o.timeout_seconds);
   o.baselines = args.Get("baselines", "auto");
   if (o.baselines != "clblast" && o.baselines != "nvidia" && o.baselines != "none" &&
       o.baselines != "auto") {
     throw Error(ErrorCode::kBadArgument,
-                "beast tune: --baselines must be auto, clblast, nvidia or none, not \"" +
+                "--baselines must be auto, clblast, nvidia or none, not \"" +
                     o.baselines + "\"");
   }
   o.flush_cache = args.Has("flush-cache");
@@ -310,7 +310,7 @@ int Tune(const Argv& argv) {
   for (const auto& a : argv) o.command_line += " " + a;
   if (devices.size() > 1) {
     if (args.Has("shard"))
-      throw Error(ErrorCode::kBadArgument, "beast tune: --shard goes with one --device");
+      throw Error(ErrorCode::kBadArgument, "--shard goes with one --device");
     MultiDeviceSummary run =
         TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
     std::string out;

@@ -16,11 +16,11 @@ int Worker(const Argv& argv) {
   if (device_index < 0 || fd < 0) {
     throw Error(
         ErrorCode::kBadArgument,
-        "beast worker: --device-index N --fd FD are required (the tuner starts workers itself)");
+        "--device-index N --fd FD are required (the tuner starts workers itself)");
   }
   const std::string backend_name = args.Get("backend", "opencl");
   if (backend_name != "opencl" && backend_name != "cuda")
-    throw Error(ErrorCode::kBadArgument, "beast worker: --backend must be opencl or cuda");
+    throw Error(ErrorCode::kBadArgument, "--backend must be opencl or cuda");
   const Backend backend = backend_name == "cuda" ? Backend::kCuda : Backend::kOpenCL;
   if (args.Has("compile")) {
     return RunCompileWorker(backend, static_cast<int>(device_index), static_cast<int>(fd),
