@@ -1,6 +1,6 @@
 // Starting the Python analysis package as a child process (analysis_verb.hpp):
 // posix_spawn, no shell, so arguments reach Python exactly as given.
-#include "analysis_verb.hpp"
+#include "beast/cli/analysis_verb.hpp"
 
 #include <signal.h>
 #include <spawn.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/error.hpp"
-#include "beast/paths.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/paths.hpp"
 
 extern char** environ;
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "verbs.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 

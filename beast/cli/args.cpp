@@ -1,13 +1,13 @@
 // Command-line parsing shared by the verbs (args.hpp).
-#include "args.hpp"
+#include "beast/cli/args.hpp"
 
 #include <cerrno>
 #include <cstdlib>
 
 #include <cstdio>
 
-#include "beast/error.hpp"
-#include "verbs.hpp"
+#include "beast/core/error.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 

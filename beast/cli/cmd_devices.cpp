@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
-#include "beast/json.hpp"
-#include "harness/cuda_driver.hpp"
-#include "harness/opencl_devices.hpp"
-#include "verbs.hpp"
+#include "beast/cli/args.hpp"
+#include "beast/core/json.hpp"
+#include "harness/cuda/cuda_driver.hpp"
+#include "harness/opencl/opencl_devices.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 namespace {
@@ -65,7 +65,7 @@ void PrintDevice(const DeviceInfo& d) {
 int Devices(const Argv& argv) {
   if (PrintHelpIfAsked(argv, kHelp)) return 0;
   Args args(argv, {}, {"json"}, "devices");
-  std::vector<DeviceInfo> opencl = harness::ListOpenCLDevices();
+  std::vector<DeviceInfo> opencl = harness::ListOpenClDevices();
   harness::CudaProbe cuda = harness::ProbeCuda();
   if (args.Has("json")) {
     std::string out = "{\"opencl\": [";

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
-#include "beast/error.hpp"
-#include "beast/exporter.hpp"
-#include "beast/json.hpp"
-#include "beast/problem.hpp"
-#include "device_name.hpp"
+#include "beast/cli/args.hpp"
+#include "beast/core/error.hpp"
+#include "beast/export/exporter.hpp"
+#include "beast/core/json.hpp"
+#include "beast/problem/problem.hpp"
+#include "beast/cli/device_name.hpp"
 #include "results_db/store.hpp"
-#include "verbs.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 namespace {

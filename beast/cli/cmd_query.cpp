@@ -7,13 +7,13 @@
 #include <cstdio>
 #include <set>
 
-#include "args.hpp"
-#include "beast/error.hpp"
-#include "beast/json.hpp"
-#include "beast/problem.hpp"
-#include "device_name.hpp"
+#include "beast/cli/args.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/json.hpp"
+#include "beast/problem/problem.hpp"
+#include "beast/cli/device_name.hpp"
 #include "results_db/store.hpp"
-#include "verbs.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 namespace {
@@ -130,7 +130,7 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
              ", \"problem\": " + JsonString(r.problem_key) +
              ", \"template\": " + JsonString(r.template_name) +
              ", \"config\": " + JsonString(r.config_key) + ", \"params\": " + r.params_json +
-             ", \"status\": " + JsonString(r.status) +
+             ", \"status\": " + JsonString(StatusName(r.status)) +
              ", \"is_default\": " + (r.is_default ? "true" : "false") +
              ", \"median_ms\": " + Num(r.median_ms) + ", \"spread\": " + Num(r.spread) +
              ", \"gflops\": " + Num(r.gflops) + ", \"max_error\": " + Num(r.max_error) +
@@ -171,7 +171,7 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
       std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(),
                   r.backend.c_str(), CsvField(r.problem_key).c_str(),
                   CsvField(r.template_name).c_str(), CsvField(r.config_key).c_str(),
-                  r.status.c_str(), r.is_default ? 1 : 0, Opt(r.median_ms).c_str(),
+                  StatusName(r.status), r.is_default ? 1 : 0, Opt(r.median_ms).c_str(),
                   Opt(r.spread).c_str(), Opt(r.gflops).c_str(), Opt(r.max_error).c_str(),
                   Opt(r.speedup_vs_default).c_str(), vs.c_str());
     }
@@ -197,7 +197,7 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
     if (r.median_ms) std::snprintf(median, sizeof median, "%.6f", *r.median_ms);
     if (r.gflops) std::snprintf(gflops, sizeof gflops, "%.2f", *r.gflops);
     std::printf("%-20s %-14s %11s %9s %8s%s %-8s  %s\n%*s  %s\n%*s  %s\n", r.template_name.c_str(),
-                r.status.c_str(), median, gflops, Ratio(r.speedup_vs_default).c_str(), vs.c_str(),
+                StatusName(r.status), median, gflops, Ratio(r.speedup_vs_default).c_str(), vs.c_str(),
                 r.is_default ? "default" : "", r.config_key.c_str(), indent, "",
                 r.device_name.c_str(), indent, "", r.problem_key.c_str());
     if (HasResources(r)) std::printf("%*s  %s\n", indent, "", ResourcesText(r).c_str());
@@ -282,12 +282,15 @@ int Query(const Argv& argv) {
   }
   results_db::QueryFilter filter;
   if (args.Has("status")) {
-    filter.status = args.Get("status");
-    if (!results_db::IsMeasurementStatus(*filter.status)) {
-      std::vector<std::string> statuses(std::begin(results_db::kMeasurementStatuses),
-                                        std::end(results_db::kMeasurementStatuses));
+    const std::string name = args.Get("status");
+    filter.status = ParseStatus(name);
+    if (!filter.status || !IsMeasurementStatus(*filter.status)) {
+      std::vector<std::string> statuses;
+      for (Status s : kAllStatuses) {
+        if (IsMeasurementStatus(s)) statuses.push_back(StatusName(s));
+      }
       throw Error(ErrorCode::kBadArgument,
-                  "unknown status '" + *filter.status + "' (one of " + Joined(statuses) + ")");
+                  "unknown status '" + name + "' (one of " + Joined(statuses) + ")");
     }
   }
   if (args.Has("top")) {

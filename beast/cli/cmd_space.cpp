@@ -3,15 +3,15 @@
 #include <chrono>
 #include <cstdio>
 
-#include "args.hpp"
-#include "beast/bound_space.hpp"
-#include "beast/device_resolver.hpp"
-#include "beast/error.hpp"
-#include "beast/json.hpp"
-#include "beast/paths.hpp"
-#include "beast/t1_import.hpp"
-#include "beast/user_constraints.hpp"
-#include "verbs.hpp"
+#include "beast/cli/args.hpp"
+#include "beast/space/bound_space.hpp"
+#include "harness/devices/device_resolver.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/json.hpp"
+#include "beast/core/paths.hpp"
+#include "beast/space/t1_import.hpp"
+#include "beast/space/user_constraints.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 namespace {

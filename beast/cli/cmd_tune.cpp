@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
-#include "beast/device_resolver.hpp"
-#include "beast/error.hpp"
-#include "beast/json.hpp"
-#include "beast/multi_device_tune.hpp"
-#include "beast/paths.hpp"
-#include "beast/tuner.hpp"
-#include "beast/user_constraints.hpp"
-#include "verbs.hpp"
+#include "beast/cli/args.hpp"
+#include "harness/devices/device_resolver.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/json.hpp"
+#include "beast/tuner/multi_device_tune.hpp"
+#include "beast/core/paths.hpp"
+#include "beast/tuner/tuner.hpp"
+#include "beast/space/user_constraints.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 namespace {
@@ -89,7 +89,7 @@ std::string ConfirmationJson(const PairSummary& p) {
 std::string PairJson(const PairSummary& p) {
   std::string failures;
   for (const auto& [status, n] : p.failures) {
-    failures += (failures.empty() ? "" : ", ") + JsonString(status) + ": " + std::to_string(n);
+    failures += (failures.empty() ? "" : ", ") + JsonString(StatusName(status)) + ": " + std::to_string(n);
   }
   std::string best = "null";
   if (p.has_best) {
@@ -123,9 +123,9 @@ std::string PairJson(const PairSummary& p) {
 
 std::string BaselineJson(const BaselineSummary& b) {
   return "{\"problem\": " + JsonString(b.problem_key) + ", \"library\": " + JsonString(b.library) +
-         ", \"routine\": " + JsonString(b.routine) + ", \"status\": " + JsonString(b.status) +
-         ", \"median_ms\": " + (b.status == "ok" ? JsonNumber(b.median_ms) : "null") +
-         ", \"gflops\": " + (b.status == "ok" ? JsonNumber(b.gflops) : "null") +
+         ", \"routine\": " + JsonString(b.routine) + ", \"status\": " + JsonString(StatusName(b.status)) +
+         ", \"median_ms\": " + (b.status == Status::kOk ? JsonNumber(b.median_ms) : "null") +
+         ", \"gflops\": " + (b.status == Status::kOk ? JsonNumber(b.gflops) : "null") +
          ", \"error\": " + JsonString(b.error_text) +
          ", \"from_database\": " + (b.from_database ? "true" : "false") + "}";
 }

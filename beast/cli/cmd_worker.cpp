@@ -2,10 +2,11 @@
 // its device, or with --compile one of its compile pool's workers. Speaks the
 // framed protocol of beast/tuner/worker_protocol.hpp (compile_protocol.hpp) on
 // an inherited socket; not meant to be run by hand.
-#include "args.hpp"
-#include "beast/error.hpp"
-#include "beast/tuner.hpp"
-#include "verbs.hpp"
+#include "beast/cli/args.hpp"
+#include "beast/core/error.hpp"
+#include "beast/compile/compile_worker.hpp"
+#include "beast/worker/device_worker.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 
@@ -19,9 +20,10 @@ int Worker(const Argv& argv) {
         "--device-index N --fd FD are required (the tuner starts workers itself)");
   }
   const std::string backend_name = args.Get("backend", "opencl");
-  if (backend_name != "opencl" && backend_name != "cuda")
+  const std::optional<Backend> parsed = ParseBackend(backend_name);
+  if (!parsed)
     throw Error(ErrorCode::kBadArgument, "--backend must be opencl or cuda");
-  const Backend backend = backend_name == "cuda" ? Backend::kCuda : Backend::kOpenCL;
+  const Backend backend = *parsed;
   if (args.Has("compile")) {
     return RunCompileWorker(backend, static_cast<int>(device_index), static_cast<int>(fd),
                             args.Get("cache-dir", ""), args.Get("arch", ""));

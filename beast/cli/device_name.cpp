@@ -1,10 +1,10 @@
 // ResolveDevice (device_name.hpp).
-#include "device_name.hpp"
+#include "beast/cli/device_name.hpp"
 
 #include <cctype>
 #include <set>
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 
 namespace beast::cli {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <iostream>
 
-#include "beast/error.hpp"
-#include "verbs.hpp"
+#include "beast/core/error.hpp"
+#include "beast/cli/verbs.hpp"
 
 namespace {
 

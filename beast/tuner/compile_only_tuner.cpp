@@ -2,7 +2,7 @@
 // compiles the configs of one pair at a time (NVRTC is thread-safe, the
 // renderer serializes itself), and this thread records each result as it
 // comes, one transaction each, so a killed run keeps what it compiled.
-#include "compile_only_tuner.hpp"
+#include "beast/tuner/compile_only_tuner.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,17 +17,18 @@
 #include <set>
 #include <thread>
 
-#include "beast/error.hpp"
-#include "beast/paths.hpp"
-#include "beast/template_vars.hpp"
-#include "harness/cuda_build.hpp"
-#include "harness/nvrtc_compiler.hpp"
-#include "harness/renderer.hpp"
-#include "post_compile.hpp"
-#include "progress.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/paths.hpp"
+#include "beast/space/template_vars.hpp"
+#include "harness/cuda/cuda_build.hpp"
+#include "harness/cuda/nvrtc_compiler.hpp"
+#include "harness/render/renderer.hpp"
+#include "beast/space/post_compile.hpp"
+#include "beast/tuner/outcome_record.hpp"
+#include "beast/tuner/progress.hpp"
 #include "results_db/store.hpp"
-#include "run_failure.hpp"
-#include "tune_plan.hpp"
+#include "beast/tuner/run_failure.hpp"
+#include "beast/tuner/tune_plan.hpp"
 
 namespace beast {
 namespace {
@@ -35,7 +36,7 @@ namespace {
 // One config's result, made on a pool thread.
 struct CompileResult {
   const Config* config = nullptr;
-  std::string status;
+  Status status = Status::kOk;
   std::optional<double> compile_ms;
   std::string error_text, build_log;
   CompiledResources resources;
@@ -63,7 +64,7 @@ CompileResult CompileOne(const PlannedPair& pair, const Config& config, const De
                              TemplateVarsJson(spec, *pair.problem, instance, Backend::kCuda));
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
-    out.status = "compile_error";                 // a template that fails to render is data
+    out.status = Status::kCompileError;  // a template that fails to render is data
     out.error_text = std::string("render: ") + e.what();
     return out;
   }
@@ -75,7 +76,7 @@ CompileResult CompileOne(const PlannedPair& pair, const Config& config, const De
   const harness::CudaCompileResult& r = build.compiled;
   out.compile_ms = r.compile_ms;
   if (!r.ok) {
-    out.status = "compile_error";
+    out.status = Status::kCompileError;
     out.build_log = r.log;
     out.error_text = "the NVRTC compile for " + device.arch + " failed (log kept)";
     return out;
@@ -83,12 +84,12 @@ CompileResult CompileOne(const PlannedPair& pair, const Config& config, const De
   out.resources = FromPtxas(r.resources);
   if (pair.post_compile) {
     if (std::optional<std::string> why = PostCompileViolation(*pair.space, config, out.resources)) {
-      out.status = "pruned_after_compile";
+      out.status = Status::kPrunedAfterCompile;
       out.error_text = *why;
       return out;
     }
   }
-  out.status = "compiled";
+  out.status = Status::kCompiled;
   return out;
 }
 
@@ -214,7 +215,7 @@ PairSummary CompilePair(CompileRun& run, const PlannedPair& pair, size_t index, 
       run.summary.compile_seconds += r.compile_ms.value_or(0) / 1000.0;
     }
     ++ps.measured;
-    if (r.status != "compiled") {
+    if (r.status != Status::kCompiled) {
       ++ps.failed;
       ++ps.failures[r.status];
     } else if (r.resources.registers && (fewest < 0 || *r.resources.registers < fewest)) {
@@ -231,7 +232,7 @@ PairSummary CompilePair(CompileRun& run, const PlannedPair& pair, size_t index, 
   filter.device_id = run.device_id;
   filter.problem_key = problem.Key();
   filter.template_name = spec.name;
-  filter.status = "compiled";
+  filter.status = Status::kCompiled;
   for (const auto& row : run.store.Query(filter)) {
     if (row.template_hash != spec.hash || !row.registers) continue;
     if (ps.min_registers < 0 || *row.registers < ps.min_registers)
@@ -267,7 +268,7 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   results_db::Store store = results_db::Store::Open(o.db_path);
   // The spec table stands for the device: its name says that nothing ran on it.
   results_db::DeviceRecord record{
-      BackendName(device.backend), summary.device_name, device.vendor,
+      device.backend,              summary.device_name, device.vendor,
       device.driver_version,       device.arch,         DeviceLimitsToJson(device.limits)};
   int64_t device_id = store.UpsertDevice(record);
   int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
@@ -293,7 +294,8 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   }
   progress.Finish();
   summary.interrupted = stop;
-  store.FinishRun(run_id, summary.interrupted ? "interrupted" : "finished");
+  store.FinishRun(run_id, summary.interrupted ? results_db::RunEnd::kInterrupted
+                                                : results_db::RunEnd::kFinished);
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
@@ -324,7 +326,7 @@ std::string FormatCompileOnlySummary(const TuneSummary& s) {
     if (!p.failures.empty()) {
       std::string parts;
       for (const auto& [status, n] : p.failures)
-        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + StatusName(status);
       out += "      failed: " + parts + "\n";
     }
   }

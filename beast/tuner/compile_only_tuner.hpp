@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "beast/device.hpp"
-#include "beast/space_spec.hpp"
-#include "beast/tuner.hpp"
+#include "beast/problem/device.hpp"
+#include "beast/space/space_spec.hpp"
+#include "beast/tuner/tuner.hpp"
 
 namespace beast {
 

@@ -1,11 +1,8 @@
 // One tuning job on several devices at once (multi_device_tune.hpp).
-#include "beast/multi_device_tune.hpp"
+#include "beast/tuner/multi_device_tune.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -13,15 +10,17 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 
-#include "beast/device_resolver.hpp"
-#include "beast/error.hpp"
-#include "beast/paths.hpp"
-#include "beast/space_spec.hpp"
-#include "tune_plan.hpp"
-#include "tune_share.hpp"
-#include "worker_wire.hpp"
+#include "harness/devices/device_resolver.hpp"
+#include "beast/core/child_process.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/paths.hpp"
+#include "beast/space/space_spec.hpp"
+#include "beast/tuner/tune_plan.hpp"
+#include "beast/tuner/tune_share.hpp"
+#include "beast/worker/worker_wire.hpp"
 
 namespace beast {
 namespace {
@@ -62,9 +61,7 @@ class SignalScope {
 
 struct Child {
   std::string device;
-  pid_t pid = -1;
-  int status = 0;
-  int share_fd = -1;  // our end of the socket its share comes on
+  std::unique_ptr<ChildProcess> process;
   std::string share;  // the frame's payload, when it came
 };
 
@@ -72,38 +69,22 @@ struct Child {
 constexpr int kShareFd = 3;
 
 // Starts `executable tune ARGS... --share-fd 3` with stdout on /dev/null (its
-// table is of no use: the final run gives the group's), stderr shared, and
-// its share coming on a socket.
+// table is of no use: the final run gives the group's), stderr and the
+// terminal shared (Ctrl-C reaches it), and its share coming on a socket.
 Child Spawn(const std::string& device, const std::string& executable,
             std::vector<std::string> args) {
-  args.insert(args.end(), {"--share-fd", std::to_string(kShareFd)});
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(executable.c_str()));
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  int fds[2];  // a socket pair, as the worker frames travel on
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    throw Error(ErrorCode::kEnvironment,
-                std::string("cannot start a tuning process: ") + strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    throw Error(ErrorCode::kEnvironment,
-                std::string("cannot start a tuning process: ") + strerror(errno));
-  }
-  if (pid == 0) {
-    int null_fd = open("/dev/null", O_WRONLY);
-    if (null_fd >= 0) dup2(null_fd, STDOUT_FILENO);
-    if (dup2(fds[1], kShareFd) < 0) _exit(127);  // dup2 clears close-on-exec
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
+  ChildProcess::Options o;
+  o.argv = {executable};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.argv.insert(o.argv.end(), {"--share-fd", std::to_string(kShareFd)});
+  o.in = ChildProcess::Stream::kInherit;
+  o.out = ChildProcess::Stream::kNull;
+  o.err = ChildProcess::Stream::kInherit;
+  o.socket_fd = kShareFd;
+  o.close_others = false;
   Child child;
   child.device = device;
-  child.pid = pid;
-  child.share_fd = fds[0];
+  child.process = std::make_unique<ChildProcess>(o, "cannot start a tuning process");
   return child;
 }
 
@@ -130,7 +111,7 @@ void SpawnAll(const std::vector<std::vector<size_t>>& groups,
                     {"--shard", std::to_string(k) + "/" + std::to_string(group.size())});
       if (!options.progress) args.push_back("--quiet");
       children->push_back(Spawn(id, executable, args));
-      if (g_child_count < kMaxChildren) g_children[g_child_count++] = children->back().pid;
+      if (g_child_count < kMaxChildren) g_children[g_child_count++] = children->back().process->pid();
     }
   }
 }
@@ -188,9 +169,9 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
     } catch (...) {
       // The ones started stop; none is left running behind a failed run.
       for (Child& c : children) {
-        kill(c.pid, SIGTERM);
-        close(c.share_fd);
-        waitpid(c.pid, &c.status, 0);
+        kill(c.process->pid(), SIGTERM);
+        c.process->CloseSocket();
+        c.process->Wait();
       }
       g_child_count = 0;
       throw;
@@ -205,20 +186,20 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
       // The share first (a process blocks on a full socket until it is read);
       // one that died before writing it all has none.
       try {
-        if (!ReadFrame(c.share_fd, &c.share)) c.share.clear();
+        if (!ReadFrame(c.process->socket(), &c.share)) c.share.clear();
       } catch (const Error&) {
         c.share.clear();
       }
-      close(c.share_fd);
-      while (waitpid(c.pid, &c.status, 0) < 0 && errno == EINTR) {
-      }
+      c.process->CloseSocket();
+      c.process->Wait();
     }
     g_child_count = 0;
     out.interrupted = g_signal != 0;
   }
   for (const Child& c : children) {
-    if (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 130) out.interrupted = true;
-    if (WIFSIGNALED(c.status) && (WTERMSIG(c.status) == SIGINT || WTERMSIG(c.status) == SIGTERM))
+    const int status = c.process->wait_status();
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 130) out.interrupted = true;
+    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
       out.interrupted = true;
   }
   if (out.interrupted) return out;
@@ -238,13 +219,14 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
             // A share that does not decode counts nothing; the database has it all.
           }
         }
-        const bool ok = WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0;
+        const int status = c.process->wait_status();
+        const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         summary.devices.push_back(
             c.device +
             (ok ? ""
                 : " (its process failed: " +
-                      (WIFEXITED(c.status) ? "exit code " + std::to_string(WEXITSTATUS(c.status))
-                                           : "signal " + std::to_string(WTERMSIG(c.status))) +
+                      (WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
+                                         : "signal " + std::to_string(WTERMSIG(status))) +
                       "; its share was measured by " + devices[group.front()].Id() + ")"));
       }
     }

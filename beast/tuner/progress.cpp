@@ -1,5 +1,5 @@
 // Progress line (progress.hpp).
-#include "progress.hpp"
+#include "beast/tuner/progress.hpp"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -90,23 +90,23 @@ void Progress::Skipped(uint64_t count) {
   Print(false);
 }
 
-void Progress::Count(const std::string& status) {
+void Progress::Count(Status status) {
   ++done_;
   ++measured_;
-  if (status != (compile_only_ ? "compiled" : "ok")) {
+  if (status != (compile_only_ ? Status::kCompiled : Status::kOk)) {
     ++failed_;
     ++failures_[status];
   }
 }
 
-void Progress::Compiled(const std::string& status, int64_t fewest_registers) {
+void Progress::Compiled(Status status, int64_t fewest_registers) {
   std::lock_guard<std::mutex> lock(mutex_);
   Count(status);
   fewest_registers_ = fewest_registers;
   Print(false);
 }
 
-void Progress::Measured(const std::string& status, double best_ms, double best_gflops) {
+void Progress::Measured(Status status, double best_ms, double best_gflops) {
   std::lock_guard<std::mutex> lock(mutex_);
   Count(status);
   best_ms_ = best_ms;
@@ -159,7 +159,7 @@ std::string Progress::Line() const {
   if (!failures_.empty()) {
     std::string parts;
     for (const auto& [status, n] : failures_) {
-      parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+      parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + StatusName(status);
     }
     line += " (" + parts + ")";
   }

@@ -14,6 +14,8 @@
 #include <string>
 #include <thread>
 
+#include "beast/core/status.hpp"
+
 namespace beast {
 
 class Progress {
@@ -32,10 +34,10 @@ class Progress {
   // `count` configs found already measured in the database.
   void Skipped(uint64_t count);
   // One config measured now, with its status and the pair's best after it.
-  void Measured(const std::string& status, double best_ms, double best_gflops);
-  // Compile-only: one config compiled now (status "compiled" or a failure),
+  void Measured(Status status, double best_ms, double best_gflops);
+  // Compile-only: one config compiled now (kCompiled or a failure),
   // and the fewest registers of the pair's compiled configs (-1: none yet).
-  void Compiled(const std::string& status, int64_t fewest_registers);
+  void Compiled(Status status, int64_t fewest_registers);
   // Ends the live line (a last line when not on a terminal), and the ticker.
   void Finish();
 
@@ -44,7 +46,7 @@ class Progress {
   std::string Line() const;
   void Tick();  // the ticker thread
   void StopTicker();
-  void Count(const std::string& status);
+  void Count(Status status);
   bool enabled_;
   bool tty_;
   bool compile_only_;
@@ -52,7 +54,7 @@ class Progress {
   int64_t fewest_registers_ = -1;
   std::string label_, problem_;
   uint64_t total_, done_ = 0, skipped_ = 0, measured_ = 0, failed_ = 0;
-  std::map<std::string, uint64_t> failures_;
+  std::map<Status, uint64_t> failures_;
   double best_ms_ = -1, best_gflops_ = 0;
   bool printed_ = false;
   bool finished_ = false;

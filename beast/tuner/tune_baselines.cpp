@@ -1,14 +1,14 @@
 // Baselines and peak FLOP/s in a tuning run (tune_baselines.hpp).
-#include "tune_baselines.hpp"
+#include "beast/tuner/tune_baselines.hpp"
 
 #include <cstdio>
 #include <set>
 
-#include "baseline_measure.hpp"
-#include "beast/error.hpp"
-#include "beast/json.hpp"
-#include "harness/clblast_baseline.hpp"
-#include "harness/cuda_library_call.hpp"
+#include "beast/worker/baseline_measure.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/json.hpp"
+#include "harness/opencl/clblast_baseline.hpp"
+#include "harness/cuda/cuda_library_call.hpp"
 
 namespace beast {
 
@@ -85,7 +85,7 @@ std::optional<results_db::BaselineRow> FastestBaseline(results_db::Store& store,
   filter.device_id = device_id;
   filter.problem_key = problem_key;
   filter.library = library;
-  filter.status = "ok";
+  filter.status = Status::kOk;
   std::optional<results_db::BaselineRow> best;
   for (auto& row : store.Baselines(filter)) {
     if (row.median_ms && (!best || *row.median_ms < *best->median_ms)) best = std::move(row);
@@ -110,7 +110,7 @@ BaselineSummary FromRow(const results_db::BaselineRow& row) {
 
 void PrintBaseline(const BaselineSummary& s) {
   std::string what = LibraryDisplayName(s.library) + " " + s.routine;
-  if (s.status == "ok") {
+  if (s.status == Status::kOk) {
     char last[64] = "";
     if (s.last_command_ms > 0)
       std::snprintf(last, sizeof last, " (last command alone %.4f ms)", s.last_command_ms);
@@ -118,7 +118,7 @@ void PrintBaseline(const BaselineSummary& s) {
                  s.median_ms, s.gflops, last, s.from_database ? " (from the database)" : "",
                  s.problem_key.c_str());
   } else {
-    std::fprintf(stderr, "baseline %s: %s%s%s  (%s)\n", what.c_str(), s.status.c_str(),
+    std::fprintf(stderr, "baseline %s: %s%s%s  (%s)\n", what.c_str(), StatusName(s.status),
                  s.error_text.empty() ? "" : ": ", s.error_text.c_str(), s.problem_key.c_str());
   }
 }
@@ -154,7 +154,7 @@ std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
     harness::BaselineResult result;
     if (!why_not.empty()) {
       // Nothing to run: recorded so reports say why there is no comparison.
-      result.status = "unsupported";
+      result.status = Status::kUnsupported;
       result.routine = routine;
       result.error_text = why_not;
     } else {

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "baseline_measure.hpp"
-#include "beast/device.hpp"
-#include "beast/problem.hpp"
-#include "beast/tuner.hpp"
-#include "harness/peak_flops.hpp"
-#include "harness/timing.hpp"
+#include "beast/worker/baseline_measure.hpp"
+#include "beast/problem/device.hpp"
+#include "beast/problem/problem.hpp"
+#include "beast/tuner/tuner.hpp"
+#include "harness/measure/peak_flops.hpp"
+#include "harness/measure/timing.hpp"
 #include "results_db/store.hpp"
-#include "worker_client.hpp"
+#include "beast/worker/worker_client.hpp"
 
 namespace beast {
 

@@ -1,14 +1,14 @@
 // Confirming a pair's winner at the end of its tuning (tune_confirm.hpp).
-#include "tune_confirm.hpp"
+#include "beast/tuner/tune_confirm.hpp"
 
 #include <cstdio>
 #include <set>
 #include <vector>
 
-#include "beast/config.hpp"
-#include "beast/error.hpp"
-#include "confirm_protocol.hpp"
-#include "instance_prepare.hpp"
+#include "beast/core/config.hpp"
+#include "beast/core/error.hpp"
+#include "beast/worker/confirm_protocol.hpp"
+#include "beast/worker/instance_prepare.hpp"
 
 namespace beast {
 namespace {
@@ -21,7 +21,7 @@ std::vector<results_db::ResultRow> TopByMedian(ConfirmContext& c, const PlannedP
   filter.problem_key = pair.problem->Key();
   filter.template_name = pair.spec->name;
   filter.device_id = c.device_id;
-  filter.status = "ok";
+  filter.status = Status::kOk;
   std::vector<results_db::ResultRow> top;
   for (results_db::ResultRow& row : c.store.Query(filter)) {  // by median, then id
     if (row.template_id != template_id || !row.median_ms) continue;
@@ -92,12 +92,12 @@ ConfirmStatus ConfirmPair(ConfirmContext& c, const PlannedPair& pair, int64_t pr
     result.status = r.status;
     result.samples_ms = r.samples_ms;
     result.error_text = r.error_text;
-    if (r.status == "ok" && !r.samples_ms.empty()) {
+    if (r.status == Status::kOk && !r.samples_ms.empty()) {
       harness::SampleStats stats = harness::Summarize(r.samples_ms);
       result.median_ms = stats.median;
       result.spread = stats.spread;
-    } else if (r.status == "ok") {
-      result.status = "runtime_error";
+    } else if (r.status == Status::kOk) {
+      result.status = Status::kRuntimeError;
       result.error_text = "no sample was taken";
     }
     record.results.push_back(std::move(result));

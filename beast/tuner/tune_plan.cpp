@@ -1,9 +1,9 @@
 // Planning the pairs of a tuning run (tune_plan.hpp).
-#include "tune_plan.hpp"
+#include "beast/tuner/tune_plan.hpp"
 
-#include "beast/error.hpp"
-#include "config_selection.hpp"
-#include "post_compile.hpp"
+#include "beast/core/error.hpp"
+#include "beast/search/config_selection.hpp"
+#include "beast/space/post_compile.hpp"
 
 namespace beast {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/bound_space.hpp"
-#include "beast/tuner.hpp"
+#include "beast/space/bound_space.hpp"
+#include "beast/tuner/tuner.hpp"
 
 namespace beast {
 

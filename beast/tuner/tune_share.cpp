@@ -1,8 +1,8 @@
 // A device's share of a multi-device run (tune_share.hpp).
-#include "tune_share.hpp"
+#include "beast/tuner/tune_share.hpp"
 
-#include "beast/error.hpp"
-#include "worker_wire.hpp"
+#include "beast/core/error.hpp"
+#include "beast/worker/worker_wire.hpp"
 
 namespace beast {
 namespace {
@@ -30,7 +30,7 @@ std::string EncodeShare(const TuneSummary& s) {
     w.I64(static_cast<int64_t>(p.failed));
     w.I64(static_cast<int64_t>(p.failures.size()));
     for (const auto& [status, n] : p.failures) {
-      w.Str(status);
+      w.StatusCode(status);
       w.I64(static_cast<int64_t>(n));
     }
   }
@@ -61,7 +61,7 @@ TuneSummary DecodeShare(const std::string& payload) {
     p.failed = static_cast<uint64_t>(r.I64());
     const int64_t statuses = r.I64();
     for (int64_t k = 0; k < statuses && k < 64; ++k) {
-      std::string status = r.Str();
+      const Status status = r.StatusCode();
       p.failures[status] = static_cast<uint64_t>(r.I64());
     }
     s.pairs.push_back(std::move(p));

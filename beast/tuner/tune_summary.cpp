@@ -1,12 +1,12 @@
 // The summary beast tune prints: the winners table (FormatTuneSummary of
 // beast/tuner.hpp) and its lines on programs and confirmations
 // (tune_summary.hpp).
-#include "tune_summary.hpp"
+#include "beast/tuner/tune_summary.hpp"
 
 #include <cstdio>
 
-#include "compile_only_tuner.hpp"
-#include "tune_baselines.hpp"
+#include "beast/tuner/compile_only_tuner.hpp"
+#include "beast/tuner/tune_baselines.hpp"
 
 namespace beast {
 
@@ -103,14 +103,14 @@ std::string FormatTuneSummary(const TuneSummary& s) {
     if (!p.failures.empty()) {
       std::string parts;
       for (const auto& [status, n] : p.failures)
-        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + StatusName(status);
       out += "      failed: " + parts + "\n";
     }
     out += ConfirmationLines(p);
   }
   for (const auto& b : s.baselines) {
-    if (b.status == "ok") continue;
-    out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " + b.status +
+    if (b.status == Status::kOk) continue;
+    out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " + StatusName(b.status) +
            (b.error_text.empty() ? "" : ": " + b.error_text) + "\n      problem " + b.problem_key +
            "\n";
   }

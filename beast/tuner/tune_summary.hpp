@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "beast/tuner.hpp"
+#include "beast/tuner/tuner.hpp"
 
 namespace beast {
 

@@ -1,7 +1,7 @@
 // The tuning run (tuner.hpp): validate every input, start the device worker,
 // then render each selected config of each (template, problem) pair, have the
 // worker measure it and record the outcome, one transaction each.
-#include "beast/tuner.hpp"
+#include "beast/tuner/tuner.hpp"
 
 #include <signal.h>
 
@@ -13,23 +13,25 @@
 #include <optional>
 #include <set>
 
-#include "beast/device_resolver.hpp"
-#include "beast/error.hpp"
-#include "beast/paths.hpp"
-#include "beast/template_vars.hpp"
-#include "compile_only_tuner.hpp"
-#include "harness/peak_flops.hpp"
-#include "harness/program_cache.hpp"
-#include "harness/renderer.hpp"
-#include "post_compile.hpp"
-#include "program_supply.hpp"
-#include "progress.hpp"
+#include "harness/devices/device_resolver.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/paths.hpp"
+#include "beast/space/template_vars.hpp"
+#include "beast/tuner/compile_only_tuner.hpp"
+#include "harness/measure/peak_flops.hpp"
+#include "harness/cache/program_cache.hpp"
+#include "harness/render/renderer.hpp"
+#include "beast/space/post_compile.hpp"
+#include "beast/tuner/outcome_record.hpp"
+#include "beast/compile/program_supply.hpp"
+#include "beast/tuner/tune_jobs.hpp"
+#include "beast/tuner/progress.hpp"
 #include "results_db/store.hpp"
-#include "run_failure.hpp"
-#include "tune_baselines.hpp"
-#include "tune_confirm.hpp"
-#include "tune_plan.hpp"
-#include "worker_client.hpp"
+#include "beast/tuner/run_failure.hpp"
+#include "beast/tuner/tune_baselines.hpp"
+#include "beast/tuner/tune_confirm.hpp"
+#include "beast/tuner/tune_plan.hpp"
+#include "beast/worker/worker_client.hpp"
 
 namespace beast {
 namespace {
@@ -104,7 +106,7 @@ std::string UnconfirmedBest(results_db::Store& store, int64_t device_id, const P
   filter.problem_key = problem.Key();
   filter.template_name = spec.name;
   filter.device_id = device_id;
-  filter.status = "ok";
+  filter.status = Status::kOk;
   for (auto& row : store.Query(filter)) {  // by median
     if (row.template_hash == spec.hash && row.median_ms) return row.config_key;
   }
@@ -240,7 +242,7 @@ PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pai
     ProgramSupply::Supplied supplied;
     std::optional<Outcome> outcome = MeasureConfig(run, pair, job, *config, &supplied);
     if (!outcome) break;  // interrupted: the config in flight stays unmeasured
-    ProgramSupply::Account(supplied, *outcome, &run.summary);
+    AccountSupply(supplied, *outcome, &run.summary);
     run.summary.first_launch_seconds += outcome->first_launch_seconds;
     run.summary.benchmark_seconds += outcome->benchmark_seconds;
     std::string key = config->Key();
@@ -269,7 +271,7 @@ PairSummary TunePair(Run& run, const PlannedPair& pair, size_t index, size_t pai
     run.store.RecordMeasurement(m);
     batch.Commit();
     ++ps.measured;
-    bool ok = outcome->status == "ok";
+    bool ok = outcome->status == Status::kOk;
     if (!ok) {
       ++ps.failed;
       ++ps.failures[outcome->status];
@@ -376,7 +378,7 @@ TuneSummary Tune(const TuneOptions& o) {
     }
   }
   results_db::DeviceRecord device_record{
-      BackendName(device.backend),
+      device.backend,
       device.name,
       device.vendor,
       device.driver_version,
@@ -402,7 +404,8 @@ TuneSummary Tune(const TuneOptions& o) {
       summary.baselines = EnsureBaselines(context, problems, library, g_interrupted);
     }
     JobPlan jobs = PlanJobs(store, device_id, pairs);
-    ProgramSupply supply(o, device, renderer, jobs.jobs, executable);
+    ProgramSupply supply(SupplyOptions{o.cache_dir, o.compile_jobs, o.timeout_seconds}, device,
+                         renderer, jobs.jobs, executable);
     run.supply = &supply;
     run.jobs = &jobs.jobs;
     summary.compile_jobs = supply.pool_jobs();
@@ -434,7 +437,8 @@ TuneSummary Tune(const TuneOptions& o) {
   }
   summary.interrupted = g_interrupted;
   summary.worker_restarts = worker.restarts();
-  store.FinishRun(run_id, summary.interrupted ? "interrupted" : "finished");
+  store.FinishRun(run_id, summary.interrupted ? results_db::RunEnd::kInterrupted
+                                                : results_db::RunEnd::kFinished);
   summary.wall_seconds = Seconds(start);
   return summary;
 }

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 
 namespace results_db::internal {
 
@@ -106,6 +106,18 @@ void Statement::BindOptionalText(int index, const std::optional<std::string>& va
   }
 }
 
+void Statement::BindStatus(int index, beast::Status status) {
+  BindText(index, beast::StatusName(status));
+}
+
+void Statement::BindOptionalStatus(int index, const std::optional<beast::Status>& status) {
+  if (status) {
+    BindStatus(index, *status);
+  } else {
+    BindNull(index);
+  }
+}
+
 bool Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -132,6 +144,16 @@ std::string Statement::ColumnText(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);
   if (text == nullptr) return std::string();
   return std::string(reinterpret_cast<const char*>(text), sqlite3_column_bytes(stmt_, column));
+}
+
+beast::Status Statement::ColumnStatus(int column) const {
+  const std::string text = ColumnText(column);
+  std::optional<beast::Status> status = beast::ParseStatus(text);
+  if (!status) {
+    throw beast::Error(beast::ErrorCode::kDatabase,
+                       "a row's status is '" + text + "', which is none that beast knows");
+  }
+  return *status;
 }
 
 std::optional<double> Statement::ColumnOptionalDouble(int column) const {

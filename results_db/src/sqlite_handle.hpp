@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "beast/core/status.hpp"
+
 namespace results_db::internal {
 
 // Throws Error(kDatabase, "PATH: WHAT: sqlite message").
@@ -49,6 +51,9 @@ class Statement {
   void BindOptionalInt(int index, const std::optional<int64_t>& value);
   void BindOptionalDouble(int index, const std::optional<double>& value);
   void BindOptionalText(int index, const std::optional<std::string>& value);
+  // A status as the schema stores it: its name.
+  void BindStatus(int index, beast::Status status);
+  void BindOptionalStatus(int index, const std::optional<beast::Status>& status);
 
   // Steps once: true when a row is ready, false when done. Throws on error.
   bool Step();
@@ -60,6 +65,8 @@ class Statement {
   int64_t ColumnInt(int column) const;
   double ColumnDouble(int column) const;
   std::string ColumnText(int column) const;
+  // A status column; throws Error(kDatabase) for text that names none.
+  beast::Status ColumnStatus(int column) const;
   std::optional<double> ColumnOptionalDouble(int column) const;
   std::optional<int64_t> ColumnOptionalInt(int column) const;
 

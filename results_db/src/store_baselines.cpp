@@ -41,7 +41,7 @@ std::vector<BaselineRow> Store::Baselines(const BaselineFilter& filter) {
   query.BindOptionalInt(1, filter.device_id);
   query.BindOptionalText(2, filter.problem_key);
   query.BindOptionalText(3, filter.library);
-  query.BindOptionalText(4, filter.status);
+  query.BindOptionalStatus(4, filter.status);
   std::vector<BaselineRow> rows;
   while (query.Step()) {
     BaselineRow row;
@@ -54,7 +54,7 @@ std::vector<BaselineRow> Store::Baselines(const BaselineFilter& filter) {
     row.problem_key = query.ColumnText(6);
     row.library = query.ColumnText(7);
     row.routine = query.ColumnText(8);
-    row.status = query.ColumnText(9);
+    row.status = query.ColumnStatus(9);
     row.samples_json = query.ColumnText(10);
     row.median_ms = query.ColumnOptionalDouble(11);
     row.spread = query.ColumnOptionalDouble(12);
@@ -87,7 +87,7 @@ void Store::Impl::AttachBaselines(std::vector<ResultRow>& rows,
     if (it == fastest.end()) continue;
     row.baselines = it->second;
     for (BaselineSpeedup& baseline : row.baselines) {
-      if (row.status == "ok" && row.median_ms && *row.median_ms > 0) {
+      if (row.status == beast::Status::kOk && row.median_ms && *row.median_ms > 0) {
         baseline.speedup = baseline.median_ms / *row.median_ms;
       }
     }

@@ -1,7 +1,7 @@
 // Store::Batch: several writes committed in one transaction (see store.hpp).
 #include <sqlite3.h>
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 #include "results_db/store.hpp"
 #include "store_impl.hpp"
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <set>
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 #include "results_db/store.hpp"
 #include "samples_json.hpp"
 #include "sqlite_handle.hpp"
@@ -17,19 +17,16 @@ namespace {
 using beast::Error;
 using beast::ErrorCode;
 
-bool IsConfirmationStatus(const std::string& status) {
-  return std::any_of(std::begin(kConfirmationStatuses), std::end(kConfirmationStatuses),
-                     [&](const char* s) { return status == s; });
-}
-
 }  // namespace
 
 int64_t Store::RecordConfirmation(const Confirmation& c) {
   if (c.results.empty()) throw Error(ErrorCode::kBadArgument, "a confirmation without results");
   std::set<int64_t> configs;
   for (const ConfirmationResult& r : c.results) {
-    if (!IsConfirmationStatus(r.status))
-      throw Error(ErrorCode::kBadArgument, "unknown confirmation status '" + r.status + "'");
+    if (!beast::IsConfirmationStatus(r.status)) {
+      throw Error(ErrorCode::kBadArgument, std::string("a confirmation candidate cannot be '") +
+                                               beast::StatusName(r.status) + "'");
+    }
     if (!configs.insert(r.config_id).second) {
       throw Error(ErrorCode::kBadArgument,
                   "config " + std::to_string(r.config_id) + " twice in one confirmation");
@@ -58,7 +55,7 @@ int64_t Store::RecordConfirmation(const Confirmation& c) {
     internal::StatementScope scope(result);
     result.BindInt(1, id);
     result.BindInt(2, r.config_id);
-    result.BindText(3, r.status);
+    result.BindStatus(3, r.status);
     result.BindText(4, internal::SamplesToJson(r.samples_ms));
     result.BindOptionalDouble(5, r.median_ms);
     result.BindOptionalDouble(6, r.spread);
@@ -97,7 +94,7 @@ std::vector<Confirmation> Store::Confirmations(int64_t device_id, int64_t proble
     ConfirmationResult r;
     r.config_id = query.ColumnInt(2);
     r.config_key = query.ColumnText(3);
-    r.status = query.ColumnText(4);
+    r.status = query.ColumnStatus(4);
     r.samples_json = query.ColumnText(5);
     r.median_ms = query.ColumnOptionalDouble(6);
     r.spread = query.ColumnOptionalDouble(7);

@@ -2,7 +2,7 @@
 // results_db/migrations/README.md).
 #include "store_migrate.hpp"
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 #include "results_db/store.hpp"
 
 namespace results_db::internal {

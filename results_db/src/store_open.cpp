@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 #include "results_db/store.hpp"
 #include "sqlite_handle.hpp"
 #include "store_impl.hpp"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 #include "results_db/store.hpp"
 #include "sqlite_handle.hpp"
 #include "store_impl.hpp"
@@ -173,7 +173,7 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
   query.BindOptionalText(2, filter.op);
   query.BindOptionalText(3, filter.template_name);
   query.BindOptionalInt(4, filter.device_id);
-  query.BindOptionalText(5, filter.status);
+  query.BindOptionalStatus(5, filter.status);
   query.BindInt(6, filter.limit > 0 ? filter.limit : -1);  // SQLite: negative is no limit
   query.BindOptionalText(7, filter.device_name);
   if (top_k > 0) query.BindInt(8, top_k);
@@ -199,7 +199,7 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.config_id = query.ColumnInt(10);
     row.config_key = query.ColumnText(11);
     row.params_json = query.ColumnText(12);
-    row.status = query.ColumnText(13);
+    row.status = query.ColumnStatus(13);
     row.is_default = query.ColumnInt(14) != 0;
     row.median_ms = query.ColumnOptionalDouble(15);
     row.spread = query.ColumnOptionalDouble(16);
@@ -208,7 +208,7 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.compile_ms = query.ColumnOptionalDouble(19);
     row.confirmed_ms = query.ColumnOptionalDouble(26);
     row.speedup_vs_default =
-        row.status == "ok" ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
+        row.status == beast::Status::kOk ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
                                                 query.ColumnOptionalDouble(27), row.confirmed_ms)
                            : std::nullopt;
     row.error_text = query.ColumnText(21);

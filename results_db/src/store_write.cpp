@@ -4,7 +4,7 @@
 // lookups a resumed run uses to skip what is already measured.
 #include <sqlite3.h>
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 #include "results_db/store.hpp"
 #include "samples_json.hpp"
 #include "sqlite_handle.hpp"
@@ -41,13 +41,13 @@ int64_t Store::UpsertDevice(const DeviceRecord& device) {
       "SELECT id FROM devices WHERE backend = ?1 AND name = ?2 AND driver_version = ?3",
       "finding a device");
   internal::StatementScope insert_scope(insert), find_scope(find);
-  insert.BindText(1, device.backend);
+  insert.BindText(1, beast::BackendName(device.backend));
   insert.BindText(2, device.name);
   insert.BindText(3, device.vendor);
   insert.BindText(4, device.driver_version);
   insert.BindText(5, device.arch);
   insert.BindText(6, device.limits_json);
-  find.BindText(1, device.backend);
+  find.BindText(1, beast::BackendName(device.backend));
   find.BindText(2, device.name);
   find.BindText(3, device.driver_version);
   return InsertOrFind(impl_->connection, insert, find);
@@ -112,18 +112,14 @@ int64_t Store::BeginRun(const std::string& command, const std::string& beast_ver
   return sqlite3_last_insert_rowid(impl_->connection.get());
 }
 
-void Store::FinishRun(int64_t run_id, const std::string& status) {
-  if (status != "finished" && status != "interrupted") {
-    throw Error(ErrorCode::kBadArgument,
-                "a run finishes 'finished' or 'interrupted', not '" + status + "'");
-  }
+void Store::FinishRun(int64_t run_id, RunEnd end) {
   auto& update = impl_->Prepared(
       "UPDATE runs SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') "
       "WHERE id = ?1",
       "finishing a run");
   internal::StatementScope scope(update);
   update.BindInt(1, run_id);
-  update.BindText(2, status);
+  update.BindText(2, end == RunEnd::kFinished ? "finished" : "interrupted");
   update.Run();
   if (sqlite3_changes(impl_->connection.get()) == 0) {
     throw Error(ErrorCode::kDatabase, path() + ": no run with id " + std::to_string(run_id));
@@ -131,8 +127,9 @@ void Store::FinishRun(int64_t run_id, const std::string& status) {
 }
 
 bool Store::RecordMeasurement(const MeasurementRecord& m) {
-  if (!IsMeasurementStatus(m.status)) {
-    throw Error(ErrorCode::kBadArgument, "unknown measurement status '" + m.status + "'");
+  if (!beast::IsMeasurementStatus(m.status)) {
+    throw Error(ErrorCode::kBadArgument, std::string("a measurement cannot be '") +
+                                             beast::StatusName(m.status) + "'");
   }
   // One statement in autocommit mode is one transaction: once this returns the
   // row is in the WAL and survives the process being killed.
@@ -150,7 +147,7 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   insert.BindInt(3, m.problem_id);
   insert.BindInt(4, m.config_id);
   insert.BindInt(5, m.is_default ? 1 : 0);
-  insert.BindText(6, m.status);
+  insert.BindStatus(6, m.status);
   insert.BindText(7, internal::SamplesToJson(m.samples_ms));
   insert.BindOptionalDouble(8, m.median_ms);
   insert.BindOptionalDouble(9, m.spread);
@@ -184,8 +181,9 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
 }
 
 bool Store::RecordBaseline(const BaselineRecord& b) {
-  if (!IsBaselineStatus(b.status)) {
-    throw Error(ErrorCode::kBadArgument, "unknown baseline status '" + b.status + "'");
+  if (!beast::IsBaselineStatus(b.status)) {
+    throw Error(ErrorCode::kBadArgument,
+                std::string("a baseline cannot be '") + beast::StatusName(b.status) + "'");
   }
   if (b.library.empty() || b.routine.empty()) {
     throw Error(ErrorCode::kBadArgument, "a baseline needs a library and a routine name");
@@ -202,7 +200,7 @@ bool Store::RecordBaseline(const BaselineRecord& b) {
   insert.BindInt(3, b.problem_id);
   insert.BindText(4, b.library);
   insert.BindText(5, b.routine);
-  insert.BindText(6, b.status);
+  insert.BindStatus(6, b.status);
   insert.BindText(7, internal::SamplesToJson(b.samples_ms));
   insert.BindOptionalDouble(8, b.median_ms);
   insert.BindOptionalDouble(9, b.spread);

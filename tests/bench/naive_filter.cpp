@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "beast/error.hpp"
+#include "beast/core/error.hpp"
 
 namespace beast::bench {
 

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "beast/expr.hpp"
-#include "beast/space_spec.hpp"
+#include "beast/expr/expr.hpp"
+#include "beast/space/space_spec.hpp"
 
 namespace beast::bench {
 

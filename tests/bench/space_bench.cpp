@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "beast/bound_space.hpp"
-#include "beast/error.hpp"
-#include "beast/t1_import.hpp"
+#include "beast/space/bound_space.hpp"
+#include "beast/core/error.hpp"
+#include "beast/space/t1_import.hpp"
 #include "naive_filter.hpp"
 
 namespace beast::bench {

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "beast/error.hpp"
-#include "beast/expr.hpp"
+#include "beast/core/error.hpp"
+#include "beast/expr/expr.hpp"
 
 namespace {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "../integration/command_runner.hpp"
-#include "harness/cuda_context.hpp"
-#include "harness/cuda_driver.hpp"
-#include "harness/cuda_kernel.hpp"
-#include "harness/nvrtc_compiler.hpp"
+#include "support/command_runner.hpp"
+#include "harness/cuda/cuda_context.hpp"
+#include "harness/cuda/cuda_driver.hpp"
+#include "harness/cuda/cuda_kernel.hpp"
+#include "harness/cuda/nvrtc_compiler.hpp"
 #include "results_db/store.hpp"
 
 namespace beast {
@@ -110,9 +110,9 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   ASSERT_EQ(rows.size(), 16u);
   int ok = 0;
   for (const auto& [key, r] : rows) {
-    EXPECT_TRUE(r.status == "ok" || r.status == "compile_error" || r.status == "runtime_error")
+    EXPECT_TRUE(r.status == beast::Status::kOk || r.status == beast::Status::kCompileError || r.status == beast::Status::kRuntimeError)
         << key << ": " << r.status;
-    if (r.status != "ok") continue;
+    if (r.status != beast::Status::kOk) continue;
     ++ok;
     EXPECT_EQ(r.backend, "cuda");
     ASSERT_TRUE(r.registers.has_value()) << key;
@@ -124,7 +124,7 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   results_db::Store store = results_db::Store::OpenExisting(db_);
   std::map<std::string, std::string> baselines;
   for (const auto& b : store.Baselines())
-    baselines[b.library + " " + b.routine] = b.status + " " + b.error_text;
+    baselines[b.library + " " + b.routine] = std::string(beast::StatusName(b.status)) + " " + b.error_text;
   EXPECT_EQ(baselines["cublas cublasSgemm"], "ok ");
   EXPECT_EQ(baselines["cudnn cudnnConvolutionForward"], "ok ");
 
@@ -135,7 +135,7 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
       RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
   const std::string consumer =
-      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/cuda_export_consumer";
+      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/cuda_export_consumer";
   const std::string build = (dir_ / "consumer").string();
   testing::CommandResult built =
       RunCommand("cmake -S " + consumer + " -B " + build + " -DBEAST_TUNED_SOURCE_DIR=" + out +
@@ -154,10 +154,10 @@ TEST_F(CudaGpu, ACrashAHangAndAWrongAnswerAreRecordedAndTheRunGoesOn) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::map<std::string, results_db::ResultRow> rows = Rows();
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(rows["test/faulty MODE=0"].status, "ok") << rows["test/faulty MODE=0"].error_text;
-  EXPECT_EQ(rows["test/faulty MODE=1"].status, "crashed") << rows["test/faulty MODE=1"].error_text;
-  EXPECT_EQ(rows["test/faulty MODE=2"].status, "timeout") << rows["test/faulty MODE=2"].error_text;
-  EXPECT_EQ(rows["test/faulty MODE=3"].status, "wrong_result")
+  EXPECT_EQ(rows["test/faulty MODE=0"].status, beast::Status::kOk) << rows["test/faulty MODE=0"].error_text;
+  EXPECT_EQ(rows["test/faulty MODE=1"].status, beast::Status::kCrashed) << rows["test/faulty MODE=1"].error_text;
+  EXPECT_EQ(rows["test/faulty MODE=2"].status, beast::Status::kTimeout) << rows["test/faulty MODE=2"].error_text;
+  EXPECT_EQ(rows["test/faulty MODE=3"].status, beast::Status::kWrongResult)
       << rows["test/faulty MODE=3"].error_text;
 }
 
@@ -171,7 +171,7 @@ TEST_F(CudaGpu, LaunchTimeParametersShareProgramsAndRunCorrectly) {
   EXPECT_NE(run.output.find("\"programs_compiled\": 2,"), std::string::npos) << run.output;
   std::map<std::string, results_db::ResultRow> rows = Rows();
   ASSERT_EQ(rows.size(), 10u);
-  for (const auto& [key, r] : rows) EXPECT_EQ(r.status, "ok") << key << ": " << r.error_text;
+  for (const auto& [key, r] : rows) EXPECT_EQ(r.status, beast::Status::kOk) << key << ": " << r.error_text;
 }
 
 }  // namespace

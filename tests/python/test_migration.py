@@ -141,3 +141,16 @@ def test_failed_upgrade_leaves_version_1(tmp_path):
     columns = [row[1] for row in connection.execute("PRAGMA table_info(measurements)")]
     assert "compiler" not in columns
     connection.close()
+
+
+def test_measurement_statuses_are_the_schemas():
+    """The package's list is the one the schema's CHECK constraint allows (the
+    C++ enum is held to the same list by tests/unit/core/status_test.cpp)."""
+    import re
+
+    from beast_analysis import MEASUREMENT_STATUSES
+
+    schema = (REPO_ROOT / "results_db" / "schema.sql").read_text()
+    table = schema[schema.index("CREATE TABLE measurements (") :]
+    check = table[table.index("CHECK (status IN (") : table.index("))", table.index("CHECK (status IN ("))]
+    assert tuple(re.findall(r"'([a-z_]+)'", check)) == MEASUREMENT_STATUSES

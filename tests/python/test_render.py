@@ -19,7 +19,7 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEMPLATES = os.path.join(ROOT, "kernel_templates")
-RENDER_PY = os.path.join(ROOT, "harness", "render.py")
+RENDER_PY = os.path.join(ROOT, "harness", "render", "render.py")
 
 _spec = importlib.util.spec_from_file_location("beast_render", RENDER_PY)
 render = importlib.util.module_from_spec(_spec)

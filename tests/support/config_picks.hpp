@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/bound_space.hpp"
-#include "beast/user_constraints.hpp"
+#include "beast/space/bound_space.hpp"
+#include "beast/space/user_constraints.hpp"
 
 namespace beast::testing {
 

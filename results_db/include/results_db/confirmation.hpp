@@ -8,17 +8,15 @@
 #include <string>
 #include <vector>
 
-namespace results_db {
+#include "beast/core/status.hpp"
 
-// The statuses a confirmed config can end with.
-inline constexpr const char* kConfirmationStatuses[] = {"ok", "compile_error", "runtime_error",
-                                                        "crashed", "timeout"};
+namespace results_db {
 
 // One config of a confirmation.
 struct ConfirmationResult {
   int64_t config_id = 0;
   std::string config_key;  // read back only
-  std::string status = "ok";
+  beast::Status status = beast::Status::kOk;  // IsConfirmationStatus
   std::vector<double> samples_ms;  // written; one per round
   std::string samples_json;        // read back
   std::optional<double> median_ms;

@@ -3,6 +3,8 @@
 // vendor-library baselines.
 #pragma once
 
+#include "beast/core/status.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,7 +25,7 @@ struct QueryFilter {
   std::optional<std::string> op;             // "conv2d" or "gemm"
   std::optional<std::string> template_name;  // "gemm/tiled"
   std::optional<int64_t> device_id;
-  std::optional<std::string> status;  // one of kMeasurementStatuses
+  std::optional<beast::Status> status;
   std::optional<std::string> device_name;  // exact name (any driver version)
   std::vector<ParamMatch> params;          // all must hold
   // Only the best "ok" measurement per (device, problem, template), taken from
@@ -63,7 +65,7 @@ struct ResultRow {
   int64_t config_id = 0;
   std::string config_key;
   std::string params_json;
-  std::string status;
+  beast::Status status = beast::Status::kOk;
   bool is_default = false;
   std::optional<double> median_ms;
   std::optional<double> spread;
@@ -142,7 +144,7 @@ struct BaselineFilter {
   std::optional<int64_t> device_id;
   std::optional<std::string> problem_key;  // exact canonical key
   std::optional<std::string> library;
-  std::optional<std::string> status;  // one of kBaselineStatuses
+  std::optional<beast::Status> status;
 };
 
 // One baseline with the names of its device and problem. Rows come ordered by
@@ -157,7 +159,7 @@ struct BaselineRow {
   std::string problem_key;
   std::string library;
   std::string routine;
-  std::string status;
+  beast::Status status = beast::Status::kOk;
   std::string samples_json;
   std::optional<double> median_ms;
   std::optional<double> spread;

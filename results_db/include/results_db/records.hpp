@@ -7,12 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "beast/core/backend.hpp"
+#include "beast/core/status.hpp"
+
 namespace results_db {
 
 // A device as it was when measured. (backend, name, driver_version) is its
 // identity: a driver update makes a new device.
 struct DeviceRecord {
-  std::string backend;  // "opencl" or "cuda"
+  beast::Backend backend = beast::Backend::kOpenCL;
   std::string name;
   std::string vendor;
   std::string driver_version;
@@ -20,19 +23,8 @@ struct DeviceRecord {
   std::string limits_json = "{}";
 };
 
-// Measurement statuses, in the order the schema lists them. A failed config is
-// data: it is recorded with its status so a resumed run does not retry it.
-// "pruned_after_compile": a post-compile constraint rejected the compiled
-// kernel, which did not run; "compiled": compiled fine for a device that is
-// not present (compile-only tuning), so not run.
-inline constexpr const char* kMeasurementStatuses[] = {
-    "ok",      "compile_error", "runtime_error",        "crashed",
-    "timeout", "wrong_result",  "pruned_after_compile", "compiled"};
-bool IsMeasurementStatus(const std::string& status);
-
-// Run statuses: a run starts "running" and ends "finished" or "interrupted".
-inline constexpr const char* kRunStatuses[] = {"running", "finished", "interrupted"};
-bool IsRunStatus(const std::string& status);
+// How a run ended (it is "running" until then).
+enum class RunEnd { kFinished, kInterrupted };
 
 // One config measured (or failed) on one device for one problem.
 struct MeasurementRecord {
@@ -41,7 +33,9 @@ struct MeasurementRecord {
   int64_t problem_id = 0;
   int64_t config_id = 0;
   bool is_default = false;         // the template's default config (the baseline)
-  std::string status = "ok";       // one of kMeasurementStatuses
+  // A failed config is data: recorded with its status so a resumed run does
+  // not retry it. Any status but unsupported (IsMeasurementStatus).
+  beast::Status status = beast::Status::kOk;
   std::vector<double> samples_ms;  // raw timings, stored as a JSON array
   std::optional<double> median_ms;
   std::optional<double> spread;  // relative: (p75 - p25) / median
@@ -63,13 +57,6 @@ struct MeasurementRecord {
   std::optional<int64_t> shared_bytes;  // CUDA shared / OpenCL local memory per group
 };
 
-// Baseline statuses: the measurement statuses that apply to a library call,
-// plus "unsupported" for a problem the routine cannot compute.
-inline constexpr const char* kBaselineStatuses[] = {
-    "ok",      "compile_error", "runtime_error", "crashed",
-    "timeout", "wrong_result",  "unsupported"};
-bool IsBaselineStatus(const std::string& status);
-
 // A vendor library's routine (CLBlast, cuBLAS, cuDNN...) timed on one device
 // for one problem in the same run as the tuned kernels. (device, problem,
 // library, routine) is its identity: a resumed run skips it.
@@ -79,7 +66,7 @@ struct BaselineRecord {
   int64_t problem_id = 0;
   std::string library;  // "clblast", "cublas", "cudnn", ... (lower case)
   std::string routine;  // "Sgemm", "Convgemm", an algorithm name
-  std::string status = "ok";  // one of kBaselineStatuses
+  beast::Status status = beast::Status::kOk;  // IsBaselineStatus
   std::vector<double> samples_ms;  // raw timings, stored as a JSON array
   std::optional<double> median_ms;
   std::optional<double> spread;  // relative: (p75 - p25) / median

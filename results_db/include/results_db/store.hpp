@@ -66,10 +66,10 @@ class Store {
     bool open_ = true;
   };
 
-  // A run starts "running"; FinishRun sets "finished" or "interrupted" and the
-  // finish time.
+  // A run starts "running"; FinishRun records how it ended ("finished" or
+  // "interrupted") and the finish time.
   int64_t BeginRun(const std::string& command, const std::string& beast_version);
-  void FinishRun(int64_t run_id, const std::string& status);
+  void FinishRun(int64_t run_id, RunEnd end);
 
   // Records one measurement in its own transaction (or the open Batch's), so a
   // killed process loses nothing already recorded. If (device, problem, config) is already measured

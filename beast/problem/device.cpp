@@ -1,0 +1,65 @@
+// Device identity, expression variables and --device selectors (device.hpp).
+#include "beast/problem/device.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "beast/core/error.hpp"
+
+namespace beast {
+
+
+std::string DeviceInfo::Id() const {
+  return std::string(BackendName(backend)) + ":" + (index >= 0 ? std::to_string(index) : arch);
+}
+
+std::map<std::string, int64_t> DeviceInfo::Variables() const {
+  return {{"device_max_work_group_size", limits.max_work_group_size},
+          {"device_max_work_item_size_0", limits.max_work_item_sizes[0]},
+          {"device_max_work_item_size_1", limits.max_work_item_sizes[1]},
+          {"device_max_work_item_size_2", limits.max_work_item_sizes[2]},
+          {"device_local_mem_bytes", limits.local_mem_bytes},
+          {"device_static_local_mem_bytes", StaticLocalMemBytes()},
+          {"device_compute_units", limits.compute_units},
+          {"device_warp_size", limits.warp_size},
+          {"device_max_registers_per_thread", limits.max_registers_per_thread},
+          {"device_is_cuda", backend == Backend::kCuda ? 1 : 0}};
+}
+
+int64_t DeviceInfo::StaticLocalMemBytes() const {
+  // CUDA caps statically declared __shared__ arrays at 48 KiB per block;
+  // only dynamic shared memory may opt in to more.
+  constexpr int64_t kCudaStaticShared = 48 * 1024;
+  return backend == Backend::kCuda ? std::min(limits.local_mem_bytes, kCudaStaticShared)
+                                   : limits.local_mem_bytes;
+}
+
+DeviceSelector DeviceSelector::Parse(const std::string& text) {
+  auto fail = [&](const std::string& why) -> DeviceSelector {
+    throw Error(ErrorCode::kBadArgument,
+                "device \"" + text + "\": " + why + " (expected opencl:N, cuda:N or cuda:sm_XX)");
+  };
+  auto colon = text.find(':');
+  if (colon == std::string::npos) return fail("no backend");
+  DeviceSelector sel;
+  std::string backend = text.substr(0, colon), rest = text.substr(colon + 1);
+  std::optional<Backend> parsed = ParseBackend(backend);
+  if (!parsed) return fail("unknown backend \"" + backend + "\"");
+  sel.backend = *parsed;
+  if (sel.backend == Backend::kCuda && rest.rfind("sm_", 0) == 0) {
+    if (rest.size() < 5 || rest.find_first_not_of("0123456789", 3) != std::string::npos) {
+      return fail("architecture must look like sm_90");
+    }
+    sel.arch = rest;
+    sel.index = -1;
+    return sel;
+  }
+  if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos ||
+      rest.size() > 6) {
+    return fail("device index must be a number");
+  }
+  sel.index = std::atoi(rest.c_str());
+  return sel;
+}
+
+}  // namespace beast

@@ -1,0 +1,70 @@
+// Device: what beast knows of a compute device — backend, name, architecture
+// and the limits that hard constraints read. Filled from a live query
+// (harness) or from a spec table for a device that is not present.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "beast/core/backend.hpp"
+
+namespace beast {
+
+struct DeviceLimits {
+  int64_t max_work_group_size = 0;  // threads per work-group / block
+  int64_t max_work_item_sizes[3] = {0, 0, 0};
+  int64_t local_mem_bytes = 0;  // shared / local memory per group
+  int64_t global_mem_bytes = 0;
+  int64_t compute_units = 0;
+  int64_t clock_mhz = 0;
+  int64_t warp_size = 1;                 // warp / wavefront / preferred multiple
+  int64_t max_registers_per_thread = 0;  // 0 when unknown (OpenCL)
+  double peak_gflops = 0;                // 0 when unknown
+  double bandwidth_gbs = 0;              // 0 when unknown
+};
+
+struct DeviceInfo {
+  Backend backend = Backend::kOpenCL;
+  int index = 0;  // position in `beast devices` for its backend
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  std::string arch;  // "sm_90", or the OpenCL device version string
+  DeviceLimits limits;
+  // What builds kernels for it, recorded with each measurement: "opencl" (the
+  // platform's own compiler; version: the platform name and version string,
+  // e.g. PoCL's) or "nvrtc" (version "12.4"). Empty when unknown.
+  std::string compiler;
+  std::string compiler_version;
+
+  std::string Id() const;  // "opencl:0", "cuda:1"
+  // Names a space expression may read, all prefixed "device_":
+  // device_max_work_group_size, device_max_work_item_size_0..2,
+  // device_local_mem_bytes (the most local / shared memory a group may have:
+  // on CUDA with the opt-in, so for memory sized at launch),
+  // device_static_local_mem_bytes (the most a kernel may declare in its
+  // source: 48 KiB on CUDA), device_compute_units, device_warp_size,
+  // device_max_registers_per_thread, and device_is_cuda (1 for a CUDA
+  // device or spec table, 0 for OpenCL).
+  std::map<std::string, int64_t> Variables() const;
+  int64_t StaticLocalMemBytes() const;
+};
+
+// A parsed --device argument: "opencl:N", "cuda:N" or "cuda:sm_XX".
+struct DeviceSelector {
+  Backend backend = Backend::kOpenCL;
+  int index = 0;
+  std::string arch;                                      // set for compile-only "cuda:sm_XX"
+  static DeviceSelector Parse(const std::string& text);  // throws kBadArgument
+};
+
+}  // namespace beast
+
+namespace beast {
+// The limits as a JSON object (stored with each device in the database) and
+// back; keys are the DeviceLimits field names. Throws Error(kBadInput) for
+// text that is not such an object.
+std::string DeviceLimitsToJson(const DeviceLimits& limits);
+DeviceLimits DeviceLimitsFromJson(const std::string& json);
+}  // namespace beast

@@ -1,0 +1,309 @@
+// The pruned search space of one template for one problem and device:
+// binding (slot layout, compiled expressions, what depends on what), the
+// estimates the planner orders parameters by, counting and the report of
+// what each constraint did (bound_space.hpp).
+#include "beast/space/bound_space.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "beast/core/error.hpp"
+#include "beast/space/bound_space_impl.hpp"
+#include "beast/space/space_counter.hpp"
+#include "beast/space/space_plan.hpp"
+
+namespace beast {
+namespace {
+
+// Names post-compile constraints read: resources of the compiled binary.
+const char* const kResourceNames[] = {"registers", "spills", "stack_bytes", "local_mem_used"};
+
+}  // namespace
+
+BoundSpace::Impl::Impl() = default;
+BoundSpace::Impl::~Impl() = default;
+
+void BoundSpace::Impl::ValueSet(const Level& level, const Value* slots,
+                                std::vector<Value>* out) const {
+  out->clear();
+  const ParamSpec& p = *level.param;
+  Value args[3];
+  size_t nargs = 0;
+  for (const auto& e : level.exprs) {
+    Value v;
+    if (e.Eval(slots, &v) != EvalStatus::kOk) {
+      if (p.form == ParamSpec::Form::kValues) continue;
+      return;  // a range without bounds is empty
+    }
+    if (p.form == ParamSpec::Form::kValues)
+      out->push_back(v);
+    else
+      args[nargs++] = v;
+  }
+  if (p.form == ParamSpec::Form::kValues) return;
+  int64_t a[3] = {0, 0, 1};
+  for (size_t i = 0; i < nargs; ++i) {
+    if (!AsInt(args[i], &a[i])) {
+      FailAt(p.where, "the bounds of " + p.name + " must be integers, got " + args[i].ToString());
+    }
+  }
+  if (p.form == ParamSpec::Form::kRange) {
+    if (a[2] == 0) FailAt(p.where, "the range step of " + p.name + " is zero");
+    const int64_t kMaxValues = 1 << 24;
+    for (int64_t v = a[0]; a[2] > 0 ? v < a[1] : v > a[1]; v += a[2]) {
+      if (static_cast<int64_t>(out->size()) >= kMaxValues) {
+        FailAt(p.where, "the range of " + p.name + " has more than 16777216 values");
+      }
+      out->push_back(Value::Int(v));
+    }
+  } else {
+    for (int64_t v = 1; v <= a[1] && v > 0; v *= 2) {
+      if (v >= a[0]) out->push_back(Value::Int(v));
+    }
+  }
+}
+
+unsigned BoundSpace::Impl::Threads(unsigned requested, double estimated_evals) const {
+  // Below about this many evaluations (a fifth of a millisecond), starting a
+  // thread and its counter costs more than sharing the walk saves.
+  const double kEvalsWorthAThread = 2e4;
+  if (requested > 0) return requested;
+  if (estimated_evals < kEvalsWorthAThread) return 1;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& fixed,
+                            const BindOptions& bind_options) {
+  options = bind_options;
+  // ignore_soft drops the template's soft constraints only: the user's were
+  // asked for on this very command line.
+  for (const auto& c : spec.constraints) {
+    if (!(options.ignore_soft && c.kind == ConstraintKind::kSoft)) constraints.push_back(c);
+  }
+  for (const auto& c : options.extra) constraints.push_back(c);
+  // Slots: problem and device names, parameters, derived values, resources.
+  for (const auto& [name, value] : fixed) {
+    slot_names.push_back(name);
+    base_slots.push_back(Value::Int(value));
+  }
+  first_param_slot = static_cast<int>(slot_names.size());
+  std::map<std::string, int> param_level;
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    param_level[spec.params[i].name] = static_cast<int>(i);
+    slot_names.push_back(spec.params[i].name);
+  }
+  first_derived_slot = static_cast<int>(slot_names.size());
+  std::map<std::string, int> derived_index;
+  for (size_t i = 0; i < spec.derived.size(); ++i) {
+    derived_index[spec.derived[i].name] = static_cast<int>(i);
+    slot_names.push_back(spec.derived[i].name);
+  }
+  first_resource_slot = static_cast<int>(slot_names.size());
+  for (const char* name : kResourceNames) slot_names.push_back(name);
+  base_slots.resize(slot_names.size(), Value::Int(0));
+  auto slot_of = [this](const std::string& n) {
+    int s = SlotOf(n);
+    return s >= first_resource_slot ? -1 : s;
+  };
+  // Topological order of derived values (the loader has ruled out cycles),
+  // with the parameters each needs through the others.
+  std::vector<std::set<int>> params_of(spec.derived.size());
+  std::vector<char> done(spec.derived.size(), 0);
+  std::vector<int> order;
+  std::function<void(int)> visit = [&](int d) {
+    if (done[d]) return;
+    done[d] = 1;
+    for (const auto& n : spec.derived[d].expr.Names()) {
+      if (param_level.count(n)) {
+        params_of[d].insert(param_level[n]);
+      } else if (derived_index.count(n)) {
+        visit(derived_index[n]);
+        params_of[d].insert(params_of[derived_index[n]].begin(), params_of[derived_index[n]].end());
+      }
+    }
+    order.push_back(d);
+  };
+  for (size_t d = 0; d < spec.derived.size(); ++d) visit(static_cast<int>(d));
+  // The parameters an expression needs, directly or through derived values.
+  auto params_of_expr = [&](const Expr& e, bool* reads_derived) {
+    std::set<int> params;
+    for (const auto& n : e.Names()) {
+      if (param_level.count(n)) {
+        params.insert(param_level[n]);
+      } else if (derived_index.count(n)) {
+        const auto& p = params_of[derived_index[n]];
+        params.insert(p.begin(), p.end());
+        if (reads_derived) *reads_derived = true;
+      }
+    }
+    return std::vector<int>(params.begin(), params.end());
+  };
+  hidden_from_source.assign(slot_names.size(), 0);
+  for (size_t i = 0; i < spec.params.size(); ++i)
+    hidden_from_source[first_param_slot + i] = spec.params[i].at_launch;
+  for (int d : order) {
+    for (int p : params_of[d])
+      if (spec.params[p].at_launch) hidden_from_source[SlotOf(spec.derived[d].name)] = 1;
+  }
+  for (int d : order) {
+    std::vector<int> params(params_of[d].begin(), params_of[d].end());
+    int level = params.empty() ? -1 : params.back();
+    derived.push_back(
+        {SlotOf(spec.derived[d].name), spec.derived[d].expr.Compile(slot_of), level, params});
+  }
+  levels.resize(spec.params.size());
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    Level& level = levels[i];
+    level.param = &spec.params[i];
+    level.slot = first_param_slot + static_cast<int>(i);
+    std::set<int> params;
+    for (const auto& e : spec.params[i].exprs) {
+      level.exprs.push_back(e.Compile(slot_of));
+      for (int p : params_of_expr(e, nullptr)) params.insert(p);
+    }
+    level.params.assign(params.begin(), params.end());
+    level.is_static = level.params.empty();
+  }
+  for (size_t d = 0; d < derived.size(); ++d) {
+    if (derived[d].level >= 0) levels[derived[d].level].derived.push_back(static_cast<int>(d));
+  }
+  // Static value sets are evaluated once, with the problem and device bound
+  // (and the derived values that need no parameter).
+  std::vector<Value> slots = base_slots;
+  for (const auto& d : derived) {
+    if (d.level == -1) d.expr.Eval(slots.data(), &slots[d.slot]);
+  }
+  for (auto& level : levels) {
+    if (level.is_static) ValueSet(level, slots.data(), &level.values);
+  }
+  for (size_t c = 0; c < constraints.size(); ++c) {
+    bool after = IsAfterCompile(c);
+    compiled.push_back(constraints[c].expr.Compile([&](const std::string& n) {
+      int slot = SlotOf(n);
+      if (slot < 0 || (slot >= first_resource_slot && !after)) {
+        FailAt(constraints[c].where,
+               "constraint \"" + constraints[c].expr.text() + "\" names unknown parameter \"" + n +
+                   "\"" + (slot < 0 ? "" : " (compiled resources need stage: after_compile)"));
+      }
+      return slot;
+    }));
+    bool reads_derived = false;
+    constraint_params.push_back(params_of_expr(constraints[c].expr, &reads_derived));
+    constraint_reads_derived.push_back(reads_derived);
+  }
+  for (int k = 0; k < 2; ++k) {
+    for (int d = 0; d < 3; ++d) {
+      launch[k][d].push_back(
+          (k == 0 ? spec.launch_global[d] : spec.launch_local[d]).Compile(slot_of));
+    }
+  }
+  if (spec.has_dynamic_local)
+    dynamic_local_bytes.push_back(spec.launch_dynamic_local_bytes.Compile(slot_of));
+  if (spec.has_shared_carveout)
+    shared_carveout.push_back(spec.launch_shared_carveout.Compile(slot_of));
+  Estimate();
+  plan = std::make_unique<space::Plan>(space::MakePlan(*this, AllActive(), options.reorder));
+}
+
+BoundSpace::BoundSpace(const SpaceSpec& spec, const Problem& problem, const DeviceInfo& device,
+                       BindOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->spec = spec;
+  if (spec.op != problem.op()) {
+    throw Error(ErrorCode::kBadArgument, "template " + spec.name + " is a " +
+                                             (spec.op == OpKind::kGemm ? "gemm" : "conv2d") +
+                                             " template, the problem is " + problem.OpName());
+  }
+  if (spec.op == OpKind::kConv2d && std::find(spec.layouts.begin(), spec.layouts.end(),
+                                              problem.conv().layout) == spec.layouts.end()) {
+    throw Error(ErrorCode::kBadArgument, "template " + spec.name + " does not support layout " +
+                                             LayoutName(problem.conv().layout));
+  }
+  for (const auto& [name, value] : problem.Variables())
+    impl_->problem_vars.emplace_back(name, value);
+  std::vector<std::pair<std::string, int64_t>> fixed = impl_->problem_vars;
+  for (const auto& [name, value] : device.Variables()) fixed.emplace_back(name, value);
+  impl_->Bind(fixed, options);
+}
+
+BoundSpace::BoundSpace(const SpaceSpec& spec,
+                       const std::vector<std::pair<std::string, int64_t>>& fixed,
+                       BindOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->spec = spec;
+  impl_->Bind(fixed, options);
+}
+
+BoundSpace::~BoundSpace() = default;
+BoundSpace::BoundSpace(BoundSpace&&) noexcept = default;
+BoundSpace& BoundSpace::operator=(BoundSpace&&) noexcept = default;
+
+const SpaceSpec& BoundSpace::spec() const { return impl_->spec; }
+const std::vector<ConstraintSpec>& BoundSpace::constraints() const { return impl_->constraints; }
+
+std::vector<std::string> BoundSpace::WalkOrder() const {
+  std::vector<std::string> names;
+  for (int n : impl_->plan->linear)
+    names.push_back(impl_->levels[impl_->plan->nodes[n].level].param->name);
+  return names;
+}
+
+uint64_t BoundSpace::RawSize() const {
+  const Impl& m = *impl_;
+  space::Plan raw =
+      space::MakePlan(m, std::vector<char>(m.constraints.size(), 0), m.options.reorder);
+  return space::CountPlan(m, raw, 1, nullptr);
+}
+
+uint64_t BoundSpace::Count() const { return Count(impl_->options.threads); }
+
+uint64_t BoundSpace::Count(unsigned threads) const {
+  return space::CountPlan(*impl_, *impl_->plan, impl_->Threads(threads, impl_->plan->cost),
+                          nullptr);
+}
+
+SpaceReport BoundSpace::Explain() const {
+  const Impl& m = *impl_;
+  unsigned threads = m.Threads(m.options.threads, m.plan->cost);
+  size_t n = m.constraints.size();
+  SpaceReport report;
+  report.raw = RawSize();
+  space::WalkStats stats(n);
+  std::vector<char> all = m.AllActive();
+  space::Plan plan = space::MakePlan(m, all, m.options.reorder, &stats.removed);
+  report.valid = space::CountPlan(m, plan, threads, &stats);
+  report.derived_errors = stats.derived_errors;
+  std::vector<char> prefix(n, 0);
+  uint64_t remaining = report.raw;
+  for (size_t c = 0; c < n; ++c) {
+    ConstraintReport r;
+    r.spec = &m.constraints[c];
+    if (m.IsAfterCompile(c)) {
+      r.checked_at = "after compile";
+    } else if (m.constraint_params[c].empty()) {
+      r.checked_at = "problem/device";
+    } else if (plan.prefilter_level[c] >= 0) {
+      r.checked_at = m.levels[plan.prefilter_level[c]].param->name;
+      r.prefilter = true;
+    } else {
+      r.checked_at = m.levels[plan.nodes[plan.check_node[c]].level].param->name;
+    }
+    r.removed = stats.removed[c];
+    r.invalid_eval = stats.invalid[c];
+    // Counts only fall as constraints are added: once empty, always empty.
+    if (all[c] && remaining > 0) {
+      prefix[c] = 1;
+      remaining =
+          space::CountPlan(m, space::MakePlan(m, prefix, m.options.reorder), threads, nullptr);
+    }
+    r.remaining = remaining;
+    if (r.remaining == 0 && report.emptied_by < 0) report.emptied_by = static_cast<int>(c);
+    report.constraints.push_back(r);
+  }
+  return report;
+}
+
+}  // namespace beast

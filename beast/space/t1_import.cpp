@@ -1,0 +1,112 @@
+// Reads a T1 tuning-problem file into a SpaceSpec (t1_import.hpp).
+#include "beast/space/t1_import.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "beast/core/config.hpp"
+#include "beast/core/error.hpp"
+#include "beast/space/t1_value_list.hpp"
+
+namespace beast {
+namespace {
+
+[[noreturn]] void Fail(const std::string& path, const std::string& why) {
+  throw Error(ErrorCode::kBadInput, path + ": not a valid T1 file: " + why);
+}
+
+}  // namespace
+
+SpaceSpec LoadT1(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorCode::kNotFound, path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  YAML::Node root;
+  try {
+    root = YAML::Load(text.str());
+  } catch (const YAML::Exception& e) {
+    throw Error(ErrorCode::kBadInput, path + ":" + std::to_string(e.mark.line + 1) + ": not valid JSON: " + e.msg);
+  }
+  if (!root.IsMap()) Fail(path, "the top level must be an object");
+  YAML::Node space = root["ConfigurationSpace"];
+  if (!space.IsMap()) Fail(path, "ConfigurationSpace (an object) is required");
+  YAML::Node params = space["TuningParameters"];
+  if (!params.IsSequence()) Fail(path, "ConfigurationSpace.TuningParameters (an array) is required");
+  SpaceSpec spec;
+  spec.name = path;
+  spec.space_path = path;
+  std::set<std::string> names;
+  for (size_t i = 0; i < params.size(); ++i) {
+    YAML::Node p = params[i];
+    std::string where = "TuningParameters[" + std::to_string(i) + "]";
+    if (!p.IsMap() || !p["Name"].IsScalar() || !p["Type"].IsScalar() || !p["Values"].IsDefined()) {
+      Fail(path, where + " needs Name, Type and Values");
+    }
+    ParamSpec param;
+    param.name = p["Name"].Scalar();
+    param.where = {path, p.Mark().line + 1};
+    std::string type = p["Type"].Scalar();
+    if (type == "string") Fail(path, "parameter " + param.name + " has string values, which beast spaces do not hold");
+    if (type != "int" && type != "uint" && type != "float" && type != "bool") {
+      Fail(path, "parameter " + param.name + " has Type \"" + type + "\" (expected int, uint, float, bool or string)");
+    }
+    std::vector<std::string> items;
+    if (p["Values"].IsScalar()) {
+      try {  // a Python list expression: literal, concatenation, range, comprehension
+        for (const Value& v : EvaluateT1ValueList(p["Values"].Scalar())) items.push_back(v.ToString());
+      } catch (const Error& err) {
+        Fail(path, "Values of " + param.name + ": " + err.what());
+      }
+    } else if (p["Values"].IsSequence()) {
+      for (const auto& v : p["Values"]) items.push_back(v.Scalar());
+    } else {
+      Fail(path, "Values of " + param.name + " must be a list");
+    }
+    if (items.empty()) Fail(path, "parameter " + param.name + " has an empty value list");
+    for (const auto& item : items) {
+      Expr e;
+      try {
+        e = Expr::Parse(item);
+      } catch (const Error& err) {
+        Fail(path, "a value of " + param.name + " is not a number: " + err.what());
+      }
+      if (!e.IsConstant()) Fail(path, "a value of " + param.name + " is not a number: " + item);
+      param.exprs.push_back(e);
+    }
+    param.has_default = p["Default"].IsScalar();
+    if (param.has_default) param.default_value = Expr::Parse(p["Default"].Scalar());
+    if (!names.insert(param.name).second) Fail(path, "parameter " + param.name + " is declared twice");
+    spec.params.push_back(std::move(param));
+  }
+  if (space["Conditions"].IsDefined()) {
+    if (!space["Conditions"].IsSequence()) Fail(path, "ConfigurationSpace.Conditions must be an array");
+    for (size_t i = 0; i < space["Conditions"].size(); ++i) {
+      YAML::Node c = space["Conditions"][i];
+      if (!c.IsMap() || !c["Expression"].IsScalar() || !c["Parameters"].IsSequence()) {
+        Fail(path, "Conditions[" + std::to_string(i) + "] needs Expression and Parameters");
+      }
+      ConstraintSpec constraint;
+      constraint.where = {path, c.Mark().line + 1};
+      try {
+        constraint.expr = Expr::Parse(c["Expression"].Scalar());
+      } catch (const Error& err) {
+        Fail(path, "Conditions[" + std::to_string(i) + "]: " + err.what());
+      }
+      for (const auto& n : constraint.expr.Names()) {
+        if (!names.count(n)) {
+          Fail(path, "Conditions[" + std::to_string(i) + "] \"" + constraint.expr.text() + "\" names unknown parameter \"" + n + "\"");
+        }
+      }
+      spec.constraints.push_back(std::move(constraint));
+    }
+  }
+  for (int d = 0; d < 3; ++d) spec.launch_global[d] = spec.launch_local[d] = Expr::Parse("1");
+  spec.hash = HashText(text.str());
+  return spec;
+}
+
+}  // namespace beast

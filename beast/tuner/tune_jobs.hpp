@@ -1,0 +1,32 @@
+// The jobs of a tuning run: every pair's configs that the database does not
+// hold yet for the device, in the order the run measures them, and what
+// supplying each one's program cost the run.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "beast/compile/program_supply.hpp"
+#include "beast/tuner/tune_plan.hpp"
+#include "beast/tuner/tuner.hpp"
+#include "beast/worker/instance_measure.hpp"
+#include "results_db/store.hpp"
+
+namespace beast {
+
+// Pair i's jobs are [spans[i].first, spans[i].first + spans[i].second).
+struct JobPlan {
+  std::vector<ProgramJob> jobs;
+  std::vector<std::pair<size_t, size_t>> spans;
+};
+JobPlan PlanJobs(results_db::Store& store, int64_t device_id,
+                 const std::vector<PlannedPair>& pairs);
+
+// Adds what `supplied` and its outcome cost to the summary: compile time
+// spent now (by the pool or the device worker), programs compiled now or
+// found in the cache.
+void AccountSupply(const ProgramSupply::Supplied& supplied, const Outcome& outcome,
+                   TuneSummary* summary);
+
+}  // namespace beast

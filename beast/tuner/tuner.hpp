@@ -1,0 +1,191 @@
+// Tuner: drives one tuning run — for every (template, problem) pair it binds
+// the space, picks the configs to measure (the default first), skips what the
+// database already holds, renders the rest and has a device worker process
+// compile, validate and time them, recording every outcome. Failing configs
+// are data: a kernel that crashes or hangs kills only the worker, the config
+// is recorded `crashed` or `timeout`, and a fresh worker goes on.
+// Post-compile constraints are checked on each built kernel's resources
+// before it runs (a failing one is recorded `pruned_after_compile`). For a
+// device that is not present (cuda:sm_XX) the run is compile-only: every
+// config is compiled with NVRTC and recorded `compiled`, `compile_error` or
+// `pruned_after_compile` with its resources.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "beast/space/bound_space.hpp"
+#include "beast/problem/device.hpp"
+#include "beast/problem/problem.hpp"
+#include "beast/core/status.hpp"
+
+namespace beast {
+
+struct TuneOptions {
+  std::vector<std::string> templates;  // "gemm/tiled"; a template tunes the problems of its op
+  std::vector<Problem> problems;
+  DeviceSelector device;
+  std::string db_path = "beast.db";
+  std::string templates_dir;  // default: Paths::Default()
+  BindOptions bind;
+  uint64_t max_configs = 0;      // per pair; 0: the whole space
+  uint64_t seed = 1;             // of the uniform sample when max_configs cuts
+  std::string command_line;      // recorded with the run
+  bool progress = true;          // progress lines on stderr
+  double progress_seconds = 10;  // how often a plain progress line comes (not a terminal)
+  // The beast binary the device worker runs as (`beast worker`); empty: the
+  // running program, which must then be beast.
+  std::string worker_executable;
+  // Per config, build included; a faster limit applies once the problem has
+  // a best time (beast/tuner/worker_time_limit.hpp).
+  double timeout_seconds = 60;
+  // Timing: warm-up runs, then repetitions until the median is stable.
+  int warmup = 2;
+  int min_reps = 5;
+  int max_reps = 30;
+  double max_seconds_per_config = 2.0;
+  // Write over the device's last-level cache (a GPU's L2) before every timed
+  // launch, so each starts cold (harness::BenchmarkPlan::flush_cache).
+  bool flush_cache = false;
+  // Vendor-library baselines measured once per (device, problem) in the same
+  // run, unless the database has them: "auto" (CLBlast on OpenCL devices when
+  // this beast was built with it), "clblast", or "none".
+  std::string baselines = "auto";
+  // Programs are built through the program cache in this directory
+  // (harness/program_cache.hpp); empty: no cache. beast tune defaults it to
+  // $XDG_CACHE_HOME/beast/programs.
+  std::string cache_dir;
+  // Compile workers that render and build the next configs into the cache
+  // ahead of the device (beast/tuner/program_supply.hpp); -1: one per core;
+  // 0: none, the device worker compiles each config itself. Needs the cache.
+  int compile_jobs = -1;
+  // At the end of each pair its top confirm_top ok configs (by median) are
+  // re-measured side by side, in rounds, and the fastest of that is the
+  // winner (beast/tuner/confirm_measure.hpp); 0: off, else at least 2.
+  int confirm_top = 3;
+  // This run measures only every shard_count-th selected config, from the
+  // shard_index-th on (over all pairs in order): the share of one of several
+  // identical devices tuning the same problems at once (multi_device_tune.hpp).
+  int shard_index = 0;
+  int shard_count = 1;
+  // Non-empty: progress comes as plain lines (never a live terminal line),
+  // each starting with "[label] ", so several runs can share one stderr.
+  std::string progress_label;
+};
+
+// A vendor library's routine on one problem of the run (this run's
+// measurement, or the one the database already held).
+struct BaselineSummary {
+  std::string problem_key;
+  std::string library;   // "clblast"
+  std::string routine;   // "Sgemm", "Convgemm"
+  Status status = Status::kOk;
+  double median_ms = 0;  // when ok
+  double gflops = 0;     // when ok
+  // The median of CLBlast's last command alone (its GEMM kernel without the
+  // copies or im2col before it), measured now; 0 when unknown. Not stored.
+  double last_command_ms = 0;
+  std::string error_text;
+  bool from_database = false;  // measured by an earlier run
+};
+
+struct PairSummary {
+  std::string template_name;
+  std::string problem_key;
+  uint64_t space_size = 0;  // valid configs
+  uint64_t selected = 0;    // configs this run wanted measured (default included)
+  uint64_t measured = 0;    // measured now
+  uint64_t skipped = 0;     // already in the database
+  uint64_t failed = 0;      // measured now with a status other than ok (compile-only: compiled)
+  std::map<Status, uint64_t> failures;  // of those, how many per status
+  // Best ok config in the database for this pair (this run or earlier).
+  bool has_best = false;
+  std::string best_config;
+  double best_ms = 0;
+  double best_gflops = 0;
+  double speedup_vs_default = 0;  // 0 when the default did not run ok
+  // The fastest ok baseline of the run's library on this device and problem
+  // (0 when none): baseline_ms / best_ms is the speed-up over the library.
+  std::string baseline_library, baseline_routine;
+  double baseline_ms = 0;
+  // best_gflops / the device's measured peak; 0 when either is unknown.
+  double fraction_of_peak = 0;
+  // The re-measurement of the pair's top configs that confirmed its winner:
+  // how many it compared (0: none stands), whether this run made it, and the
+  // winner's median in it.
+  int confirmed_candidates = 0;
+  bool confirmed_now = false;
+  double confirmed_ms = 0;
+  // The config the lowest median alone picks, when the confirmation picked
+  // another; empty otherwise.
+  std::string unconfirmed_best;
+  // Compile-only: the fewest and most registers of the pair's compiled
+  // configs in the database (this run or earlier); -1 when none.
+  int64_t min_registers = -1, max_registers = -1;
+};
+
+struct TuneSummary {
+  std::string device_id;
+  std::string device_name;
+  // A run on several devices (multi_device_tune.hpp): the devices of this
+  // group that measured its configs at once, each with a note if its process
+  // failed; empty for a run on one device.
+  std::vector<std::string> devices;
+  std::vector<PairSummary> pairs;
+  double wall_seconds = 0;
+  double compile_seconds = 0;       // builds from source now, by the worker or the pool
+  double first_launch_seconds = 0;  // their validation launches (on PoCL: the JIT)
+  double benchmark_seconds = 0;     // their timed runs (warm-up included): the device busy
+  int worker_restarts = 0;          // device workers replaced after a crash, hang or lost device
+  // Programs built from source now (by the device worker or the compile
+  // pool) and programs found in the program cache, built by an earlier run.
+  uint64_t programs_compiled = 0;
+  uint64_t programs_from_cache = 0;
+  std::string cache_dir;                  // the program cache; empty when none
+  int compile_jobs = 0;                   // the compile pool's workers; 0: no pool
+  bool pool_paused_while_timing = false;  // a CPU device: the pool stops while kernels run
+  double compile_wait_seconds = 0;        // the tuner waited for the pool to finish a build
+  std::string compile_pool_error;  // why the pool's workers did not start; empty when they did
+  bool interrupted = false;
+  // Peak fp32 FLOP/s of the device, measured by peak_method at the start of
+  // the run (harness/peak_flops.hpp); 0 when the microbenchmark failed
+  // (peak_error says why).
+  double peak_gflops = 0;
+  std::string peak_method, peak_variant, peak_error;
+  std::vector<BaselineSummary> baselines;
+  // The post-compile constraints the device's backend cannot apply, in one
+  // line (post_compile.hpp); "" when none.
+  std::string post_compile_not_applied;
+  // A compile-only run (no device present): the compiler, its version and
+  // the threads that compiled; compile_seconds sums their compile times.
+  bool compile_only = false;
+  std::string compiler, compiler_version;
+  unsigned compile_threads = 0;
+  // Wall clock of the re-measurements that confirmed winners (timed rounds,
+  // the device busy too).
+  double confirm_seconds = 0;
+  // (benchmark_seconds + confirm_seconds) / wall_seconds: how much of the run
+  // kept the device busy (on several devices at once: each, on average).
+  double DeviceBusyFraction() const {
+    const double devices_wall =
+        wall_seconds * static_cast<double>(devices.empty() ? 1 : devices.size());
+    return devices_wall > 0 ? (benchmark_seconds + confirm_seconds) / devices_wall : 0;
+  }
+};
+
+// Validates everything first (templates, problems, device, non-empty spaces,
+// valid defaults) and starts the device worker, so bad input writes nothing;
+// then tunes. Throws beast::Error for bad input or environment. Ctrl-C
+// (SIGINT) or SIGTERM stops at once: the config in flight is abandoned (its
+// worker killed) and stays unmeasured, the run is marked interrupted. A rerun
+// of the same command resumes: it measures exactly what is missing.
+TuneSummary Tune(const TuneOptions& options);
+
+// The winners table `beast tune` prints (with the speed-up over the baseline
+// library and the fraction of the measured peak), the baselines that did not
+// run ok, the time spent and the fraction of it the device was busy.
+std::string FormatTuneSummary(const TuneSummary& summary);
+
+}  // namespace beast

@@ -1,0 +1,55 @@
+// Interleaved re-measurement of a pair's top configs (confirm_measure.hpp).
+#include "beast/worker/confirm_measure.hpp"
+
+#include <functional>
+#include <memory>
+
+#include "harness/opencl/opencl_kernel.hpp"
+#include "beast/worker/measure_steps.hpp"
+
+namespace beast {
+
+std::vector<ConfirmResult> ConfirmInstances(harness::OpenClContext& context,
+                                            const DeviceProblem& problem,
+                                            const std::vector<ConfirmCandidate>& candidates,
+                                            const harness::BenchmarkPlan& plan) {
+  std::vector<ConfirmResult> results(candidates.size());
+  std::vector<std::unique_ptr<harness::OpenClKernel>> runners(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    // The options are MeasureInstance's, so the program comes from the cache.
+    harness::OpenClBuildResult build = context.Build(candidates[i].source, "");
+    if (!build.ok) {
+      results[i].status = Status::kCompileError;
+      results[i].error_text = "the OpenCL build failed: " + build.log;
+      continue;
+    }
+    runners[i] = std::make_unique<harness::OpenClKernel>(
+        context, build.program, candidates[i].kernel_name, problem.KernelArgs());
+    if (!runners[i]->ok()) {
+      results[i].status = Status::kRuntimeError;
+      results[i].error_text = runners[i]->message();
+      runners[i].reset();
+    }
+  }
+  std::vector<std::function<harness::LaunchResult()>> launches(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!runners[i]) continue;
+    launches[i] = [&, i] {
+      if (plan.flush_cache) context.FlushCache();
+      return runners[i]->Launch(candidates[i].geometry);
+    };
+  }
+  auto device_works = [&] {
+    try {
+      float probe = 0;
+      context.Read(problem.output, &probe, sizeof probe);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  InterleavedRounds(launches, plan, device_works, &results);
+  return results;
+}
+
+}  // namespace beast

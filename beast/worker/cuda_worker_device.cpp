@@ -1,0 +1,271 @@
+// The device worker's CUDA GPU (worker_device.hpp): kernels compiled with
+// NVRTC for the GPU's architecture through the program cache (the compile
+// pool builds them ahead), loaded as cubins and timed with CUDA events,
+// optionally from a cold L2; cuBLAS and cuDNN baselines; the CUDA FMA peak.
+// The driver and the libraries are opened at run time: on a machine without
+// them opening the device fails with one line, and nothing else changes.
+#include <map>
+#include <memory>
+
+#include "beast/core/error.hpp"
+#include "beast/problem/problem.hpp"
+#include "harness/cuda/cuda_build.hpp"
+#include "harness/cuda/cuda_context.hpp"
+#include "harness/cuda/cuda_kernel.hpp"
+#include "harness/cuda/cuda_library_call.hpp"
+#include "harness/cuda/cuda_peak_flops.hpp"
+#include "harness/cache/program_cache.hpp"
+#include "beast/worker/measure_steps.hpp"
+#include "beast/worker/problem_data.hpp"
+#include "beast/worker/worker_device.hpp"
+
+namespace beast {
+namespace {
+
+// The problem's buffers on the GPU, allocated once per problem.
+struct CudaProblem {
+  ProblemData data;
+  harness::CudaOperands buffers;
+  // The kernel arguments in beast's contract: (x, w, [b,] y) or (A, B, C).
+  std::vector<harness::CudaKernelArg> KernelArgs() const {
+    if (!data.bias.empty()) return {buffers.input0, buffers.input1, buffers.bias, buffers.output};
+    return {buffers.input0, buffers.input1, buffers.output};
+  }
+};
+
+CompiledResources ResourcesOf(const harness::CudaResources& r) {
+  CompiledResources out;
+  if (r.registers >= 0) out.registers = r.registers;
+  out.spill_bytes = r.spill_store_bytes + r.spill_load_bytes;
+  out.stack_bytes = r.stack_bytes;
+  out.shared_bytes = r.shared_bytes;
+  return out;
+}
+
+class CudaWorkerDevice : public WorkerDevice {
+ public:
+  CudaWorkerDevice(int device_index, const std::string& cache_dir) : context_(device_index) {
+    if (!harness::NvrtcAvailable()) {
+      throw Error(ErrorCode::kEnvironment, "cuda:" + std::to_string(device_index) +
+                                               ": this beast was built without NVRTC (CUDA toolkit "
+                                               "not found), so it cannot compile kernels");
+    }
+    if (!cache_dir.empty()) cache_ = std::make_unique<harness::ProgramCache>(cache_dir);
+  }
+
+  const DeviceInfo& device() const override { return context_.device(); }
+
+  Outcome Measure(const MeasureRequest& request, const OnBuilt& on_built) override {
+    Outcome out;
+    CudaProblem* held = Held(request.problem_key, &out.error_text);
+    if (!held) {
+      out.status = Status::kRuntimeError;
+      return out;
+    }
+    CudaProblem& problem = *held;
+    harness::CudaBuild build = Build(request.source, request.kernel_name);
+    out.compile_ms = build.compiled.compile_ms;
+    out.from_cache = build.from_cache;
+    if (!build.compiled.ok) {
+      out.status = Status::kCompileError;
+      out.build_log = build.compiled.log;
+      out.error_text = "NVRTC failed for " + context_.device().arch + " (build log kept)";
+      return out;
+    }
+    out.build_log = build.compiled.log;  // ptxas's report of the resources
+    out.resources = ResourcesOf(build.compiled.resources);
+    harness::CudaKernel kernel(context_, build.compiled.cubin, request.kernel_name,
+                               problem.KernelArgs());
+    if (!kernel.ok()) {
+      out.status = Status::kRuntimeError;
+      out.error_text = kernel.message();
+      return out;
+    }
+    if (on_built) {
+      if (std::optional<std::string> why = on_built(build.compiled.compile_ms, out.resources)) {
+        out.status = Status::kPrunedAfterCompile;
+        out.error_text = *why;
+        return out;
+      }
+    }
+    const bool flush = request.plan.flush_cache;
+    KernelCalls calls = CallsFor(problem, [&] { return kernel.Launch(request.geometry, flush); });
+    ValidateAndTime(calls, problem.data, request.plan, &out);
+    return out;
+  }
+
+  std::vector<ConfirmResult> Confirm(const ConfirmRequest& request) override {
+    std::vector<ConfirmResult> results(request.candidates.size());
+    std::string why;
+    CudaProblem* held = Held(request.problem_key, &why);
+    if (!held) {
+      for (ConfirmResult& r : results) {
+        r.status = Status::kRuntimeError;
+        r.error_text = why;
+      }
+      return results;
+    }
+    CudaProblem& problem = *held;
+    std::vector<std::unique_ptr<harness::CudaKernel>> kernels(request.candidates.size());
+    std::vector<std::function<harness::LaunchResult()>> launches(request.candidates.size());
+    for (size_t i = 0; i < request.candidates.size(); ++i) {
+      const ConfirmCandidate& c = request.candidates[i];
+      harness::CudaBuild build = Build(c.source, c.kernel_name);
+      if (!build.compiled.ok) {
+        results[i].status = Status::kCompileError;
+        results[i].error_text = "NVRTC failed: " + build.compiled.log;
+        continue;
+      }
+      kernels[i] = std::make_unique<harness::CudaKernel>(context_, build.compiled.cubin,
+                                                         c.kernel_name, problem.KernelArgs());
+      if (!kernels[i]->ok()) {
+        results[i].status = Status::kRuntimeError;
+        results[i].error_text = kernels[i]->message();
+        continue;
+      }
+      const bool flush = request.plan.flush_cache;
+      launches[i] = [&, i, flush] {
+        return kernels[i]->Launch(request.candidates[i].geometry, flush);
+      };
+    }
+    InterleavedRounds(
+        launches, request.plan, [&] { return ContextWorks(); }, &results);
+    return results;
+  }
+
+  harness::BaselineResult Baseline(const BaselineRequest& request) override {
+    const beast::Problem parsed = beast::Problem::Parse(request.problem_key);
+    harness::BaselineResult out;
+    CudaProblem* held = Held(request.problem_key, &out.error_text);
+    if (!held) {
+      out.status = Status::kRuntimeError;
+      return out;
+    }
+    CudaProblem& problem = *held;
+    std::unique_ptr<harness::CudaLibraryCall> call;
+    if (request.library == "cublas") {
+      out.routine = harness::kCublasRoutine;
+      call = harness::CudaLibraryCall::Cublas(context_, parsed, problem.buffers);
+    } else if (request.library == "cudnn") {
+      out.routine = harness::kCudnnRoutine;
+      call = harness::CudaLibraryCall::Cudnn(context_, parsed, problem.buffers);
+    } else {
+      out.status = Status::kUnsupported;
+      out.error_text =
+          "\"" + request.library + "\" is no baseline library of CUDA devices (cublas, cudnn)";
+      return out;
+    }
+    if (!call->why_not().empty()) {
+      out.status = call->status();
+      out.error_text = call->why_not();
+      return out;
+    }
+    out.detail = call->detail();
+    Outcome measured;
+    KernelCalls calls = CallsFor(problem, [&] {
+      if (request.plan.flush_cache) {
+        try {
+          context_.FlushL2();
+        } catch (const Error& e) {
+          harness::LaunchResult failed;
+          failed.message = e.what();
+          return failed;
+        }
+      }
+      return call->Run();
+    });
+    ValidateAndTime(calls, problem.data, request.plan, &measured);
+    out.status = measured.status;
+    out.samples_ms = measured.samples_ms;
+    out.median_ms = measured.median_ms;
+    out.spread = measured.spread;
+    out.max_error = measured.max_error;
+    out.error_text = measured.error_text;
+    out.first_call_ms = measured.first_launch_seconds * 1000.0;
+    return out;
+  }
+
+  harness::PeakFlopsResult Peak(const harness::BenchmarkPlan& plan) override {
+    return harness::MeasureCudaPeakFlops(context_, plan);
+  }
+
+  // A fresh allocation, fill and read: a lost context fails them, while a
+  // problem too large for the GPU's memory does not make it look lost.
+  bool StillWorks(const std::string&) override { return ContextWorks(); }
+
+ private:
+  // The problem's buffers, or null with *why when the GPU cannot hold them
+  // (a runtime error of this request); a lost context throws as before.
+  CudaProblem* Held(const std::string& key, std::string* why) {
+    try {
+      return &Problem(key);
+    } catch (const Error& e) {
+      problems_.erase(key);
+      if (!ContextWorks()) throw;
+      *why = std::string("the problem's buffers do not fit: ") + e.what();
+      return nullptr;
+    }
+  }
+
+  bool ContextWorks() {
+    try {
+      harness::CudaBuffer probe = context_.Allocate(sizeof(float));
+      float value = 0;
+      context_.Fill(probe, 0xFF);
+      context_.Read(probe, &value, sizeof value);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
+  harness::CudaBuild Build(const std::string& source, const std::string& kernel_name) {
+    return harness::BuildCudaThroughCache(cache_.get(), source, context_.device().arch,
+                                          kernel_name);
+  }
+
+  KernelCalls CallsFor(CudaProblem& problem, std::function<harness::LaunchResult()> launch) {
+    KernelCalls calls;
+    calls.poison_output = [&] { context_.Fill(problem.buffers.output, 0xFF); };
+    calls.launch = std::move(launch);
+    calls.read_output = [&](float* host) {
+      context_.Read(problem.buffers.output, host, problem.data.output_count * sizeof(float));
+    };
+    return calls;
+  }
+
+  // Inputs and reference, made once per problem and shared by its kernels,
+  // confirmations and baselines.
+  CudaProblem& Problem(const std::string& key) {
+    std::unique_ptr<CudaProblem>& cached = problems_[key];
+    if (!cached) {
+      auto fresh = std::make_unique<CudaProblem>();
+      fresh->data = MakeProblemData(beast::Problem::Parse(key));
+      const ProblemData& d = fresh->data;
+      harness::CudaOperands& b = fresh->buffers;
+      b.input0 = context_.Allocate(d.input0.size() * sizeof(float));
+      b.input1 = context_.Allocate(d.input1.size() * sizeof(float));
+      b.output = context_.Allocate(d.output_count * sizeof(float));
+      context_.Write(b.input0, d.input0.data(), d.input0.size() * sizeof(float));
+      context_.Write(b.input1, d.input1.data(), d.input1.size() * sizeof(float));
+      if (!d.bias.empty()) {
+        b.bias = context_.Allocate(d.bias.size() * sizeof(float));
+        context_.Write(b.bias, d.bias.data(), d.bias.size() * sizeof(float));
+      }
+      cached = std::move(fresh);
+    }
+    return *cached;
+  }
+
+  harness::CudaContext context_;
+  std::unique_ptr<harness::ProgramCache> cache_;
+  std::map<std::string, std::unique_ptr<CudaProblem>> problems_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkerDevice> OpenCudaWorkerDevice(int device_index, const std::string& cache_dir) {
+  return std::make_unique<CudaWorkerDevice>(device_index, cache_dir);
+}
+
+}  // namespace beast

@@ -1,0 +1,71 @@
+// Build, validate and time one instance (instance_measure.hpp).
+#include "beast/worker/instance_measure.hpp"
+
+#include "harness/opencl/opencl_kernel.hpp"
+#include "beast/worker/measure_steps.hpp"
+
+namespace beast {
+
+DeviceProblem UploadProblem(harness::OpenClContext& context, const ProblemData& data) {
+  DeviceProblem p;
+  p.data = &data;
+  p.input0 = context.Allocate(data.input0.size() * sizeof(float));
+  p.input1 = context.Allocate(data.input1.size() * sizeof(float));
+  p.output = context.Allocate(data.output_count * sizeof(float));
+  context.Write(p.input0, data.input0.data(), data.input0.size() * sizeof(float));
+  context.Write(p.input1, data.input1.data(), data.input1.size() * sizeof(float));
+  if (!data.bias.empty()) {
+    p.bias = context.Allocate(data.bias.size() * sizeof(float));
+    context.Write(p.bias, data.bias.data(), data.bias.size() * sizeof(float));
+  }
+  return p;
+}
+
+std::vector<harness::OpenClKernelArg> DeviceProblem::KernelArgs() const {
+  if (data && !data->bias.empty()) return {input0, input1, bias, output};
+  return {input0, input1, output};
+}
+
+Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& problem,
+                        const std::string& source, const std::string& kernel_name,
+                        const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
+                        const OnBuilt& on_built) {
+  Outcome out;
+  harness::OpenClBuildResult build = context.Build(source, "");
+  out.compile_ms = build.compile_ms;
+  out.from_cache = build.from_cache;
+  if (!build.ok) {
+    out.status = Status::kCompileError;
+    out.build_log = build.log;
+    out.error_text = "the OpenCL build failed (build log kept)";
+    return out;
+  }
+  harness::OpenClKernel runner(context, build.program, kernel_name, problem.KernelArgs());
+  if (!runner.ok()) {
+    out.status = Status::kRuntimeError;
+    out.error_text = runner.message();
+    return out;
+  }
+  out.resources.shared_bytes = runner.resources().local_mem_bytes;
+  out.resources.stack_bytes = runner.resources().private_mem_bytes;
+  if (on_built) {
+    if (std::optional<std::string> why = on_built(build.compile_ms, out.resources)) {
+      out.status = Status::kPrunedAfterCompile;
+      out.error_text = *why;
+      return out;
+    }
+  }
+  KernelCalls calls;
+  calls.poison_output = [&] { context.Fill(problem.output, 0xFF); };
+  calls.launch = [&] {
+    if (plan.flush_cache) context.FlushCache();
+    return runner.Launch(geometry);
+  };
+  calls.read_output = [&](float* host) {
+    context.Read(problem.output, host, problem.data->output_count * sizeof(float));
+  };
+  ValidateAndTime(calls, *problem.data, plan, &out);
+  return out;
+}
+
+}  // namespace beast

@@ -1,0 +1,65 @@
+// Measures one rendered instance on an OpenCL device: build, a validation run
+// on a poisoned output buffer, then timed repetitions. Every failure of the
+// kernel becomes a status with its message; only a broken device (a lost
+// context: a transfer that fails) throws beast::Error. Runs in the device
+// worker process (worker_main.cpp), where a kernel that crashes or hangs
+// takes nothing but the worker with it.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "beast/space/compiled_resources.hpp"
+#include "harness/opencl/opencl_kernel.hpp"
+#include "harness/opencl/opencl_context.hpp"
+#include "harness/measure/timing.hpp"
+#include "beast/worker/problem_data.hpp"
+#include "beast/core/status.hpp"
+
+namespace beast {
+
+// The problem's buffers on the device, allocated once per problem.
+struct DeviceProblem {
+  harness::OpenClBuffer input0, input1, output;
+  harness::OpenClBuffer bias;  // allocated only when the problem has a bias
+  // The kernel arguments in beast's contract: (x, w, [b,] y) or (A, B, C).
+  std::vector<harness::OpenClKernelArg> KernelArgs() const;
+  const ProblemData* data = nullptr;
+};
+
+DeviceProblem UploadProblem(harness::OpenClContext& context, const ProblemData& data);
+
+struct Outcome {
+  Status status = Status::kOk;
+  std::vector<double> samples_ms;
+  std::optional<double> median_ms, spread, max_error, compile_ms;
+  std::string error_text;
+  std::string build_log;
+  // The built kernel's local and private memory (OpenCL reports no registers
+  // or spills); unset when nothing was built.
+  CompiledResources resources;
+  // The program came from the binary cache (compile_ms is then the time the
+  // build that made the entry took, not time spent now).
+  bool from_cache = false;
+  // Wall clock of the validation launch: one run, plus on PoCL the code
+  // generation it triggers for the work-group size (a JIT as long as the
+  // build or longer).
+  double first_launch_seconds = 0;
+  double benchmark_seconds = 0;  // wall clock of the timed runs (warm-up included)
+};
+
+// Called once the build succeeded and the kernel exists, before it first
+// runs, with its resources (the worker tells the tuner, whose time limit for
+// running the kernel starts then). A reason returned means a post-compile
+// constraint rejects the kernel: it is recorded pruned_after_compile, not run.
+using OnBuilt = std::function<std::optional<std::string>(double compile_ms,
+                                                         const CompiledResources& resources)>;
+
+Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& problem,
+                        const std::string& source, const std::string& kernel_name,
+                        const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
+                        const OnBuilt& on_built = nullptr);
+
+}  // namespace beast

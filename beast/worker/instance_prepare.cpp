@@ -1,0 +1,38 @@
+// Rendering a config into a measurement request (instance_prepare.hpp).
+#include "beast/worker/instance_prepare.hpp"
+
+#include "beast/core/error.hpp"
+#include "beast/space/template_vars.hpp"
+
+namespace beast {
+
+PreparedInstance PrepareInstance(harness::Renderer& renderer, const SpaceSpec& spec,
+                                 const Problem& problem, const BoundSpace& space,
+                                 const Config& config, Backend backend) {
+  PreparedInstance prepared;
+  Instance instance = space.Instantiate(config);
+  try {
+    prepared.request.source =
+        renderer.Render(spec.source_rel, TemplateVarsJson(spec, problem, instance, backend));
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
+    Outcome outcome;
+    outcome.status = Status::kCompileError;  // a template that fails to render is data
+    outcome.error_text = std::string("render: ") + e.what();
+    prepared.failure = std::move(outcome);
+    return prepared;
+  }
+  MeasureRequest& request = prepared.request;
+  request.problem_key = problem.Key();
+  request.kernel_name = spec.kernel_name;
+  request.geometry.dims = 3;
+  for (int d = 0; d < 3; ++d) {
+    request.geometry.global[d] = instance.global[d];
+    request.geometry.local[d] = instance.local[d];
+  }
+  request.geometry.dynamic_local_bytes = instance.dynamic_local_bytes;
+  request.geometry.shared_carveout = static_cast<int>(instance.shared_carveout);
+  return prepared;
+}
+
+}  // namespace beast

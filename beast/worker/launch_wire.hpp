@@ -1,0 +1,13 @@
+// A launch geometry on the wire between the tuner and its workers (device,
+// compile and confirmation messages alike), in worker_wire.hpp's format.
+#pragma once
+
+#include "harness/measure/launch.hpp"
+#include "beast/worker/worker_wire.hpp"
+
+namespace beast {
+
+void WriteGeometry(WireWriter& w, const harness::LaunchGeometry& geometry);
+harness::LaunchGeometry ReadGeometry(WireReader& r);
+
+}  // namespace beast

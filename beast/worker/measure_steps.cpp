@@ -1,0 +1,100 @@
+// Validation, timing and interleaved rounds, whatever the backend
+// (measure_steps.hpp).
+#include "beast/worker/measure_steps.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "harness/measure/validation.hpp"
+
+namespace beast {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
+                     const harness::BenchmarkPlan& plan, Outcome* out) {
+  // Poison the output (0xFF bytes are NaN) so an element the kernel never
+  // writes fails validation instead of passing on a stale value.
+  calls.poison_output();
+  auto first_start = std::chrono::steady_clock::now();
+  harness::LaunchResult first = calls.launch();
+  out->first_launch_seconds = SecondsSince(first_start);
+  if (!first.ok()) {
+    out->status = Status::kRuntimeError;
+    out->error_text = first.message;
+    return;
+  }
+  std::vector<float> y(data.output_count);
+  calls.read_output(y.data());
+  harness::ValidationResult v = harness::Validate(
+      y.data(), data.reference.data(), data.abs_reference.data(), y.size(), data.reduction_length);
+  out->max_error = v.max_error;
+  if (!v.ok) {
+    out->status = Status::kWrongResult;
+    out->error_text = harness::DescribeWrongResult(v, y.data(), data.reference.data(), y.size());
+    return;
+  }
+  std::string failure;
+  auto start = std::chrono::steady_clock::now();
+  out->samples_ms = harness::BenchmarkLaunches(calls.launch, plan, &failure);
+  out->benchmark_seconds = SecondsSince(start);
+  if (!failure.empty()) {
+    out->status = Status::kRuntimeError;
+    out->error_text = failure;
+    return;
+  }
+  harness::SampleStats stats = harness::Summarize(out->samples_ms);
+  out->median_ms = stats.median;
+  out->spread = stats.spread;
+}
+
+void InterleavedRounds(const std::vector<std::function<harness::LaunchResult()>>& launches,
+                       const harness::BenchmarkPlan& plan,
+                       const std::function<bool()>& device_works,
+                       std::vector<ConfirmResult>* results) {
+  std::vector<char> live(launches.size());
+  for (size_t i = 0; i < launches.size(); ++i) live[i] = launches[i] != nullptr;
+  // One launch of candidate i; a failure stops i, a lost device all.
+  auto launch = [&](size_t i, bool timed) {
+    harness::LaunchResult r = launches[i]();
+    if (!r.ok()) {
+      const bool lost = !device_works();
+      (*results)[i].status = lost ? Status::kCrashed : Status::kRuntimeError;
+      (*results)[i].error_text = (lost ? "the device context was lost: " : "") + r.message;
+      if (lost) std::fill(live.begin(), live.end(), 0);
+      live[i] = 0;
+      return;
+    }
+    if (timed) (*results)[i].samples_ms.push_back(r.kernel_ms);
+  };
+  auto live_count = [&] {
+    size_t n = 0;
+    for (char l : live) n += l != 0;
+    return n;
+  };
+  for (int w = 0; w < plan.warmup; ++w) {
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (live[i]) launch(i, false);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (int round = 1; round <= plan.max_reps && live_count() > 0; ++round) {
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (live[i]) launch(i, true);
+    if (round < plan.min_reps) continue;
+    bool stable = true;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      if (live[i])
+        stable = stable &&
+                 harness::MedianRelativeHalfWidth((*results)[i].samples_ms) <= plan.target_rel_ci;
+    }
+    if (stable || SecondsSince(start) >= plan.max_seconds * static_cast<double>(live_count()))
+      break;
+  }
+}
+
+}  // namespace beast

@@ -1,0 +1,47 @@
+// The backend-neutral steps of measuring kernels in the device worker, shared
+// by OpenCL and CUDA: validating a built kernel on a poisoned output and
+// timing it (MeasureInstance's tail), and the interleaved rounds that confirm
+// a pair's winner. A backend supplies the calls; these decide what is a
+// wrong result, a runtime error, how many samples, and when to stop.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "beast/worker/confirm_protocol.hpp"
+#include "harness/measure/launch.hpp"
+#include "harness/measure/timing.hpp"
+#include "beast/worker/instance_measure.hpp"
+#include "beast/worker/problem_data.hpp"
+
+namespace beast {
+
+// What a backend does for a built kernel on a problem's buffers. poison and
+// read throw only for a device that stopped working.
+struct KernelCalls {
+  std::function<void()> poison_output;            // every output byte 0xFF (NaN)
+  std::function<harness::LaunchResult()> launch;  // one launch, waited for and timed
+  std::function<void(float* host)> read_output;   // data.output_count floats
+};
+
+// Poisons the output, launches once and validates the result against the
+// reference (wrong_result with where and by how much, or runtime_error when
+// the launch fails), then times the kernel with harness::Benchmark(plan).
+// Fills out's status, max_error, samples, median, spread, error_text and
+// the first launch's and the benchmark's wall clock.
+void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
+                     const harness::BenchmarkPlan& plan, Outcome* out);
+
+// Warm-up rounds, then rounds that launch every live candidate once in turn
+// (A B C A B C ...) until each one's median is stable (plan.target_rel_ci,
+// after min_reps rounds), max_reps rounds, or live candidates x max_seconds.
+// launches[i] null: candidate i did not build (results[i] says why, and is
+// left as it is). A failing launch stops its candidate (runtime_error) —
+// unless `device_works` then says the device is lost (a fault is sticky on a
+// GPU: every later launch would fail too): that candidate is `crashed` and
+// the rounds end, the others keeping the samples they have.
+void InterleavedRounds(const std::vector<std::function<harness::LaunchResult()>>& launches,
+                       const harness::BenchmarkPlan& plan, const std::function<bool()>& device_works,
+                       std::vector<ConfirmResult>* results);
+
+}  // namespace beast

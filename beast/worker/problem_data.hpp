@@ -1,0 +1,29 @@
+// ProblemData: the inputs of one problem (deterministic random values) and
+// the CPU reference output with its error-bound scale, computed once per
+// problem and shared by every config measured on it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "beast/problem/problem.hpp"
+
+namespace beast {
+
+struct ProblemData {
+  std::vector<float> input0;      // conv2d: x; gemm: A
+  std::vector<float> input1;      // conv2d: w; gemm: B
+  std::vector<float> bias;        // conv2d with bias: b (K values); else empty
+  std::vector<float> reference;   // the exact output, rounded to float
+  std::vector<float> abs_reference;  // the same over absolute values (error bound)
+  int64_t reduction_length = 1;   // terms per output
+  size_t output_count = 0;
+};
+
+ProblemData MakeProblemData(const Problem& problem);
+
+// Buffers of the problem's sizes, inputs all zero, no reference: enough to
+// launch a kernel (the compile pool's warm-up launch), not to check it.
+ProblemData ZeroProblemData(const Problem& problem);
+
+}  // namespace beast

@@ -1,0 +1,86 @@
+// Resolution of --device selectors against the devices present (device_resolver.hpp).
+#include "harness/devices/device_resolver.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "beast/problem/device_spec_table.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/paths.hpp"
+#include "harness/cuda/cuda_driver.hpp"
+#include "harness/cuda/nvrtc_compiler.hpp"
+#include "harness/opencl/opencl_devices.hpp"
+
+namespace beast {
+namespace {
+
+// Refuses a CUDA device whose architecture ("sm_70") this NVRTC cannot
+// compile for: every config would only be a compile error.
+void CheckNvrtcSupports(const std::string& what, const std::string& arch) {
+  std::vector<int> archs = harness::NvrtcSupportedArchs();
+  if (archs.empty() || arch.rfind("sm_", 0) != 0) return;
+  const int cc = std::atoi(arch.c_str() + 3);
+  if (std::find(archs.begin(), archs.end(), cc) != archs.end()) return;
+  throw Error(ErrorCode::kEnvironment,
+              what + ": NVRTC " + harness::NvrtcVersion() + " cannot compile for " + arch +
+                  " (it supports sm_" + std::to_string(archs.front()) + " to sm_" +
+                  std::to_string(archs.back()) + "): use a CUDA toolkit that does");
+}
+
+}  // namespace
+
+DeviceInfo ResolveDevice(const DeviceSelector& selector, bool to_compile) {
+  if (selector.backend == Backend::kCuda) {
+    if (!selector.arch.empty()) {
+      DeviceInfo spec = LoadDeviceSpec(Paths::Default().constraints_dir, selector.arch);
+      if (to_compile) CheckNvrtcSupports("cuda:" + selector.arch, selector.arch);
+      return spec;
+    }
+    harness::CudaProbe probe = harness::ProbeCuda();
+    if (!probe.driver_loaded)
+      throw Error(ErrorCode::kEnvironment,
+                  "cuda:" + std::to_string(selector.index) + ": " + probe.message);
+    if (selector.index >= static_cast<int>(probe.devices.size())) {
+      throw Error(ErrorCode::kNotFound, "no device cuda:" + std::to_string(selector.index) + " (" +
+                                            std::to_string(probe.devices.size()) +
+                                            " CUDA GPUs present)");
+    }
+    if (to_compile && !harness::NvrtcAvailable()) {
+      throw Error(ErrorCode::kEnvironment,
+                  "cuda:" + std::to_string(selector.index) +
+                      ": this beast was built without NVRTC (CUDA toolkit not found), so "
+                      "it cannot compile kernels for it");
+    }
+    const DeviceInfo& gpu = probe.devices[selector.index];
+    if (to_compile) {
+      CheckNvrtcSupports("cuda:" + std::to_string(selector.index) + " (" + gpu.name + ")",
+                         gpu.arch);
+    }
+    return gpu;
+  }
+  std::vector<DeviceInfo> devices = harness::ListOpenClDevices();
+  if (selector.index >= static_cast<int>(devices.size())) {
+    std::string present;
+    for (const auto& d : devices)
+      present += (present.empty() ? ": " : ", ") + d.Id() + " " + d.name;
+    throw Error(ErrorCode::kNotFound, "no device opencl:" + std::to_string(selector.index) + " (" +
+                                          std::to_string(devices.size()) +
+                                          " OpenCL devices present" + present + ")");
+  }
+  return devices[selector.index];
+}
+
+DeviceSelector BestDevice() {
+  DeviceSelector sel;
+  // A CUDA GPU when there is one and this beast can compile for it.
+  if (harness::NvrtcAvailable() && !harness::ProbeCuda().devices.empty()) {
+    sel.backend = Backend::kCuda;
+    return sel;
+  }
+  if (!harness::ListOpenClDevices().empty()) return sel;
+  throw Error(
+      ErrorCode::kNotFound,
+      "no CUDA GPU and no OpenCL device found (install an OpenCL driver such as PoCL: ./run does)");
+}
+
+}  // namespace beast

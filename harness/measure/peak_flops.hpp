@@ -1,0 +1,26 @@
+// The result of a peak FLOP/s microbenchmark, whatever the backend measured
+// it (opencl/opencl_peak_flops.hpp, cuda/cuda_peak_flops.hpp): the best of a
+// few kernel variants, and how it was measured.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace beast::harness {
+
+struct PeakFlopsResult {
+  bool ok = false;
+  double gflops = 0;  // the best variant's FLOPs / its median time
+  double median_ms = 0;
+  double spread = 0;
+  std::string variant;  // "chains=12 local=4 groups=64"
+  std::string error;    // why no variant ran, when !ok
+  std::string method;   // how it was measured (kPeakMethod, kCudaPeakMethod)
+};
+
+// A variant's timed samples of `flops` each: it becomes *best when its
+// GFLOP/s (flops / median) beats best's or best has none yet.
+void KeepFasterVariant(const std::vector<double>& samples, double flops, const std::string& variant,
+                       PeakFlopsResult* best);
+
+}  // namespace beast::harness

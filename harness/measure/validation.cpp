@@ -1,0 +1,61 @@
+// Element-wise check of a kernel output against the reference within the
+// float rounding bound of its reduction length.
+#include "harness/measure/validation.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "beast/core/error.hpp"
+
+namespace beast::harness {
+
+ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
+                          int64_t reduction_length) {
+  if (reduction_length < 1) {
+    throw Error(ErrorCode::kBadArgument, "validation needs a reduction length >= 1, not " +
+                                             std::to_string(reduction_length));
+  }
+  if (count > 0 && (y == nullptr || ref == nullptr || abs_ref == nullptr)) {
+    throw Error(ErrorCode::kBadArgument, "validation given a null array");
+  }
+  const double scale = static_cast<double>(reduction_length) * kUnitRoundoff32;
+  ValidationResult result;
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t index = static_cast<int64_t>(i);
+    if (!std::isfinite(y[i])) {
+      if (result.nan_count == 0) {
+        result.max_error = std::numeric_limits<double>::infinity();
+        result.worst_index = index;
+      }
+      ++result.nan_count;
+      ++result.fail_count;
+      continue;
+    }
+    const double diff = std::fabs(static_cast<double>(y[i]) - static_cast<double>(ref[i]));
+    double error = diff / (scale * std::fabs(static_cast<double>(abs_ref[i])) + kValidationTiny);
+    // A non-finite reference (never from finite inputs) cannot vouch for y.
+    if (std::isnan(error)) error = std::numeric_limits<double>::infinity();
+    if (error > kValidationFactor) ++result.fail_count;
+    if (result.nan_count == 0 && (result.worst_index < 0 || error > result.max_error)) {
+      result.max_error = error;
+      result.worst_index = index;
+    }
+  }
+  result.ok = result.fail_count == 0;
+  return result;
+}
+
+std::string DescribeWrongResult(const ValidationResult& v, const float* y, const float* ref,
+                                size_t count) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
+                (long long)v.fail_count, count, (long long)v.nan_count, (long long)v.worst_index,
+                v.worst_index >= 0 ? y[v.worst_index] : 0.0,
+                v.worst_index >= 0 ? ref[v.worst_index] : 0.0);
+  return buf;
+}
+
+}  // namespace beast::harness

@@ -1,0 +1,72 @@
+// Renderer: turns a kernel template and its variables into source text by
+// talking to one long-lived `python render.py` child process over a socket
+// (JSON lines; protocol in harness/render.py), so Jinja2 starts once per run.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "beast/core/child_process.hpp"
+
+namespace beast::harness {
+
+class Renderer {
+ public:
+  // Starts `python -B render_script --templates templates_dir` and checks that
+  // it answers. Throws Error(kEnvironment, "...: run ./run to install") when
+  // the interpreter cannot be started or lacks Jinja2, or the templates
+  // directory does not exist.
+  Renderer(const std::string& python, const std::string& render_script,
+           const std::string& templates_dir);
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  // Renders template_rel_path (relative to the templates directory) with
+  // vars_json, one JSON object {"MWG": 32, "BACKEND": "opencl", ...}.
+  // A template that cannot be rendered (undefined variable, syntax error,
+  // unknown template, malformed variables) throws Error(kBadInput) with the
+  // renderer's one-line message naming the template file and line. A child
+  // that died is restarted once; if it dies again, or does not answer within
+  // the time limit, throws Error(kInternal). Thread-safe.
+  std::string Render(const std::string& template_rel_path, const std::string& vars_json);
+
+  // The same with variables as (name, JSON value text) pairs, e.g.
+  // {"MWG", "32"}, {"BACKEND", "\"opencl\""}.
+  std::string Render(const std::string& template_rel_path,
+                     const std::vector<std::pair<std::string, std::string>>& vars);
+
+  // "jinja2 <version>", as the child reported at start.
+  std::string Version() const;
+  // Process id of the current child, -1 when none runs (diagnostics, tests).
+  pid_t ChildPid() const;
+
+  // Seconds Render waits for a reply before it gives the child up as hung.
+  static constexpr int kReplyTimeoutSeconds = 120;
+
+ private:
+  enum class Exchange { kOk, kChildGone, kTimeout };
+
+  void Start();  // throws Error(kEnvironment)
+  void Stop();
+  Exchange Send(const std::string& line);
+  Exchange ReadLine(std::string* line);
+  std::string Request(const std::string& line, const std::string& what);
+  std::string ChildDiagnosis();  // the child's exit status and last stderr line
+
+  std::string python_;
+  std::string script_;
+  std::string templates_dir_;
+  std::string version_;
+  mutable std::mutex mutex_;
+  // The running child, if any: its socket is its stdin and stdout.
+  std::unique_ptr<ChildProcess> child_;
+  std::string pending_;  // bytes read past the last reply line
+};
+
+}  // namespace beast::harness

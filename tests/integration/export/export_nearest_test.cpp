@@ -1,0 +1,130 @@
+// The nearest-tuned tier of beast export, without building the library (the
+// consumer in export_test.cpp runs what it exports): `beast export --problem /
+// --shapes` names the shapes, the export says which winner each one gets or
+// that it stays generic, bad shape files get one line, and `beast export
+// --check` follows the nearest choices as the database moves on.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/export_fixture.hpp"
+
+namespace beast {
+namespace {
+
+using testing::BeastBinary;
+using testing::CommandResult;
+using testing::RunCommand;
+namespace fs = std::filesystem;
+
+class ExportNearestTest : public testing::ExportFixture {
+ protected:
+  std::string Key(const std::string& text) { return Problem::Parse(text).Key(); }
+  std::string Device() { return device_.name; }
+};
+
+TEST_F(ExportNearestTest, CliNamesTheWinnerEachShapeGetsOrThatItStaysGeneric) {
+  std::map<std::string, std::string> winners = RecordWinners();
+  const std::string vector_winner = RecordVectorWinner();
+  const std::string shapes = (dir_ / "shapes.txt").string();
+  std::ofstream(shapes) << "# shapes the framework calls\n"
+                           "gemm:M=60,N=48,K=40,dtype=f32   # near the tuned 64x48x40\n"
+                           "\n"
+                           "  gemm:M=64,N=60,K=64,transB=1,dtype=f32\n";
+  CommandResult r = RunCommand(BeastBinary() + " export --db " + db_ + " --out " +
+                               options_.out_dir + " --shapes " + shapes + " --problem " +
+                               "conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,layout=NHWC");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string g1 = Key(testing::kTunedProblems[0]);
+  char distance[32];
+  std::snprintf(distance, sizeof distance, "%.3f", std::log2(64.0 / 60.0));
+  EXPECT_NE(r.output.find("\n  " + Key("gemm:M=60,N=48,K=40") + "  nearest: gemm/tiled  " +
+                          winners[g1] + "  tuned for " + g1 + " (distance " + distance + ") on " +
+                          Device() + " (1 ms there)\n"),
+            std::string::npos)
+      << r.output;
+  const std::string on = " on " + Device() + " (" + device_.driver_version + "): ";
+  EXPECT_NE(r.output.find("\ngeneric " + Key("gemm:M=64,N=60,K=64,transB=1") + on +
+                          "none of the 1 winners of 1 tuned problems of the same kind fits "
+                          "(gemm/tiled " +
+                          vector_winner + " of " + Key(testing::kVectorProblem) +
+                          ": violates hard constraint"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(
+      r.output.find("\ngeneric " +
+                    Key("conv2d:N=1,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,layout=NHWC") + on +
+                    "no tuned problem of the same kind (op, layout, transpositions); the "
+                    "generic kernel runs\n"),
+      std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("exported 7 tuned kernels"), std::string::npos) << r.output;
+}
+
+TEST_F(ExportNearestTest, ABadShapesFileIsOneLine) {
+  RecordWinners();
+  const std::string shapes = (dir_ / "shapes.txt").string();
+  std::ofstream(shapes) << "gemm:M=60,N=48,K=40\n"
+                           "gemm:M=60,N=48,K=0\n";
+  CommandResult r = RunCommand(BeastBinary() + " export --db " + db_ + " --out " +
+                               options_.out_dir + " --shapes " + shapes);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_EQ(r.output.rfind("beast export: " + shapes + ":2: ", 0), 0u) << r.output;
+  EXPECT_FALSE(fs::exists(options_.out_dir));
+
+  r = RunCommand(BeastBinary() + " export --db " + db_ + " --out " + options_.out_dir +
+                 " --shapes " + shapes + ".missing");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output, "beast export: cannot read --shapes " + shapes + ".missing\n");
+}
+
+TEST_F(ExportNearestTest, CheckFollowsTheNearestChoices) {
+  std::map<std::string, std::string> winners = RecordWinners();
+  const std::string vector_winner = RecordVectorWinner();
+  options_.requested = {"gemm:M=60,N=48,K=40", "gemm:M=64,N=60,K=64,transB=1"};
+  ExportLibrary(options_);
+  ExportCheck fresh = CheckExport(options_);
+  EXPECT_EQ(fresh.entries, testing::kTunedProblems.size() + 2);  // + vector problem + nearest
+  EXPECT_EQ(fresh.stale, std::vector<std::string>{});
+
+  // A faster config of the nearest problem: the nearest entry follows it.
+  const std::string g1 = Key(testing::kTunedProblems[0]);
+  const std::vector<Config> configs = Configs(g1);
+  Record(g1, configs[1], 0.5);
+  // A faster config of kVectorProblem whose vectors divide 60 now fits 64x60x64.
+  const std::string vp = Key(testing::kVectorProblem);
+  std::string fits;
+  for (const Config& c : Configs(vp)) {
+    if (("," + c.Key() + ",").find(",VWN=8,") == std::string::npos) {
+      fits = c.Key();
+      Record(vp, c, 0.5);
+      break;
+    }
+  }
+  ASSERT_FALSE(fits.empty());
+  const std::string on = " on " + Device() + ": ";
+  EXPECT_EQ(
+      CheckExport(options_).stale,
+      (std::vector<std::string>{
+          g1 + on + "exported gemm/tiled " + winners[g1] +
+              " (1 ms), the database's best is now gemm/tiled " + configs[1].Key() + " (0.5 ms)",
+          vp + on + "exported gemm/tiled " + vector_winner +
+              " (1 ms), the database's best is now gemm/tiled " + fits + " (0.5 ms)",
+          Key("gemm:M=60,N=48,K=40") + on + "exported nearest gemm/tiled " + winners[g1] + " of " +
+              g1 + ", now nearest gemm/tiled " + configs[1].Key() + " of " + g1,
+          Key("gemm:M=64,N=60,K=64,transB=1") + on +
+              "runs the generic kernel in the export, now nearest gemm/tiled " + fits + " of " +
+              vp + " fits it"}));
+  ExportLibrary(options_);  // exporting again makes it current
+  EXPECT_EQ(CheckExport(options_).stale, std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace beast

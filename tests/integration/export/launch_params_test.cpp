@@ -1,0 +1,120 @@
+// Launch-time parameters on the OpenCL CPU device, through the beast CLI: the
+// test template test/launch_params has a work-group width WG applied at launch
+// (`applied: launch`, never rendered) and local memory sized at launch
+// (WG * SPAN floats, passed as the kernel's last __local argument). Its ten
+// configs are all measured and correct, yet only two programs exist — one per
+// SPAN — because configs that differ only at launch render the same source;
+// the tuned library runs the winner with its launch-time local memory too.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include "support/command_runner.hpp"
+#include "results_db/store.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::RunCommand;
+
+const std::string kTemplates = std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/kernel_templates";
+// K = 37 is no multiple of any tile, so every chunk loop has a tail.
+const char kProblem[] = "gemm:M=9,N=13,K=37";
+
+class LaunchParams : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::FreshTestDir("launch_params");
+    db_ = (dir_ / "beast.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  testing::CommandResult Tune(const std::string& extra) {
+    return RunCommand(BeastBinary() + " tune --templates " + kTemplates +
+                      " --template test/launch_params --problem " + kProblem +
+                      " --device opencl:0 --baselines none --max-reps 5 --confirm-top 0 --db " +
+                      db_ + " --cache-dir " + (dir_ / "cache").string() + " " + extra);
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(LaunchParams, ConfigsDifferingOnlyAtLaunchShareOneProgramAndAreAllCorrect) {
+  testing::CommandResult run = Tune("--compile-jobs 0 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("\"programs_compiled\": 2,"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("\"programs_from_cache\": 8,"), std::string::npos) << run.output;
+
+  results_db::Store store = results_db::Store::OpenExisting(db_);
+  std::map<std::string, results_db::ResultRow> rows;
+  for (auto& r : store.Query({})) rows[r.config_key] = r;
+  ASSERT_EQ(rows.size(), 10u);
+  for (int span : {1, 4}) {
+    for (int wg : {1, 2, 4, 8, 16}) {
+      const std::string key = "SPAN=" + std::to_string(span) + ",WG=" + std::to_string(wg);
+      ASSERT_TRUE(rows.count(key)) << key;
+      const results_db::ResultRow& r = rows[key];
+      EXPECT_EQ(r.status, beast::Status::kOk) << key << ": " << r.error_text;
+      ASSERT_TRUE(r.max_error.has_value()) << key;
+      EXPECT_LE(*r.max_error, 1.0) << key;
+      EXPECT_EQ(r.params_json,
+                "{\"SPAN\": " + std::to_string(span) + ", \"WG\": " + std::to_string(wg) + "}");
+    }
+  }
+}
+
+TEST_F(LaunchParams, TheCompilePoolBuildsEachSourceOnce) {
+  testing::CommandResult run = Tune("--compile-jobs 2 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("\"programs_compiled\": 2,"), std::string::npos) << run.output;
+  results_db::Store store = results_db::Store::OpenExisting(db_);
+  std::vector<results_db::ResultRow> rows = store.Query({});
+  ASSERT_EQ(rows.size(), 10u);
+  for (const auto& r : rows) EXPECT_EQ(r.status, beast::Status::kOk) << r.config_key << ": " << r.error_text;
+}
+
+TEST_F(LaunchParams, TheExportedLibraryRunsTheWinnerWithItsLocalMemory) {
+  testing::CommandResult run = Tune("--compile-jobs 0 --quiet");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const fs::path out = dir_ / "tuned";
+  testing::CommandResult exported = RunCommand(BeastBinary() + " export --templates " + kTemplates +
+                                               " --db " + db_ + " --out " + out.string());
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  std::ifstream table(out / "src" / "beast_kernels.c");
+  std::string text((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
+  results_db::Store store = results_db::Store::OpenExisting(db_);
+  results_db::QueryFilter best;
+  best.best_only = true;
+  std::vector<results_db::ResultRow> winner = store.Query(best);
+  ASSERT_EQ(winner.size(), 1u);
+  const std::string& key = winner[0].config_key;  // SPAN=s,WG=w
+  const int span = std::stoi(key.substr(key.find("SPAN=") + 5));
+  const int wg = std::stoi(key.substr(key.find("WG=") + 3));
+  // The entry carries the winner's local memory: WG * SPAN floats.
+  EXPECT_NE(text.find(", " + std::to_string(wg * span * 4) + "L,"), std::string::npos) << text;
+
+  // A consumer built on the export runs it and checks the result.
+  const std::string consumer =
+      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/launch_params_consumer";
+  const fs::path build = dir_ / "consumer";
+  testing::CommandResult configured = RunCommand("cmake -S " + consumer + " -B " + build.string() +
+                                                 " -DBEAST_TUNED_SOURCE_DIR=" + out.string());
+  ASSERT_EQ(configured.exit_code, 0) << configured.output;
+  testing::CommandResult built = RunCommand("cmake --build " + build.string());
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  testing::CommandResult ran =
+      RunCommand("BEAST_TUNED_CACHE_DIR= " + (build / "launch_params_consumer").string());
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_NE(ran.output.find("config " + key + ","), std::string::npos) << ran.output;
+}
+
+}  // namespace
+}  // namespace beast

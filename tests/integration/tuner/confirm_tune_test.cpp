@@ -1,0 +1,165 @@
+// The confirmation step of beast tune on PoCL: at the end of a pair its top K
+// ok configs by median are re-measured side by side; the record holds exactly
+// those K configs with one sample per round; the winner that the summary,
+// beast query --best and the exported library report is the fastest of the
+// re-measurement; a rerun does not redo it; --confirm-top 0 records none.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/command_runner.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::RunCommand;
+
+class ConfirmTune : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("beast-confirm-tune-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "beast.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  testing::CommandResult Tune(const std::string& extra) {
+    return RunCommand(BeastBinary() +
+                          " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40 --device "
+                          "opencl:0 --max-configs 8 --max-reps 3 --baselines none --quiet --json "
+                          "--cache-dir " +
+                          (dir_ / "cache").string() + " --db " + db_ + " " + extra,
+                      false);
+  }
+
+  std::vector<std::string> Rows(const std::string& sql) {
+    sqlite3* h = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(db_.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+    std::vector<std::string> rows;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      std::string row;
+      for (int i = 0; i < sqlite3_column_count(st); ++i) {
+        const unsigned char* t = sqlite3_column_text(st, i);
+        row += (i ? "|" : "") + std::string(t ? reinterpret_cast<const char*>(t) : "NULL");
+      }
+      rows.push_back(row);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return rows;
+  }
+
+  // The median of a JSON array of samples, as Summarize takes it.
+  static double MedianOf(const std::string& json) {
+    std::vector<double> v;
+    std::string body = json.substr(1, json.size() - 2);
+    std::stringstream in(body);
+    std::string item;
+    while (std::getline(in, item, ',')) v.push_back(std::stod(item));
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
+  auto run = Tune("--confirm-top 3");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  // Every config ran ok, so the top 3 by median are the candidates.
+  ASSERT_EQ(Rows("SELECT count(*) FROM measurements WHERE status = 'ok'"),
+            std::vector<std::string>{"8"});
+  std::vector<std::string> top3 =
+      Rows("SELECT config_id FROM measurements WHERE status = 'ok' ORDER BY median_ms, id LIMIT 3");
+  std::sort(top3.begin(), top3.end());
+  ASSERT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
+  EXPECT_EQ(Rows("SELECT config_id FROM confirmation_results ORDER BY config_id"), top3);
+  // One sample per round: --max-reps 3 makes exactly 3 rounds; the stored
+  // median is theirs.
+  std::vector<std::string> results = Rows(
+      "SELECT r.status, json_array_length(r.samples_json), r.samples_json, r.median_ms, "
+      "c.config_key FROM confirmation_results r JOIN configs c ON c.id = r.config_id "
+      "ORDER BY r.median_ms, r.config_id");
+  ASSERT_EQ(results.size(), 3u);
+  for (const std::string& row : results) {
+    std::vector<std::string> f;
+    std::stringstream in(row);
+    std::string part;
+    while (std::getline(in, part, '|')) f.push_back(part);
+    ASSERT_EQ(f.size(), 5u) << row;
+    EXPECT_EQ(f[0], "ok");
+    EXPECT_EQ(f[1], "3");
+    EXPECT_DOUBLE_EQ(std::stod(f[3]), MedianOf(f[2])) << row;
+  }
+  const std::string winner = results[0].substr(results[0].rfind('|') + 1);
+
+  // The summary, beast query --best and the exported library agree on it.
+  EXPECT_NE(run.output.find("\"best\": {\"config\": \"" + winner + "\""), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("\"confirmation\": {\"candidates\": 3, "), std::string::npos);
+  EXPECT_NE(run.output.find("\"this_run\": true"), std::string::npos);
+  auto best = RunCommand(BeastBinary() + " query --db " + db_ + " --best --json", false);
+  ASSERT_EQ(best.exit_code, 0);
+  EXPECT_NE(best.output.find("\"config\": \"" + winner + "\""), std::string::npos) << best.output;
+  const std::string out = (dir_ / "tuned").string();
+  auto exported = RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  EXPECT_NE(exported.output.find(winner), std::string::npos) << exported.output;
+
+  // A rerun finds the confirmation made and measures nothing again.
+  auto again = Tune("--confirm-top 3");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
+  EXPECT_EQ(Rows("SELECT count(*) FROM measurements"), std::vector<std::string>{"8"});
+  EXPECT_NE(again.output.find("\"this_run\": false"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("\"best\": {\"config\": \"" + winner + "\""), std::string::npos);
+
+  // Comparing two instead of three is another confirmation, of the top 2.
+  auto two = Tune("--confirm-top 2");
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"2"});
+  EXPECT_EQ(Rows("SELECT count(*) FROM confirmation_results WHERE confirmation_id = 2"),
+            std::vector<std::string>{"2"});
+}
+
+TEST_F(ConfirmTune, ZeroTurnsItOffAndOneIsAUsageError) {
+  auto off = Tune("--confirm-top 0");
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"0"});
+  EXPECT_NE(off.output.find("\"confirmation\": null"), std::string::npos);
+  // The winner is then the lowest median.
+  std::vector<std::string> lowest = Rows(
+      "SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
+      "WHERE m.status = 'ok' ORDER BY m.median_ms, m.id LIMIT 1");
+  ASSERT_EQ(lowest.size(), 1u);
+  EXPECT_NE(off.output.find("\"best\": {\"config\": \"" + lowest[0] + "\""), std::string::npos);
+
+  auto one = RunCommand(BeastBinary() +
+                        " tune --template gemm/tiled --problem "
+                        "gemm:M=24,N=32,K=40 --confirm-top 1 --db " +
+                        (dir_ / "other.db").string());
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_EQ(one.output,
+            "beast tune: --confirm-top must be 0 (off) or 2 to 100 configs to compare\n");
+  EXPECT_FALSE(fs::exists(dir_ / "other.db"));
+}
+
+}  // namespace
+}  // namespace beast

@@ -1,0 +1,96 @@
+// A disk that fills up during a tuning run: the run stops with one line that
+// says the disk is full and that a rerun resumes, every measurement recorded
+// before stays in an intact database, and once there is room the same
+// command finishes with exactly the configs an uninterrupted run measures.
+// The full disk is a real one: a small tmpfs mounted for the test (skipped,
+// saying why, where this process may not mount).
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "support/command_runner.hpp"
+#include "results_db/store.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::CountOccurrences;
+using testing::RunCommand;
+
+constexpr int kConfigs = 30;
+
+class DiskFull : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("beast_disk_full_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    // Room for the schema and a few measurements, not for 30.
+    if (mount("tmpfs", dir_.c_str(), "tmpfs", 0, "size=400k") != 0) {
+      skip_reason_ = std::string("cannot mount a small tmpfs here: ") + std::strerror(errno);
+      return;
+    }
+    mounted_ = true;
+  }
+  void TearDown() override {
+    if (mounted_) umount(dir_.c_str());
+    fs::remove_all(dir_);
+  }
+  // Gives the tmpfs room for everything.
+  bool Grow() { return mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT, "size=16m") == 0; }
+
+  std::string TuneCommand() const {
+    return BeastBinary() + " tune --template gemm/tiled --problem gemm:M=32,N=24,K=16" +
+           " --device opencl:0 --db " + (dir_ / "beast.db").string() + " --max-configs " +
+           std::to_string(kConfigs) +
+           " --max-reps 5 --baselines none --no-cache --compile-jobs 0 --confirm-top 0 --quiet";
+  }
+
+  fs::path dir_;
+  bool mounted_ = false;
+  std::string skip_reason_;
+};
+
+TEST_F(DiskFull, StopsWithOneLineKeepsWhatWasRecordedAndResumes) {
+  if (!mounted_) GTEST_SKIP() << skip_reason_;
+  const std::string db = (dir_ / "beast.db").string();
+  auto full = RunCommand(TuneCommand() + " 2>&1 >/dev/null", false);
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_EQ(CountOccurrences(full.output, "\n"), 1u) << full.output;
+  EXPECT_EQ(full.output.rfind("beast tune: " + db + ": ", 0), 0u) << full.output;
+  EXPECT_NE(full.output.find("the disk is full (database or disk is full)"), std::string::npos)
+      << full.output;
+  EXPECT_NE(full.output.find("every measurement recorded before it is kept: run the same command "
+                             "again to resume\n"),
+            std::string::npos)
+      << full.output;
+
+  ASSERT_TRUE(Grow());
+  size_t kept = 0;
+  {
+    results_db::Store store = results_db::Store::OpenExisting(db);
+    kept = store.Query({}).size();
+  }
+  EXPECT_GT(kept, 0u);
+  std::printf("%zu of %d measurements recorded before the disk filled\n", kept, kConfigs);
+  EXPECT_LT(kept, static_cast<size_t>(kConfigs));
+  auto integrity = RunCommand("sqlite3 " + db + " 'PRAGMA integrity_check'", false);
+  EXPECT_EQ(integrity.output, "ok\n");
+
+  auto resumed = RunCommand(TuneCommand());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  results_db::Store store = results_db::Store::OpenExisting(db);
+  std::vector<results_db::ResultRow> rows = store.Query({});
+  EXPECT_EQ(rows.size(), static_cast<size_t>(kConfigs));  // each config once, none lost
+  auto runs = RunCommand("sqlite3 " + db + " 'SELECT status FROM runs ORDER BY id'", false);
+  EXPECT_EQ(runs.output, "interrupted\nfinished\n");
+}
+
+}  // namespace
+}  // namespace beast

@@ -1,0 +1,121 @@
+// One tuning job on several devices at once, through the beast CLI on PoCL,
+// which makes as many CPU devices as POCL_DEVICES names: two identical ones
+// ("pthread pthread": one device in the database) share the configs, one
+// process each measuring every other one, and the first of them then
+// measures the baseline and confirms the winner; two different ones ("basic
+// pthread") each tune everything for themselves. Bad device lists are one
+// line and write nothing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "support/command_runner.hpp"
+#include "results_db/store.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::CountOccurrences;
+using testing::RunCommand;
+
+class MultiDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::FreshTestDir("multi_device");
+    db_ = (dir_ / "beast.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // beast tune of gemm/tiled on a small problem, 12 configs, on PoCL's `pocl_devices`.
+  testing::CommandResult Tune(const std::string& pocl_devices, const std::string& devices,
+                              bool merge = true) {
+    return RunCommand(
+        "POCL_DEVICES='" + pocl_devices + "' " + BeastBinary() + " tune " + devices +
+            " --template gemm/tiled --problem gemm:M=40,N=24,K=32 --max-configs 12 --max-reps 5" +
+            " --compile-jobs 0 --cache-dir " + (dir_ / "cache").string() + " --db " + db_ +
+            " --json",
+        merge);
+  }
+  // SELECT's rows, '|'-separated.
+  std::string Sql(const std::string& query) {
+    return RunCommand("sqlite3 " + db_ + " \"" + query + "\"", false).output;
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(MultiDevice, IdenticalDevicesShareTheConfigsThenTheFirstConfirms) {
+  testing::CommandResult run =
+      Tune("pthread pthread", "--device opencl:0 --device opencl:1", false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  // One summary: the group of both devices, every config counted once.
+  EXPECT_EQ(run.output.rfind("[{\n  \"device\": \"opencl:0\"", 0), 0u) << run.output;
+  EXPECT_NE(run.output.find("\"devices\": [\"opencl:0\", \"opencl:1\"]"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("\"selected\": 12, \"measured\": 12, \"skipped\": 0, \"failed\": 0"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(Sql("SELECT count(*) FROM devices"), "1\n");
+  EXPECT_EQ(Sql("SELECT count(*), count(DISTINCT config_id) FROM measurements"), "12|12\n");
+  // Each device's process measured every other config; the final run none.
+  EXPECT_EQ(Sql("SELECT r.command LIKE '%--shard 0/2%', r.command LIKE '%--shard 1/2%', "
+                "count(m.id) FROM runs r "
+                "LEFT JOIN measurements m ON m.run_id = r.id GROUP BY r.id ORDER BY 1, 2"),
+            "0|0|0\n0|1|6\n1|0|6\n");
+  EXPECT_EQ(Sql("SELECT count(*) FROM confirmations"), "1\n");
+  EXPECT_EQ(Sql("SELECT library, status FROM baselines"), "clblast|ok\n");
+  EXPECT_EQ(Sql("SELECT DISTINCT status FROM runs"), "finished\n");
+
+  // The same command again measures nothing.
+  testing::CommandResult again =
+      Tune("pthread pthread", "--device opencl:0 --device opencl:1", false);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("\"measured\": 0, \"skipped\": 12,"), std::string::npos)
+      << again.output;
+  EXPECT_EQ(Sql("SELECT count(*) FROM measurements"), "12\n");
+}
+
+TEST_F(MultiDevice, DifferentDevicesEachTuneEverything) {
+  testing::CommandResult run = Tune("basic pthread", "--device opencl:0 --device opencl:1", false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(CountOccurrences(run.output, "\"device_name\": "), 2u) << run.output;
+  EXPECT_EQ(Sql("SELECT count(*) FROM devices"), "2\n");
+  EXPECT_EQ(Sql("SELECT count(*), count(DISTINCT config_id) FROM measurements GROUP BY device_id"),
+            "12|12\n12|12\n");
+  EXPECT_EQ(Sql("SELECT count(*) FROM confirmations"), "2\n");
+}
+
+TEST_F(MultiDevice, BadDeviceListsAreOneLineAndWriteNothing) {
+  struct Case {
+    std::string devices;
+    int exit_code;
+    std::string message;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"--device opencl:0 --device opencl:0", 2,
+                          "beast tune: device opencl:0 is named twice\n"},
+                         {"--device opencl:0 --device opencl:5", 1,
+                          "beast tune: no device opencl:5 (2 OpenCL devices present: "},
+                         {"--device opencl:0 --device cuda:sm_90", 2,
+                          "beast tune: --device cuda:sm_90 compiles only, for one architecture: it "
+                          "cannot be combined with other "
+                          "devices\n"}}) {
+    testing::CommandResult r = RunCommand(
+        "POCL_DEVICES='pthread pthread' " + BeastBinary() + " tune " + c.devices +
+            " --template gemm/tiled --problem gemm:M=8,N=8,K=8 --db " + db_ + " 2>&1 >/dev/null",
+        false);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.devices << "\n" << r.output;
+    EXPECT_EQ(r.output.rfind(c.message, 0), 0u) << c.devices << "\n" << r.output;
+    EXPECT_EQ(CountOccurrences(r.output, "\n"), 1u) << r.output;
+    EXPECT_FALSE(fs::exists(db_));
+  }
+}
+
+}  // namespace
+}  // namespace beast

@@ -1,0 +1,136 @@
+// The whole pipeline on the OpenCL CPU device (PoCL) through the beast CLI:
+// space -> prune -> render -> compile -> benchmark -> validate -> SQLite ->
+// query -> export, plus resume and the one-line errors for bad input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/command_runner.hpp"
+#include "results_db/store.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::CountOccurrences;
+using testing::RunCommand;
+
+const char kConv[] = "conv2d:N=1,C=6,H=13,W=11,K=10,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32";
+const char kGemm[] = "gemm:M=72,N=40,K=56,dtype=f32";
+
+class Pipeline : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("beast_pipeline_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "beast.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string TuneCommand(const std::string& db) const {
+    return BeastBinary() + " tune --template conv2d/direct_nchw --template gemm/tiled --problem " + kConv +
+           " --problem " + kGemm + " --device opencl:0 --db " + db + " --max-configs 6 --max-reps 5 --quiet";
+  }
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(Pipeline, TunesRecordsResumesQueriesAndExports) {
+  auto first = RunCommand(TuneCommand(db_));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("winners on opencl:0"), std::string::npos) << first.output;
+
+  results_db::Store store = results_db::Store::OpenExisting(db_);
+  std::vector<results_db::ResultRow> rows = store.Query({});
+  ASSERT_EQ(rows.size(), 12u);  // 6 configs (default included) per pair
+  int defaults = 0;
+  for (const auto& r : rows) {
+    defaults += r.is_default;
+    if (r.is_default) EXPECT_EQ(r.status, beast::Status::kOk) << r.template_name << " " << r.error_text;
+    if (r.status == beast::Status::kOk) {
+      ASSERT_TRUE(r.max_error.has_value());
+      EXPECT_LE(*r.max_error, 2.0);  // within the validation bound
+      ASSERT_TRUE(r.median_ms.has_value());
+      EXPECT_GT(*r.median_ms, 0.0);
+    }
+  }
+  EXPECT_EQ(defaults, 2);
+  results_db::QueryFilter best;
+  best.best_only = true;
+  std::vector<results_db::ResultRow> winners = store.Query(best);
+  ASSERT_EQ(winners.size(), 2u);
+  for (const auto& w : winners) {
+    ASSERT_TRUE(w.speedup_vs_default.has_value());
+    EXPECT_GE(*w.speedup_vs_default, 1.0);  // the best is at least as fast as the default
+  }
+
+  // The same command again measures nothing new.
+  auto second = RunCommand(TuneCommand(db_));
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(store.Query({}).size(), 12u);
+
+  auto query = RunCommand(BeastBinary() + " query --db " + db_ + " --best --json", false);
+  ASSERT_EQ(query.exit_code, 0) << query.output;
+  EXPECT_EQ(CountOccurrences(query.output, "\"template\": "), 2u);
+  auto csv = RunCommand(BeastBinary() + " query --db " + db_ + " --csv --problem " + kGemm, false);
+  ASSERT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_EQ(CountOccurrences(csv.output, "\n"), 7u);  // header + 6 rows
+
+  auto exported = RunCommand(BeastBinary() + " export --db " + db_ + " --out " + (dir_ / "tuned").string());
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  EXPECT_TRUE(fs::exists(dir_ / "tuned" / "CMakeLists.txt"));
+  EXPECT_TRUE(fs::exists(dir_ / "tuned" / "include" / "beast_tuned.h"));
+}
+
+TEST_F(Pipeline, BadInputIsOneLineAndWritesNothing) {
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string message;
+  };
+  const std::string db = (dir_ / "never.db").string();
+  const std::vector<Case> cases = {
+      {"tune --template conv2d/nope --problem " + std::string(kConv) + " --db " + db, 1,
+       "beast tune: unknown template \"conv2d/nope\" (known: "},
+      {"tune --template gemm/tiled --problem gemm:M=4,N=4 --db " + db, 2, "beast tune: problem \"gemm:M=4,N=4\": missing K"},
+      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --device opencl:7 --db " + db, 1,
+       "beast tune: no device opencl:7 ("},
+      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --device metal:0 --db " + db, 2,
+       "beast tune: device \"metal:0\": unknown backend \"metal\""},
+      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --constraint \"hard: MWG > 100000\" --db " + db,
+       1, "beast tune: the space of gemm/tiled is empty for gemm:M=72,N=40,K=56,transA=0,transB=0,dtype=f32: hard "
+          "constraint \"MWG > 100000\" (command line) removed the last configs"},
+      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --constraint \"NOPE > 1\" --db " + db, 1,
+       "beast tune: command line: constraint \"NOPE > 1\" names unknown parameter \"NOPE\""},
+      {"space gemm/tiled --problem " + std::string(kGemm) + " --constraint \"hard: MWG > 100000\"", 1,
+       "beast space: the space of gemm/tiled is empty for"},
+  };
+  for (const auto& c : cases) {
+    auto r = RunCommand(BeastBinary() + " " + c.args + " 2>&1 >/dev/null", false);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.output;
+    EXPECT_EQ(r.output.rfind(c.message, 0), 0u) << c.args << "\n" << r.output;
+    EXPECT_EQ(CountOccurrences(r.output, "\n"), 1u) << r.output;
+    EXPECT_FALSE(fs::exists(db)) << c.args;
+  }
+  std::ofstream(dir_ / "garbage.db") << "this is not a database, just text that is long enough for a header";
+  auto q = RunCommand(BeastBinary() + " query --db " + (dir_ / "garbage.db").string() + " 2>&1 >/dev/null", false);
+  EXPECT_EQ(q.exit_code, 1);
+  EXPECT_EQ(q.output, "beast query: " + (dir_ / "garbage.db").string() + " is not a beast database\n");
+}
+
+TEST_F(Pipeline, SpaceReportsEachConstraint) {
+  auto r = RunCommand(BeastBinary() + " space gemm/tiled --problem gemm:M=512,N=512,K=512 --device opencl:0 --json", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"raw\": "), std::string::npos);
+  EXPECT_NE(r.output.find("\"kind\": \"hard\""), std::string::npos);
+  auto text = RunCommand(BeastBinary() + " space conv2d/direct_nchw --problem " + std::string(kConv) + " --list 3", false);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("raw space: "), std::string::npos);
+  EXPECT_NE(text.output.find("valid: "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace beast

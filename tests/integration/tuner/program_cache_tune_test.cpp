@@ -1,0 +1,198 @@
+// beast tune with the program cache and the compile pool on PoCL: a second run
+// into another database with the same cache compiles nothing and its results
+// are valid; damaged entries are rebuilt; --no-cache and --compile-jobs 0
+// work; a cache directory that cannot hold files is one line and writes
+// nothing.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
+
+#include "support/command_runner.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::RunCommand;
+
+class ProgramCacheTune : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("beast-program-cache-tune-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A small run: 8 configs of gemm/tiled, 3 timed repetitions each.
+  testing::CommandResult Tune(const std::string& db, const std::string& extra) {
+    return RunCommand(BeastBinary() +
+                          " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40 --device "
+                          "opencl:0 --max-configs 8 --max-reps 3 --baselines none --confirm-top 0 "
+                          "--quiet --json --db " +
+                          db + " " + extra,
+                      false);
+  }
+
+  // The number after "NAME": in a JSON summary; -1 when absent.
+  static long Field(const std::string& json, const std::string& name) {
+    std::smatch m;
+    if (!std::regex_search(json, m, std::regex("\"" + name + "\": (-?[0-9]+)"))) return -1;
+    return std::stol(m[1]);
+  }
+
+  static std::string Sql(const std::string& db, const std::string& sql) {
+    sqlite3* h = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+    std::string out;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      for (int i = 0; i < sqlite3_column_count(st); ++i) {
+        const unsigned char* t = sqlite3_column_text(st, i);
+        out += (i ? "|" : "") + std::string(t ? reinterpret_cast<const char*>(t) : "NULL");
+      }
+      out += "\n";
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return out;
+  }
+
+  // Every measurement is ok with samples, a positive median and a small error.
+  static void ExpectValid(const std::string& db) {
+    EXPECT_EQ(Sql(db, "SELECT count(*) FROM measurements"), "8\n");
+    EXPECT_EQ(Sql(db,
+                  "SELECT count(*) FROM measurements WHERE status = 'ok' AND median_ms > 0 "
+                  "AND samples_json != '[]' AND max_error IS NOT NULL AND compile_ms > 0"),
+              "8\n")
+        << Sql(db, "SELECT status, error_text FROM measurements");
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ProgramCacheTune, ASecondRunIntoAnotherDatabaseCompilesNothing) {
+  const std::string cache = Path("cache");
+  auto first = Tune(Path("a.db"), "--cache-dir " + cache);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(Field(first.output, "programs_compiled"), 8) << first.output;
+  EXPECT_EQ(Field(first.output, "programs_from_cache"), 0);
+  EXPECT_EQ(Field(first.output, "compile_jobs"), static_cast<long>(sysconf(_SC_NPROCESSORS_ONLN)));
+  ExpectValid(Path("a.db"));
+
+  auto second = Tune(Path("b.db"), "--cache-dir " + cache);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(Field(second.output, "programs_compiled"), 0) << second.output;
+  EXPECT_EQ(Field(second.output, "programs_from_cache"), 8);
+  EXPECT_NE(second.output.find("\"compile_seconds\": 0,"), std::string::npos) << second.output;
+  ExpectValid(Path("b.db"));
+  // The same configs, each with the compile time of the build that made its
+  // entry.
+  const std::string configs =
+      "SELECT c.config_key, m.compile_ms FROM measurements m JOIN configs c ON c.id = m.config_id "
+      "ORDER BY c.config_key";
+  EXPECT_EQ(Sql(Path("a.db"), configs), Sql(Path("b.db"), configs));
+  EXPECT_EQ(Sql(Path("b.db"),
+                "SELECT count(*) FROM measurements WHERE build_log LIKE "
+                "'beast: program loaded from the program cache%'"),
+            "8\n");
+}
+
+TEST_F(ProgramCacheTune, WithoutAPoolTheDeviceWorkerFillsTheCache) {
+  const std::string cache = Path("cache");
+  auto first = Tune(Path("a.db"), "--cache-dir " + cache + " --compile-jobs 0");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(Field(first.output, "compile_jobs"), 0);
+  EXPECT_EQ(Field(first.output, "programs_compiled"), 8);
+  ExpectValid(Path("a.db"));
+  auto second = Tune(Path("b.db"), "--cache-dir " + cache + " --compile-jobs 1");
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(Field(second.output, "compile_jobs"), 1);
+  EXPECT_EQ(Field(second.output, "programs_compiled"), 0);
+  EXPECT_EQ(Field(second.output, "programs_from_cache"), 8);
+  ExpectValid(Path("b.db"));
+}
+
+TEST_F(ProgramCacheTune, DamagedEntriesAreBuiltAgain) {
+  const std::string cache = Path("cache");
+  ASSERT_EQ(Tune(Path("a.db"), "--cache-dir " + cache).exit_code, 0);
+  int damaged = 0;
+  for (const auto& entry : fs::directory_iterator(cache)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    std::ofstream(entry.path(), std::ios::binary | std::ios::trunc)
+        << bytes.substr(0, bytes.size() / 2);  // what a crash mid-write would leave
+    ++damaged;
+  }
+  EXPECT_GE(damaged, 8);
+  auto again = Tune(Path("b.db"), "--cache-dir " + cache);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(Field(again.output, "programs_compiled"), 8) << again.output;
+  EXPECT_EQ(Field(again.output, "programs_from_cache"), 0);
+  ExpectValid(Path("b.db"));
+  // And they are whole again.
+  auto third = Tune(Path("c.db"), "--cache-dir " + cache);
+  EXPECT_EQ(Field(third.output, "programs_from_cache"), 8) << third.output;
+}
+
+TEST_F(ProgramCacheTune, NoCacheBuildsEverythingAndWritesNoCache) {
+  auto r = Tune(Path("a.db"), "--no-cache");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"cache_dir\": null"), std::string::npos);
+  EXPECT_EQ(Field(r.output, "compile_jobs"), 0);
+  EXPECT_EQ(Field(r.output, "programs_compiled"), 8);
+  EXPECT_EQ(Field(r.output, "programs_from_cache"), 0);
+  ExpectValid(Path("a.db"));
+}
+
+TEST_F(ProgramCacheTune, AnUnusableCacheDirectoryIsOneLineAndWritesNothing) {
+  std::ofstream(Path("file")) << "x";
+  auto r = Tune(Path("a.db"), "--cache-dir " + Path("file") + "/cache");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output, "");  // stdout
+  auto merged =
+      RunCommand(BeastBinary() + " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40 --db " +
+                 Path("a.db") + " --cache-dir " + Path("file") + "/cache");
+  EXPECT_EQ(merged.exit_code, 1);
+  EXPECT_EQ(merged.output, "beast tune: cannot use the program cache directory " + Path("file") +
+                               "/cache: Not a directory\n");
+  EXPECT_FALSE(fs::exists(Path("a.db")));
+}
+
+TEST_F(ProgramCacheTune, ConflictingOptionsAreUsageErrors) {
+  auto both = RunCommand(BeastBinary() +
+                         " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40"
+                         " --no-cache --cache-dir x --db " +
+                         Path("a.db"));
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.output, "beast tune: --cache-dir and --no-cache exclude each other\n");
+  auto pool = RunCommand(BeastBinary() +
+                         " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40"
+                         " --no-cache --compile-jobs 2 --db " +
+                         Path("a.db"));
+  EXPECT_EQ(pool.exit_code, 2);
+  EXPECT_EQ(pool.output, "beast tune: --compile-jobs needs the program cache (drop --no-cache)\n");
+  auto negative = RunCommand(BeastBinary() +
+                             " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40"
+                             " --compile-jobs -1 --db " +
+                             Path("a.db"));
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_EQ(negative.output, "beast tune: --compile-jobs must not be negative\n");
+  EXPECT_FALSE(fs::exists(Path("a.db")));
+}
+
+}  // namespace
+}  // namespace beast

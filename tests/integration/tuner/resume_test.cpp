@@ -1,0 +1,185 @@
+// Resume after kill -9: a tune run killed at random moments, again and again,
+// then run to completion, ends with exactly the measurements (config, status)
+// of a run that was never interrupted — nothing lost, nothing twice — the
+// same one CLBlast baseline and one confirmation of the top 3, and a database
+// that passes SQLite's integrity check.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "support/command_runner.hpp"
+
+extern char** environ;
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::RunCommand;
+
+std::vector<std::string> TuneArgs(const std::string& db) {
+  return {"tune",     "--template", "gemm/tiled", "--problem", "gemm:M=24,N=32,K=40",
+          "--device", "opencl:0",   "--db",       db,          "--max-configs",
+          "12",       "--max-reps", "3",          "--quiet"};
+}
+
+std::string Joined(const std::vector<std::string>& args) {
+  std::string text = BeastBinary();
+  for (const auto& a : args) text += " " + a;
+  return text;
+}
+
+pid_t Spawn(std::vector<std::string> args) {
+  args.insert(args.begin(), BeastBinary());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+struct DbState {
+  std::set<std::pair<std::string, std::string>> outcomes;  // (config key, status)
+  int64_t rows = 0;
+  int64_t distinct = 0;             // distinct (device, problem, config)
+  std::set<std::string> baselines;  // "library routine", one per row
+  int64_t baseline_rows = 0;
+  int64_t confirmations = 0;
+  int64_t confirmed_candidates = 0;   // rows of confirmation_results
+  int64_t unmeasured_candidates = 0;  // of those, configs without an ok measurement
+  std::string integrity;
+};
+
+DbState Read(const std::string& path) {
+  DbState s;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  auto each = [&](const char* sql, const std::function<void(sqlite3_stmt*)>& row) {
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    while (sqlite3_step(stmt) == SQLITE_ROW) row(stmt);
+    sqlite3_finalize(stmt);
+  };
+  auto text = [](sqlite3_stmt* st, int i) {
+    return std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
+  };
+  each("SELECT c.config_key, m.status FROM measurements m JOIN configs c ON c.id = m.config_id",
+       [&](sqlite3_stmt* st) {
+         s.outcomes.insert({text(st, 0), text(st, 1)});
+       });
+  each(
+      "SELECT COUNT(*), COUNT(DISTINCT device_id || '/' || problem_id || '/' || config_id) FROM "
+      "measurements",
+      [&](sqlite3_stmt* st) {
+        s.rows = sqlite3_column_int64(st, 0);
+        s.distinct = sqlite3_column_int64(st, 1);
+      });
+  each("SELECT library || ' ' || routine FROM baselines", [&](sqlite3_stmt* st) {
+    s.baselines.insert(text(st, 0));
+    ++s.baseline_rows;
+  });
+  each("SELECT COUNT(*) FROM confirmations",
+       [&](sqlite3_stmt* st) { s.confirmations = sqlite3_column_int64(st, 0); });
+  each(
+      "SELECT COUNT(*), SUM(NOT EXISTS (SELECT 1 FROM measurements m WHERE m.config_id = "
+      "r.config_id AND m.status = 'ok')) FROM confirmation_results r",
+      [&](sqlite3_stmt* st) {
+        s.confirmed_candidates = sqlite3_column_int64(st, 0);
+        s.unmeasured_candidates = sqlite3_column_int64(st, 1);
+      });
+  each("PRAGMA integrity_check", [&](sqlite3_stmt* st) { s.integrity += text(st, 0); });
+  sqlite3_close(db);
+  return s;
+}
+
+TEST(Resume, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRun) {
+  fs::path dir = fs::temp_directory_path() / ("beast_resume_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string reference_db = (dir / "reference.db").string();
+  const std::string resumed_db = (dir / "resumed.db").string();
+
+  // PoCL caches built kernels on disk, which would make every run after the
+  // first far faster than it; without the cache each run takes as long as the
+  // reference, so kill times scaled to it land in the middle of the work.
+  setenv("POCL_KERNEL_CACHE", "0", 1);
+  auto started = std::chrono::steady_clock::now();
+  auto reference_run = RunCommand(Joined(TuneArgs(reference_db)));
+  ASSERT_EQ(reference_run.exit_code, 0) << reference_run.output;
+  const double reference_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  DbState reference = Read(reference_db);
+  ASSERT_EQ(reference.outcomes.size(), 12u);
+  const bool clblast = !reference.baselines.empty();  // a build without CLBlast measures none
+  if (clblast) EXPECT_EQ(reference.baselines, std::set<std::string>{"clblast Sgemm"});
+  EXPECT_EQ(reference.confirmations, 1);
+  EXPECT_EQ(reference.confirmed_candidates, 3);
+
+  // Kill -9 at random moments: while starting, rendering, building, timing or
+  // writing. The seed is printed so a failure can be replayed.
+  std::random_device device;
+  unsigned seed = device();
+  std::mt19937 rng(seed);
+  // Up to 60% of the reference run: the first kill always leaves work, later
+  // ones land wherever the shrinking remainder is.
+  std::uniform_int_distribution<int> delay_ms(20, static_cast<int>(600 * reference_seconds));
+  int killed_with_work_left = 0;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    pid_t pid = Spawn(TuneArgs(resumed_db));
+    int ms = delay_ms(rng);
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status)) ++killed_with_work_left;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", kill after " + std::to_string(ms) + " ms");
+    if (fs::exists(resumed_db)) {
+      DbState partial = Read(resumed_db);
+      EXPECT_EQ(partial.integrity, "ok");
+      EXPECT_EQ(partial.rows, partial.distinct);
+      EXPECT_LE(partial.baseline_rows, 1);
+      EXPECT_LE(partial.confirmations, 1);
+      EXPECT_EQ(partial.confirmed_candidates, 3 * partial.confirmations);
+      for (const auto& o : partial.outcomes)
+        EXPECT_TRUE(reference.outcomes.count(o)) << o.first << " " << o.second;
+    }
+  }
+  EXPECT_GT(killed_with_work_left, 0) << "seed " << seed << ": every run finished before its kill";
+
+  auto final_run = RunCommand(Joined(TuneArgs(resumed_db)));
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.output;
+  DbState resumed = Read(resumed_db);
+  EXPECT_EQ(resumed.outcomes, reference.outcomes) << "seed " << seed;
+  EXPECT_EQ(resumed.rows, 12);
+  EXPECT_EQ(resumed.distinct, 12);
+  EXPECT_EQ(resumed.baselines, reference.baselines);
+  EXPECT_EQ(resumed.baseline_rows, clblast ? 1 : 0);
+  EXPECT_EQ(resumed.confirmations, 1);
+  EXPECT_EQ(resumed.confirmed_candidates, 3);
+  EXPECT_EQ(resumed.unmeasured_candidates, 0);
+  EXPECT_EQ(resumed.integrity, "ok");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace beast

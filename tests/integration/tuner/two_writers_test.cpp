@@ -1,0 +1,179 @@
+// Two `beast tune` processes writing one new database at once (the real
+// binary, on the OpenCL CPU device): both exit 0 with no "database is locked",
+// their runs overlap in time, and every measurement of both is in the file,
+// exactly once, with its provenance; two processes tuning the very same pair
+// at once also both finish, and each config is recorded once.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/command_runner.hpp"
+
+extern char** environ;
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+
+const char kGemmA[] = "gemm:M=64,N=64,K=64";
+const char kGemmB[] = "gemm:M=32,N=64,K=64";
+const char kConv[] = "conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,stride=1,pad=1";  // 8 of its configs fit
+
+std::vector<std::string> TuneArgs(const std::string& db, const std::vector<std::string>& pairs) {
+  std::vector<std::string> args = {"tune", "--device", "opencl:0", "--db", db,
+                                   "--max-configs", "8", "--max-reps", "3", "--quiet"};
+  args.insert(args.end(), pairs.begin(), pairs.end());
+  return args;
+}
+
+// Starts the beast binary with stdout and stderr into `log`.
+pid_t Spawn(std::vector<std::string> args, const std::string& log) {
+  args.insert(args.begin(), BeastBinary());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string ReadLog(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Each row of a query as "a|b|c".
+std::vector<std::string> Rows(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  std::vector<std::string> rows;
+  while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
+    std::string row;
+    for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
+      const unsigned char* text = sqlite3_column_text(stmt, i);
+      row += (i ? "|" : "") + (text ? std::string(reinterpret_cast<const char*>(text)) : "NULL");
+    }
+    rows.push_back(row);
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return rows;
+}
+
+class TwoWriters : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("beast_two_writers_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "beast.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Starts both at once on the same (not yet existing) database and waits.
+  void RunBoth(const std::vector<std::string>& first, const std::vector<std::string>& second) {
+    const std::string log_a = (dir_ / "a.log").string(), log_b = (dir_ / "b.log").string();
+    pid_t a = Spawn(TuneArgs(db_, first), log_a);
+    pid_t b = Spawn(TuneArgs(db_, second), log_b);
+    int code_a = Wait(a), code_b = Wait(b);
+    output_a_ = ReadLog(log_a);
+    output_b_ = ReadLog(log_b);
+    EXPECT_EQ(code_a, 0) << output_a_;
+    EXPECT_EQ(code_b, 0) << output_b_;
+    for (const std::string* output : {&output_a_, &output_b_}) {
+      EXPECT_EQ(output->find("database is locked"), std::string::npos) << *output;
+      EXPECT_EQ(output->find("database is busy"), std::string::npos) << *output;
+    }
+    EXPECT_EQ(Rows(db_, "PRAGMA integrity_check"), std::vector<std::string>{"ok"});
+    // Both runs finished, and they overlapped: each started before the other ended.
+    EXPECT_EQ(Rows(db_, "SELECT status FROM runs ORDER BY id"),
+              (std::vector<std::string>{"finished", "finished"}));
+    EXPECT_EQ(Rows(db_, "SELECT count(*) FROM runs r1 JOIN runs r2 ON r1.id < r2.id "
+                        "WHERE r1.started_at < r2.finished_at AND r2.started_at < r1.finished_at"),
+              std::vector<std::string>{"1"})
+        << "the two runs did not overlap in time";
+  }
+
+  fs::path dir_;
+  std::string db_;
+  std::string output_a_, output_b_;
+};
+
+TEST_F(TwoWriters, DifferentPairsBothFinishAndNothingIsLost) {
+  RunBoth({"--template", "gemm/tiled", "--problem", kGemmA, "--problem", kGemmB},
+          {"--template", "conv2d/direct_nchw", "--problem", kConv});
+  // 8 configs for each (template, problem) pair, each recorded once; each
+  // process's measurements are all of its own run.
+  EXPECT_EQ(Rows(db_, "SELECT t.name || ' ' || substr(p.key, 1, instr(p.key, ',') - 1) || ' ' || "
+                      "count(*) || ' ' || count(DISTINCT m.config_id) || ' ' || "
+                      "count(DISTINCT m.run_id) FROM measurements m "
+                      "JOIN problems p ON p.id = m.problem_id JOIN configs c ON c.id = m.config_id "
+                      "JOIN templates t ON t.id = c.template_id "
+                      "GROUP BY t.name, p.key ORDER BY t.name, p.key"),
+            (std::vector<std::string>{
+                "conv2d/direct_nchw conv2d:N=1 8 8 1",
+                "gemm/tiled gemm:M=32 8 8 1",
+                "gemm/tiled gemm:M=64 8 8 1",
+            }));
+  EXPECT_EQ(Rows(db_, "SELECT count(DISTINCT m.run_id) FROM measurements m "
+                      "JOIN configs c ON c.id = m.config_id GROUP BY c.template_id"),
+            (std::vector<std::string>{"1", "1"}));
+  EXPECT_EQ(Rows(db_, "SELECT count(DISTINCT run_id) FROM measurements"),
+            std::vector<std::string>{"2"});
+  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"24"});
+  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM configs c WHERE NOT EXISTS "
+                      "(SELECT 1 FROM measurements m WHERE m.config_id = c.id)"),
+            std::vector<std::string>{"0"});  // no config row without its measurement
+  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM devices"), std::vector<std::string>{"1"});
+  // Every measurement knows what it was taken with.
+  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM measurement_provenance WHERE compiler = 'opencl' "
+                      "AND compiler_version <> '' AND beast_version <> '' AND device_name <> '' "
+                      "AND driver_version <> '' AND template_hash <> '' AND "
+                      "(status <> 'ok' OR json_array_length(samples_json) >= 3)"),
+            std::vector<std::string>{"24"});
+}
+
+TEST_F(TwoWriters, SamePairAtOnceRecordsEachConfigOnce) {
+  RunBoth({"--template", "gemm/tiled", "--problem", kGemmA},
+          {"--template", "gemm/tiled", "--problem", kGemmA});
+  // The same seed picks the same 8 configs; whichever process measured a config
+  // first is kept, the other's result is dropped.
+  EXPECT_EQ(Rows(db_, "SELECT count(*) || ' ' || count(DISTINCT config_id) FROM measurements"),
+            std::vector<std::string>{"8 8"});
+  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM configs"), std::vector<std::string>{"8"});
+  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM measurements WHERE is_default = 1"),
+            std::vector<std::string>{"1"});
+}
+
+}  // namespace
+}  // namespace beast

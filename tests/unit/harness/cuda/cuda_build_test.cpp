@@ -1,0 +1,101 @@
+// CUDA pieces that need no GPU: NVRTC builds through the program cache (a
+// build is stored once and loaded after with the same cubin and resources, a
+// rejected source's log is stored too), the CUDA peak microbenchmark's source
+// compiles for sm_80 and sm_90 without spilling, and the cuBLAS / cuDNN
+// baselines' libraries are found and name their versions when the CUDA
+// toolkit is installed. Skipped, saying why, without NVRTC.
+#include "harness/cuda/cuda_build.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "harness/cuda/cuda_library_call.hpp"
+#include "harness/cuda/cuda_peak_flops.hpp"
+#include "harness/cuda/nvrtc_compiler.hpp"
+
+namespace beast::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char kSaxpy[] =
+    "extern \"C\" __global__ void saxpy(const float* x, float* y, float a) {\n"
+    "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+class CudaBuildTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!NvrtcAvailable()) GTEST_SKIP() << "this beast has no NVRTC";
+    dir_ = fs::temp_directory_path() / ("beast_cuda_build_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(CudaBuildTest, ABuildIsStoredOnceAndLoadedWithItsResources) {
+  ProgramCache cache(dir_.string());
+  CudaBuild first = BuildCudaThroughCache(&cache, kSaxpy, "sm_80", "saxpy");
+  ASSERT_TRUE(first.compiled.ok) << first.compiled.log;
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_TRUE(first.stored);
+  EXPECT_GT(first.compiled.resources.registers, 0);
+  CudaBuild second = BuildCudaThroughCache(&cache, kSaxpy, "sm_80", "saxpy");
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_FALSE(second.stored);
+  EXPECT_EQ(second.compiled.cubin, first.compiled.cubin);
+  EXPECT_EQ(second.compiled.compile_ms, first.compiled.compile_ms);
+  EXPECT_EQ(second.compiled.resources.registers, first.compiled.resources.registers);
+  EXPECT_EQ(second.compiled.resources.stack_bytes, first.compiled.resources.stack_bytes);
+  // Another architecture is another program.
+  CudaBuild hopper = BuildCudaThroughCache(&cache, kSaxpy, "sm_90", "saxpy");
+  EXPECT_FALSE(hopper.from_cache);
+  EXPECT_NE(hopper.compiled.cubin, first.compiled.cubin);
+  // Without a cache nothing is stored or loaded.
+  CudaBuild uncached = BuildCudaThroughCache(nullptr, kSaxpy, "sm_80", "saxpy");
+  EXPECT_TRUE(uncached.compiled.ok);
+  EXPECT_FALSE(uncached.from_cache);
+  EXPECT_FALSE(uncached.stored);
+}
+
+TEST_F(CudaBuildTest, ARejectedSourceIsStoredWithItsLog) {
+  ProgramCache cache(dir_.string());
+  const std::string bad = "extern \"C\" __global__ void k(float* y) { y[0] = no_such_name; }\n";
+  CudaBuild first = BuildCudaThroughCache(&cache, bad, "sm_90", "k");
+  EXPECT_FALSE(first.compiled.ok);
+  EXPECT_TRUE(first.stored);
+  CudaBuild second = BuildCudaThroughCache(&cache, bad, "sm_90", "k");
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_FALSE(second.compiled.ok);
+  EXPECT_EQ(second.compiled.log, first.compiled.log);
+  EXPECT_NE(second.compiled.log.find("no_such_name"), std::string::npos) << second.compiled.log;
+}
+
+TEST_F(CudaBuildTest, ThePeakKernelCompilesForAmpereAndHopperWithoutSpills) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    for (int chains : {4, 8, 16}) {
+      CudaCompileResult r = CompileCuda(CudaPeakKernelSource(chains), arch, "beast_peak_fma");
+      ASSERT_TRUE(r.ok) << arch << " " << chains << ": " << r.log;
+      EXPECT_GE(r.resources.registers, chains) << arch << " " << chains;
+      EXPECT_EQ(r.resources.spill_store_bytes + r.resources.spill_load_bytes, 0)
+          << arch << " " << chains;
+    }
+  }
+}
+
+TEST_F(CudaBuildTest, TheBaselineLibrariesNameTheirVersions) {
+  const bool toolkit = fs::exists("/usr/local/cuda/lib64/libcublas.so");
+  if (!toolkit) GTEST_SKIP() << "no CUDA toolkit libraries under /usr/local/cuda/lib64";
+  EXPECT_TRUE(std::regex_match(CublasVersion(), std::regex("[0-9]+"))) << CublasVersion();
+  if (fs::exists("/usr/local/cuda/lib64/libcudnn.so"))
+    EXPECT_TRUE(std::regex_match(CudnnVersion(), std::regex("[89]\\.[0-9]+\\.[0-9]+")))
+        << CudnnVersion();
+}
+
+}  // namespace
+}  // namespace beast::harness

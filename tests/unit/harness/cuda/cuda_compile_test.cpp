@@ -1,0 +1,178 @@
+// The CUDA rendering of every template compiles with NVRTC for sm_80 and
+// sm_90 (no GPU needed), on every code path: each layout, problems that take
+// the depthwise, bias, grouped, dilated and strided paths (conv) and every
+// transposition in both storage orders (GEMM), with configs that give every
+// staging, vector and unrolling flag each value the space allows. Also:
+// ptxas's resource report is parsed exactly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "beast/space/bound_space.hpp"
+#include "beast/problem/device_spec_table.hpp"
+#include "beast/core/paths.hpp"
+#include "beast/space/template_vars.hpp"
+#include "harness/cuda/nvrtc_compiler.hpp"
+#include "harness/render/renderer.hpp"
+#include "support/config_picks.hpp"
+
+namespace beast {
+namespace {
+
+TEST(PtxasInfo, ParsesTheNamedKernelOnly) {
+  const std::string log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'other' for 'sm_90'\n"
+      "ptxas info    : Function properties for other\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 99 registers, used 0 barriers, 380 bytes cmem[0]\n"
+      "ptxas info    : Compiling entry function 'gemm_tiled' for 'sm_90'\n"
+      "ptxas info    : Function properties for gemm_tiled\n"
+      "ptxas         .     16 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 64 registers, used 1 barriers, 8192 bytes smem, 380 bytes cmem[0]\n";
+  harness::CudaResources r = harness::ParsePtxasInfo(log, "gemm_tiled");
+  EXPECT_EQ(r.registers, 64);
+  EXPECT_EQ(r.stack_bytes, 16);
+  EXPECT_EQ(r.spill_store_bytes, 8);
+  EXPECT_EQ(r.spill_load_bytes, 12);
+  EXPECT_EQ(r.shared_bytes, 8192);
+  EXPECT_EQ(harness::ParsePtxasInfo(log, "absent").registers, -1);
+}
+
+// Conv problems that between them take every path of a conv template: a
+// plain 3x3; depthwise with bias; grouped, dilated and strided, with an odd
+// output width (the vector-tail and padded-row paths).
+const char* const kConvProblems[] = {
+    "conv2d:N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
+    "conv2d:N=8,C=96,H=28,W=28,K=96,R=3,S=3,stride=1,pad=1,groups=96,bias=1",
+    "conv2d:N=8,C=64,H=29,W=29,K=128,R=3,S=3,stride=2,pad=2,dilation=2,groups=4",
+};
+
+// Every problem a template is compiled for: each conv problem in each layout
+// the template serves, or GEMM's four transpositions row- and column-major.
+std::vector<Problem> ProblemsFor(const SpaceSpec& spec) {
+  std::vector<Problem> problems;
+  if (spec.op == OpKind::kGemm) {
+    for (int t = 0; t < 8; ++t) {
+      problems.push_back(Problem::Parse("gemm:M=512,N=512,K=512,transA=" + std::to_string(t & 1) +
+                                        ",transB=" + std::to_string((t >> 1) & 1) +
+                                        (t & 4 ? ",layout=col" : "")));
+    }
+    return problems;
+  }
+  for (Layout layout : spec.layouts) {
+    for (const char* text : kConvProblems) {
+      problems.push_back(Problem::Parse(std::string(text) + ",layout=" + LayoutName(layout)));
+    }
+  }
+  return problems;
+}
+
+struct Job {
+  std::string what;  // template, problem, config, arch
+  std::string source, arch, kernel;
+  harness::CudaCompileResult result;
+};
+
+// NVRTC is thread-safe: compile on every core (the renderer is one process,
+// so sources are rendered before).
+void CompileAll(std::vector<Job>* jobs) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) {
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < jobs->size();) {
+        Job& job = (*jobs)[i];
+        job.result = harness::CompileCuda(job.source, job.arch, job.kernel);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
+  if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
+  Paths paths = Paths::Default();
+  const std::string templates_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
+  harness::Renderer renderer(
+      paths.python, std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py", templates_dir);
+  std::vector<std::string> names = SpaceSpec::List(templates_dir);
+  ASSERT_FALSE(names.empty());
+  std::vector<Job> jobs;
+  // Per template and arch, the flag values its compiled configs hold.
+  std::map<std::string, std::set<std::pair<std::string, int64_t>>> compiled_values;
+  std::map<std::string, std::string> per_template;  // configs per problem, for the log
+  for (const auto& name : names) {
+    SpaceSpec spec = SpaceSpec::Load(templates_dir, name);
+    testing::TemplateFlags flags = testing::FlagsOf(spec);
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      DeviceInfo device = LoadDeviceSpec(std::string(BEAST_TEST_SOURCE_DIR) + "/constraints", arch);
+      const std::vector<Problem> problems = ProblemsFor(spec);
+      for (const Problem& problem : problems) {
+        testing::ConfigPicker picker(spec, problem, device);
+        testing::FlagCover cover = testing::CoverFlags(picker, flags, jobs.size());
+        // The cover holds every (flag, value) pair the space allows here.
+        for (const auto& [flag, value] : cover.reachable) {
+          EXPECT_TRUE(testing::Covers(cover.configs, flag, value))
+              << name << " " << problem.Key() << " " << flag << "=" << value;
+        }
+        // On the first problem, also the config with the most local memory
+        // the hard constraints allow (the smallest tile among those: huge
+        // tiles take NVRTC seconds), where the limits of shared memory bite.
+        std::vector<Config> configs = cover.configs;
+        if (&problem == &problems.front()) {
+          int64_t most = *picker.ExtremeValue("LOCAL_BYTES", {}, true, /*largest=*/true);
+          Config most_local =
+              *picker.SmallestTile({"LOCAL_BYTES == " + std::to_string(most)}, true, jobs.size());
+          bool seen = false;
+          for (const Config& c : configs) seen = seen || c.Key() == most_local.Key();
+          if (!seen) configs.push_back(most_local);
+        }
+        BoundSpace space = picker.Where({}, /*hard_only=*/true);
+        per_template[name + " " + arch] += std::to_string(configs.size()) + " ";
+        for (const Config& config : configs) {
+          for (const testing::Flag& flag : flags.flags) {
+            compiled_values[name + " " + arch].emplace(flag.name,
+                                                       testing::ValueOf(config, flag.name));
+          }
+          Instance instance = space.Instantiate(config);
+          jobs.push_back({name + " " + problem.Key() + " " + config.Key() + " " + arch,
+                          renderer.Render(spec.source_rel, TemplateVarsJson(spec, problem, instance,
+                                                                            Backend::kCuda)),
+                          arch,
+                          spec.kernel_name,
+                          {}});
+        }
+      }
+    }
+    // Over its problems, every flag of the template took every value listed
+    // for it, and no other (the table is the claim; a value no problem
+    // reaches fails here).
+    std::set<std::pair<std::string, int64_t>> listed;
+    for (const testing::Flag& flag : flags.flags) {
+      for (int64_t v : flag.values) listed.emplace(flag.name, v);
+    }
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      EXPECT_EQ(compiled_values[name + " " + arch], listed) << name << " " << arch;
+    }
+  }
+  CompileAll(&jobs);
+  int compiled = 0;
+  for (const Job& job : jobs) {
+    EXPECT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
+    EXPECT_GT(job.result.resources.registers, 0) << job.what << "\n" << job.result.log;
+    EXPECT_FALSE(job.result.cubin.empty()) << job.what;
+    compiled += job.result.ok;
+  }
+  EXPECT_EQ(compiled, static_cast<int>(jobs.size()));
+  for (const auto& [what, count] : per_template)
+    std::printf("%s: %s\n", what.c_str(), count.c_str());
+  std::printf("%d configs compiled\n", compiled);
+}
+
+}  // namespace
+}  // namespace beast

@@ -1,0 +1,99 @@
+// Validation against the reference: the float error bound scaled by the
+// reduction length, exact pass/fail at its edge, NaN and infinity.
+#include "harness/measure/validation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "beast/core/error.hpp"
+
+namespace beast::harness {
+namespace {
+
+constexpr double kU = 0x1p-24;  // float unit roundoff
+
+TEST(Validate, ExactMatchPasses) {
+  std::vector<float> ref = {1, -2, 3, 0};
+  std::vector<float> abs_ref = {1, 2, 3, 0};
+  ValidationResult result = Validate(ref.data(), ref.data(), abs_ref.data(), 4, 10);
+  EXPECT_TRUE(result.ok);
+  EXPECT_EQ(result.max_error, 0.0);
+  EXPECT_EQ(result.worst_index, 0);
+  EXPECT_EQ(result.nan_count, 0);
+  EXPECT_EQ(result.fail_count, 0);
+}
+
+TEST(Validate, ToleranceScalesWithReductionLength) {
+  // L = 10: element 1 (abs_ref 2) may be off by 2 * 10 * u * 2 = 40u.
+  std::vector<float> ref = {1, -2, 3, 0};
+  std::vector<float> abs_ref = {1, 2, 3, 0};
+  std::vector<float> y = ref;
+  y[1] = static_cast<float>(-2 + 32 * kU);  // off by 32u: 32u / (10u * 2) = 1.6
+  ValidationResult inside = Validate(y.data(), ref.data(), abs_ref.data(), 4, 10);
+  EXPECT_TRUE(inside.ok);
+  EXPECT_DOUBLE_EQ(inside.max_error, 1.6);
+  EXPECT_EQ(inside.worst_index, 1);
+
+  y[1] = static_cast<float>(-2 + 48 * kU);  // off by 48u: 2.4 > 2
+  ValidationResult outside = Validate(y.data(), ref.data(), abs_ref.data(), 4, 10);
+  EXPECT_FALSE(outside.ok);
+  EXPECT_DOUBLE_EQ(outside.max_error, 2.4);
+  EXPECT_EQ(outside.worst_index, 1);
+  EXPECT_EQ(outside.fail_count, 1);
+
+  // The same error passes when the sum is 20 terms long: 48u / (20u * 2) = 1.2.
+  ValidationResult longer = Validate(y.data(), ref.data(), abs_ref.data(), 4, 20);
+  EXPECT_TRUE(longer.ok);
+  EXPECT_DOUBLE_EQ(longer.max_error, 1.2);
+}
+
+TEST(Validate, BoundUsesAbsoluteSumNotResult) {
+  // ref 0 from cancelling terms (abs_ref 4): an error of 64u passes for L = 10
+  // because the bound is 2 * 10u * 4 = 80u, however small the result is.
+  std::vector<float> ref = {0}, abs_ref = {4};
+  std::vector<float> y = {static_cast<float>(64 * kU)};
+  ValidationResult result = Validate(y.data(), ref.data(), abs_ref.data(), 1, 10);
+  EXPECT_TRUE(result.ok);
+  EXPECT_DOUBLE_EQ(result.max_error, 1.6);
+}
+
+TEST(Validate, ZeroSumsAllowOnlyTinySlack) {
+  std::vector<float> ref = {0, 0}, abs_ref = {0, 0};
+  std::vector<float> y = {1e-31f, 0};
+  ValidationResult tiny = Validate(y.data(), ref.data(), abs_ref.data(), 2, 1);
+  EXPECT_TRUE(tiny.ok);
+  EXPECT_NEAR(tiny.max_error, 0.1, 1e-7);  // 1e-31f / 1e-30
+  y[1] = 1e-6f;
+  ValidationResult wrong = Validate(y.data(), ref.data(), abs_ref.data(), 2, 1);
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_EQ(wrong.worst_index, 1);
+  EXPECT_EQ(wrong.fail_count, 1);
+}
+
+TEST(Validate, NanAndInfinityFail) {
+  std::vector<float> ref = {1, 2, 3, 4, 5};
+  std::vector<float> abs_ref = {1, 2, 3, 4, 5};
+  std::vector<float> y = {1, 2.5f, std::numeric_limits<float>::quiet_NaN(), 4,
+                          -std::numeric_limits<float>::infinity()};
+  ValidationResult result = Validate(y.data(), ref.data(), abs_ref.data(), 5, 100);
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.nan_count, 2);
+  EXPECT_EQ(result.fail_count, 3);   // 2.5 vs 2 fails too
+  EXPECT_EQ(result.worst_index, 2);  // the first non-finite element
+  EXPECT_EQ(result.max_error, std::numeric_limits<double>::infinity());
+}
+
+TEST(Validate, RejectsMisuse) {
+  std::vector<float> a = {1};
+  EXPECT_THROW(Validate(a.data(), a.data(), a.data(), 1, 0), Error);
+  EXPECT_THROW(Validate(nullptr, a.data(), a.data(), 1, 1), Error);
+  ValidationResult empty = Validate(nullptr, nullptr, nullptr, 0, 1);
+  EXPECT_TRUE(empty.ok);
+  EXPECT_EQ(empty.worst_index, -1);
+}
+
+}  // namespace
+}  // namespace beast::harness

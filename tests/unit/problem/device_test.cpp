@@ -1,0 +1,77 @@
+// Device selectors, expression variables, limits JSON and the spec tables of
+// devices that are not present.
+#include <gtest/gtest.h>
+
+#include "beast/problem/device.hpp"
+#include "beast/problem/device_spec_table.hpp"
+#include "beast/core/error.hpp"
+
+namespace beast {
+namespace {
+
+const std::string kConstraints = std::string(BEAST_TEST_SOURCE_DIR) + "/constraints";
+
+TEST(DeviceSelector, ParsesEveryForm) {
+  DeviceSelector a = DeviceSelector::Parse("opencl:3");
+  EXPECT_EQ(a.backend, Backend::kOpenCL);
+  EXPECT_EQ(a.index, 3);
+  DeviceSelector b = DeviceSelector::Parse("cuda:sm_90");
+  EXPECT_EQ(b.backend, Backend::kCuda);
+  EXPECT_EQ(b.arch, "sm_90");
+  EXPECT_EQ(b.index, -1);
+  for (const char* bad : {"opencl", "opencl:", "opencl:x", "vulkan:0", "cuda:sm_", "cuda:sm_9a"}) {
+    EXPECT_THROW(DeviceSelector::Parse(bad), Error) << bad;
+  }
+  try {
+    DeviceSelector::Parse("metal:0");
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "device \"metal:0\": unknown backend \"metal\" (expected opencl:N, cuda:N or cuda:sm_XX)");
+  }
+}
+
+TEST(DeviceLimits, JsonRoundTrip) {
+  DeviceLimits l;
+  l.max_work_group_size = 1024;
+  l.max_work_item_sizes[0] = 1024;
+  l.max_work_item_sizes[1] = 512;
+  l.max_work_item_sizes[2] = 64;
+  l.local_mem_bytes = 49152;
+  l.compute_units = 108;
+  l.warp_size = 32;
+  l.peak_gflops = 19500.5;
+  DeviceLimits back = DeviceLimitsFromJson(DeviceLimitsToJson(l));
+  EXPECT_EQ(back.max_work_item_sizes[1], 512);
+  EXPECT_EQ(back.local_mem_bytes, 49152);
+  EXPECT_EQ(back.compute_units, 108);
+  EXPECT_EQ(back.warp_size, 32);
+  EXPECT_DOUBLE_EQ(back.peak_gflops, 19500.5);
+  EXPECT_THROW(DeviceLimitsFromJson("[1, 2]"), Error);
+}
+
+TEST(DeviceSpecTable, ReadsHopper) {
+  DeviceInfo d = LoadDeviceSpec(kConstraints, "sm_90");
+  EXPECT_EQ(d.backend, Backend::kCuda);
+  EXPECT_EQ(d.Id(), "cuda:sm_90");
+  EXPECT_EQ(d.limits.max_work_group_size, 1024);
+  EXPECT_EQ(d.limits.local_mem_bytes, 232448);
+  EXPECT_EQ(d.limits.compute_units, 132);
+  EXPECT_EQ(d.limits.warp_size, 32);
+  EXPECT_EQ(d.Variables().at("device_max_work_item_size_2"), 64);
+}
+
+TEST(DeviceSpecTable, CoversTheIssuedArchitecturesAndNamesTheKnownOnes) {
+  EXPECT_EQ(KnownDeviceSpecs(kConstraints),
+            (std::vector<std::string>{"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}));
+  try {
+    LoadDeviceSpec(kConstraints, "sm_61");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+    EXPECT_EQ(std::string(e.what()), "cuda:sm_61: no spec table for sm_61 in " + kConstraints +
+                                         "/devices (known: sm_70 sm_75 sm_80 sm_86 sm_89 sm_90)");
+  }
+}
+
+}  // namespace
+}  // namespace beast
