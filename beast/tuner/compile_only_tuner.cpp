@@ -24,23 +24,19 @@
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "harness/render/renderer.hpp"
 #include "beast/space/post_compile.hpp"
-#include "beast/tuner/outcome_record.hpp"
 #include "beast/tuner/progress.hpp"
 #include "results_db/store.hpp"
 #include "beast/tuner/run_failure.hpp"
+#include "beast/tuner/tune_loop.hpp"
 #include "beast/tuner/tune_plan.hpp"
 
 namespace beast {
 namespace {
 
-// One config's result, made on a pool thread.
+// One config's outcome, made on a pool thread.
 struct CompileResult {
   const Config* config = nullptr;
-  Status status = Status::kOk;
-  std::optional<double> compile_ms;
-  std::string error_text, build_log;
-  CompiledResources resources;
-  bool from_cache = false;  // the program cache held its build
+  Outcome outcome;
 };
 
 CompiledResources FromPtxas(const harness::CudaResources& r) {
@@ -52,10 +48,9 @@ CompiledResources FromPtxas(const harness::CudaResources& r) {
   return out;
 }
 
-CompileResult CompileOne(const PlannedPair& pair, const Config& config, const DeviceInfo& device,
-                         harness::Renderer& renderer, const harness::ProgramCache* cache) {
-  CompileResult out;
-  out.config = &config;
+Outcome CompileOne(const PlannedPair& pair, const Config& config, const DeviceInfo& device,
+                   harness::Renderer& renderer, const harness::ProgramCache* cache) {
+  Outcome out;
   const SpaceSpec& spec = *pair.spec;
   Instance instance = pair.space->Instantiate(config);
   std::string source;
@@ -151,110 +146,79 @@ void CompileAll(const std::vector<const Config*>& todo, unsigned threads,
   if (failure) std::rethrow_exception(failure);
 }
 
-struct CompileRun {
-  const TuneOptions& options;
-  const DeviceInfo& device;
-  harness::Renderer& renderer;
-  results_db::Store& store;
-  Progress& progress;
-  TuneSummary& summary;
-  int64_t device_id;
-  int64_t run_id;
-  const std::atomic<bool>& stop;
-  const harness::ProgramCache* cache;  // null: no cache
-};
 
-PairSummary CompilePair(CompileRun& run, const PlannedPair& pair, size_t index, size_t count) {
-  const SpaceSpec& spec = *pair.spec;
-  const Problem& problem = *pair.problem;
-  PairSummary ps;
-  ps.template_name = spec.name;
-  ps.problem_key = problem.Key();
-  ps.space_size = pair.count;
-  ps.selected = pair.configs.size();
-  int64_t problem_id = run.store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
-  int64_t template_id = run.store.UpsertTemplate(spec.name, spec.hash, spec.source_rel);
-  std::set<std::string> recorded =
-      run.store.MeasuredConfigKeys(run.device_id, problem_id, template_id);
-  std::vector<const Config*> todo;
-  for (const Config& c : pair.configs) {
-    if (recorded.count(c.Key())) {
-      ++ps.skipped;
-    } else {
-      todo.push_back(&c);
-    }
+// The measurer of a compile-only run: each pair's configs compiled on every
+// core; the range of registers ends the pair.
+class NvrtcMeasurer : public ConfigMeasurer {
+ public:
+  NvrtcMeasurer(const DeviceInfo& device, harness::Renderer& renderer,
+                const harness::ProgramCache* cache, results_db::Store& store, int64_t device_id,
+                TuneSummary& summary)
+      : device_(device),
+        renderer_(renderer),
+        cache_(cache),
+        store_(store),
+        device_id_(device_id),
+        summary_(summary) {}
+
+  Status Success() const override { return Status::kCompiled; }
+  void BeginPair(const PlannedPair&, const PairIds&, double*, double*) override {}
+
+  void Measure(const PlannedPair& pair, const std::vector<const Config*>& todo,
+               const Record& record, const std::atomic<bool>& stop) override {
+    CompileAll(
+        todo, summary_.compile_threads, stop,
+        [&](const Config& c) {
+          return CompileResult{&c, CompileOne(pair, c, device_, renderer_, cache_)};
+        },
+        [&](const CompileResult& r) {
+          if (r.outcome.from_cache) {
+            ++summary_.programs_from_cache;
+          } else {
+            ++summary_.programs_compiled;
+            summary_.compile_seconds += r.outcome.compile_ms.value_or(0) / 1000.0;
+          }
+          record(*r.config, r.outcome);
+        });
   }
-  run.progress.StartPair(
-      "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + spec.name,
-      problem.Key(), -1, 0);
-  run.progress.Skipped(ps.skipped);
-  const std::string default_key = pair.has_default ? pair.default_config.Key() : "";
-  int64_t fewest = -1;
-  auto record = [&](const CompileResult& r) {
-    const std::string key = r.config->Key();
-    results_db::MeasurementRecord m;
-    m.run_id = run.run_id;
-    m.device_id = run.device_id;
-    m.problem_id = problem_id;
-    results_db::Store::Batch batch(run.store);  // the config row and its result, in one write
-    m.config_id = run.store.UpsertConfig(template_id, key, r.config->Hash(), r.config->ToJson());
-    m.is_default = key == default_key;
-    m.status = r.status;
-    m.compile_ms = r.compile_ms;
-    m.error_text = r.error_text;
-    m.build_log = r.build_log;
-    m.compiler = run.summary.compiler;
-    m.compiler_version = run.summary.compiler_version;
-    CopyResources(r.resources, &m);
-    run.store.RecordMeasurement(m);
-    batch.Commit();
-    if (r.from_cache) {
-      ++run.summary.programs_from_cache;
-    } else {
-      ++run.summary.programs_compiled;
-      run.summary.compile_seconds += r.compile_ms.value_or(0) / 1000.0;
-    }
-    ++ps.measured;
-    if (r.status != Status::kCompiled) {
-      ++ps.failed;
-      ++ps.failures[r.status];
-    } else if (r.resources.registers && (fewest < 0 || *r.resources.registers < fewest)) {
-      fewest = *r.resources.registers;
-    }
-    run.progress.Compiled(r.status, fewest);
-  };
-  CompileAll(
-      todo, run.summary.compile_threads, run.stop,
-      [&](const Config& c) { return CompileOne(pair, c, run.device, run.renderer, run.cache); },
-      record);
+
   // The range over everything compiled for this pair, earlier runs included.
-  results_db::QueryFilter filter;
-  filter.device_id = run.device_id;
-  filter.problem_key = problem.Key();
-  filter.template_name = spec.name;
-  filter.status = Status::kCompiled;
-  for (const auto& row : run.store.Query(filter)) {
-    if (row.template_hash != spec.hash || !row.registers) continue;
-    if (ps.min_registers < 0 || *row.registers < ps.min_registers)
-      ps.min_registers = *row.registers;
-    ps.max_registers = std::max(ps.max_registers, *row.registers);
+  void EndPair(const PlannedPair& pair, const PairIds&, const std::atomic<bool>&,
+               PairSummary* ps) override {
+    results_db::QueryFilter filter;
+    filter.device_id = device_id_;
+    filter.problem_key = pair.problem->Key();
+    filter.template_name = pair.spec->name;
+    filter.status = Status::kCompiled;
+    for (const auto& row : store_.Query(filter)) {
+      if (row.template_hash != pair.spec->hash || !row.registers) continue;
+      if (ps->min_registers < 0 || *row.registers < ps->min_registers)
+        ps->min_registers = *row.registers;
+      ps->max_registers = std::max(ps->max_registers, *row.registers);
+    }
   }
-  return ps;
-}
+
+ private:
+  const DeviceInfo& device_;
+  harness::Renderer& renderer_;
+  const harness::ProgramCache* cache_;
+  results_db::Store& store_;
+  int64_t device_id_;
+  TuneSummary& summary_;
+};
 
 }  // namespace
 
 TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& specs,
                             const DeviceInfo& device, const std::string& templates_dir,
                             const std::atomic<bool>& stop) {
-  auto start = std::chrono::steady_clock::now();
   if (!harness::NvrtcAvailable()) {
     throw Error(ErrorCode::kEnvironment,
                 device.Id() +
                     ": compile-only tuning compiles with NVRTC, and this beast was built "
                     "without it (CUDA toolkit not found)");
   }
-  std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
+  const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
   TuneSummary summary;
   summary.device_id = device.Id();
   summary.device_name = "compile-only " + device.arch;
@@ -263,31 +227,29 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   summary.compiler_version = harness::NvrtcVersion();
   summary.compile_threads = std::max(1u, std::thread::hardware_concurrency());
   summary.post_compile_not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);
-  Paths paths = Paths::Default();
+  const Paths paths = Paths::Default();
   harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
   results_db::Store store = results_db::Store::Open(o.db_path);
   // The spec table stands for the device: its name says that nothing ran on it.
-  results_db::DeviceRecord record{
-      device.backend,              summary.device_name, device.vendor,
-      device.driver_version,       device.arch,         DeviceLimitsToJson(device.limits)};
-  int64_t device_id = store.UpsertDevice(record);
-  int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
+  const int64_t device_id =
+      store.UpsertDevice({device.backend, summary.device_name, device.vendor,
+                          device.driver_version, device.arch, DeviceLimitsToJson(device.limits)});
+  const int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
   if (o.progress) {
     std::fprintf(stderr, "compile-only for %s (%s, spec table): NVRTC %s on %u threads\n",
                  device.Id().c_str(), device.name.c_str(), summary.compiler_version.c_str(),
                  summary.compile_threads);
   }
-  uint64_t total = 0;
-  for (const PlannedPair& pair : pairs) total += pair.configs.size();
-  Progress progress(o.progress, total, /*compile_only=*/true, "", o.progress_seconds);
+  Progress progress(o.progress, SelectedConfigs(pairs), /*compile_only=*/true, "",
+                    o.progress_seconds);
   std::unique_ptr<harness::ProgramCache> cache;
   if (!o.cache_dir.empty()) cache = std::make_unique<harness::ProgramCache>(o.cache_dir);
   summary.cache_dir = o.cache_dir;
-  CompileRun run{o,       device,    renderer, store, progress,
-                 summary, device_id, run_id,   stop,  cache.get()};
+  NvrtcMeasurer measurer(device, renderer, cache.get(), store, device_id, summary);
+  TuneLoopContext loop{store, progress, device_id, run_id, summary.compiler,
+                       summary.compiler_version};
   try {
-    for (size_t i = 0; i < pairs.size() && !stop; ++i)
-      summary.pairs.push_back(CompilePair(run, pairs[i], i, pairs.size()));
+    summary.pairs = TunePairs(loop, pairs, measurer, stop);
   } catch (...) {
     progress.Finish();
     EndFailedRun(store, run_id);  // what was recorded stays; a rerun resumes
@@ -295,9 +257,7 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   progress.Finish();
   summary.interrupted = stop;
   store.FinishRun(run_id, summary.interrupted ? results_db::RunEnd::kInterrupted
-                                                : results_db::RunEnd::kFinished);
-  summary.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                                              : results_db::RunEnd::kFinished);
   return summary;
 }
 

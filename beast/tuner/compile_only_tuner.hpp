@@ -4,7 +4,9 @@
 // every core, the post-compile constraints are checked on what ptxas reports
 // (registers, spills, stack, shared memory), and each config is recorded
 // `compiled`, `compile_error` or `pruned_after_compile` with its resources,
-// compile time and NVRTC's version. Nothing runs; a rerun resumes.
+// compile time and NVRTC's version. Nothing runs; a rerun resumes. The pairs
+// are tuned by the same loop as a live run (tune_loop.hpp), with NVRTC as
+// the measurer.
 #pragma once
 
 #include <atomic>

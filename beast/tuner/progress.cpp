@@ -72,11 +72,13 @@ void Progress::Tick() {
   }
 }
 
-void Progress::StartPair(std::string label, std::string problem, double best_ms,
+void Progress::StartPair(std::string label, std::string problem, double flops, double best_ms,
                          double best_gflops) {
   std::lock_guard<std::mutex> lock(mutex_);
   label_ = std::move(label);
   problem_ = std::move(problem);
+  flops_ = flops;
+  fewest_registers_ = -1;
   best_ms_ = best_ms;
   best_gflops_ = best_gflops;
   if (tty_) Print(true);
@@ -90,27 +92,21 @@ void Progress::Skipped(uint64_t count) {
   Print(false);
 }
 
-void Progress::Count(Status status) {
+void Progress::Done(Status status, std::optional<double> median_ms,
+                    std::optional<int64_t> registers) {
+  std::lock_guard<std::mutex> lock(mutex_);
   ++done_;
   ++measured_;
   if (status != (compile_only_ ? Status::kCompiled : Status::kOk)) {
     ++failed_;
     ++failures_[status];
+  } else if (compile_only_) {
+    if (registers && (fewest_registers_ < 0 || *registers < fewest_registers_))
+      fewest_registers_ = *registers;
+  } else if (median_ms && *median_ms > 0 && (best_ms_ < 0 || *median_ms < best_ms_)) {
+    best_ms_ = *median_ms;
+    best_gflops_ = flops_ / (*median_ms * 1e6);
   }
-}
-
-void Progress::Compiled(Status status, int64_t fewest_registers) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  Count(status);
-  fewest_registers_ = fewest_registers;
-  Print(false);
-}
-
-void Progress::Measured(Status status, double best_ms, double best_gflops) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  Count(status);
-  best_ms_ = best_ms;
-  best_gflops_ = best_gflops;
   Print(false);
 }
 

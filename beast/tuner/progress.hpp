@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -29,15 +30,16 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   // A new (template, problem) pair: `label` says which ("[1/2] gemm/tiled"),
-  // `problem` is its key; best_ms < 0 when it has no ok config yet.
-  void StartPair(std::string label, std::string problem, double best_ms, double best_gflops);
+  // `problem` is its key, of `flops` per run; best_ms < 0 when it has no ok
+  // config yet.
+  void StartPair(std::string label, std::string problem, double flops, double best_ms,
+                 double best_gflops);
   // `count` configs found already measured in the database.
   void Skipped(uint64_t count);
-  // One config measured now, with its status and the pair's best after it.
-  void Measured(Status status, double best_ms, double best_gflops);
-  // Compile-only: one config compiled now (kCompiled or a failure),
-  // and the fewest registers of the pair's compiled configs (-1: none yet).
-  void Compiled(Status status, int64_t fewest_registers);
+  // One config measured now (compile-only: compiled now), with its median
+  // when it ran ok and its registers when it compiled: the pair's best so
+  // far follows (compile-only: the fewest registers of its compiled configs).
+  void Done(Status status, std::optional<double> median_ms, std::optional<int64_t> registers);
   // Ends the live line (a last line when not on a terminal), and the ticker.
   void Finish();
 
@@ -46,7 +48,6 @@ class Progress {
   std::string Line() const;
   void Tick();  // the ticker thread
   void StopTicker();
-  void Count(Status status);
   bool enabled_;
   bool tty_;
   bool compile_only_;
@@ -55,7 +56,7 @@ class Progress {
   std::string label_, problem_;
   uint64_t total_, done_ = 0, skipped_ = 0, measured_ = 0, failed_ = 0;
   std::map<Status, uint64_t> failures_;
-  double best_ms_ = -1, best_gflops_ = 0;
+  double flops_ = 0, best_ms_ = -1, best_gflops_ = 0;
   bool printed_ = false;
   bool finished_ = false;
   double plain_seconds_;

@@ -20,7 +20,7 @@ JobPlan PlanJobs(results_db::Store& store, int64_t device_id,
       if (!measured.count(config.Key()))
         plan.jobs.push_back({pair.spec, pair.problem, pair.space.get(), &config});
     }
-    plan.spans.emplace_back(first, plan.jobs.size() - first);
+    plan.spans[&pair] = {first, plan.jobs.size() - first};
   }
   return plan;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -15,10 +16,10 @@
 
 namespace beast {
 
-// Pair i's jobs are [spans[i].first, spans[i].first + spans[i].second).
+// A pair's jobs are [span.first, span.first + span.second) of `jobs`.
 struct JobPlan {
   std::vector<ProgramJob> jobs;
-  std::vector<std::pair<size_t, size_t>> spans;
+  std::map<const PlannedPair*, std::pair<size_t, size_t>> spans;
 };
 JobPlan PlanJobs(results_db::Store& store, int64_t device_id,
                  const std::vector<PlannedPair>& pairs);

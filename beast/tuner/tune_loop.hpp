@@ -1,0 +1,70 @@
+// The loop every tuning run shares, live on a device or compile-only: for
+// each (template, problem) pair, skip what the database holds, have the
+// run's measurer turn each remaining config into an Outcome, record every
+// outcome in its own transaction, count it in the summary and the progress
+// line, and let the measurer end the pair (confirm its winner, or range its
+// registers). The two kinds of run differ only in the measurer they use.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "beast/tuner/progress.hpp"
+#include "beast/tuner/tune_plan.hpp"
+#include "beast/tuner/tuner.hpp"
+#include "beast/worker/instance_measure.hpp"
+#include "results_db/store.hpp"
+
+namespace beast {
+
+// A pair's rows in the database.
+struct PairIds {
+  int64_t problem = 0;
+  int64_t template_version = 0;
+};
+
+// What turns configs into outcomes: the device worker (live), or NVRTC on
+// every core (compile-only).
+class ConfigMeasurer {
+ public:
+  using Record = std::function<void(const Config& config, const Outcome& outcome)>;
+  virtual ~ConfigMeasurer() = default;
+
+  // What a config that works ends as: ok, or compiled.
+  virtual Status Success() const = 0;
+  // A pair starts; the best time its template version has on the device so
+  // far (ms < 0: none), for the progress line.
+  virtual void BeginPair(const PlannedPair& pair, const PairIds& ids, double* best_ms,
+                         double* best_gflops) = 0;
+  // Measures `todo` (the pair's configs the database lacks, in order),
+  // handing each outcome to `record` on this thread as it comes, and adding
+  // what it cost to the run's summary. Returns early when `stop` turns true:
+  // a config in flight then stays unmeasured.
+  virtual void Measure(const PlannedPair& pair, const std::vector<const Config*>& todo,
+                       const Record& record, const std::atomic<bool>& stop) = 0;
+  // The pair is measured: what its summary says beyond the counts.
+  virtual void EndPair(const PlannedPair& pair, const PairIds& ids, const std::atomic<bool>& stop,
+                       PairSummary* summary) = 0;
+};
+
+// What the loop writes into, fixed for the run.
+struct TuneLoopContext {
+  results_db::Store& store;
+  Progress& progress;
+  int64_t device_id;
+  int64_t run_id;
+  // The compiler every measurement records (device.compiler, or NVRTC's).
+  std::string compiler, compiler_version;
+};
+
+// Tunes every pair in order until `stop` turns true; the pairs' summaries.
+std::vector<PairSummary> TunePairs(TuneLoopContext& context, const std::vector<PlannedPair>& pairs,
+                                   ConfigMeasurer& measurer, const std::atomic<bool>& stop);
+
+// The progress line's total: the configs every pair selected.
+uint64_t SelectedConfigs(const std::vector<PlannedPair>& pairs);
+
+}  // namespace beast
