@@ -95,79 +95,113 @@ struct Wiring {
 
 }  // namespace
 
-ChildProcess::ChildProcess(const Options& o, const std::string& what) {
-  BEAST_CHECK(!o.argv.empty());
-  const bool wants_socket = o.socket_fd >= 0 || o.in == Stream::kSocket ||
-                            o.out == Stream::kSocket || o.err == Stream::kSocket;
-  const bool wants_output = o.out == Stream::kCapture || o.err == Stream::kCapture;
-  const bool wants_null = o.in == Stream::kNull || o.out == Stream::kNull || o.err == Stream::kNull;
-  // Every descriptor made here is close-on-exec: another thread's child
-  // started meanwhile inherits none of them.
-  int sv[2] = {-1, -1}, out_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1}, null_fd = -1;
+namespace {
+
+// This process's ends of what the child is given, all close-on-exec (a
+// child another thread starts meanwhile inherits none of them).
+struct Ends {
+  int socket[2] = {-1, -1};      // [0] ours, [1] the child's
+  int output[2] = {-1, -1};      // [0] ours to read, [1] the child's stdout / stderr
+  int exec_error[2] = {-1, -1};  // [0] ours to read, [1] the child's
+  int null_fd = -1;
+
+  void CloseAll() {
+    for (int* fd : {&socket[0], &socket[1], &output[0], &output[1], &exec_error[0],
+                    &exec_error[1], &null_fd})
+      CloseFd(fd);
+  }
+  void CloseChilds() {
+    for (int* fd : {&socket[1], &output[1], &exec_error[1], &null_fd}) CloseFd(fd);
+  }
+};
+
+Ends OpenEnds(const ChildProcess::Options& o, const std::string& what) {
+  using Stream = ChildProcess::Stream;
+  auto any = [&](Stream s) { return o.in == s || o.out == s || o.err == s; };
+  Ends ends;
   auto give_up = [&](const char* call) {
     const int e = errno;
-    for (int* fd : {&sv[0], &sv[1], &out_pipe[0], &out_pipe[1], &exec_pipe[0], &exec_pipe[1],
-                    &null_fd})
-      CloseFd(fd);
+    ends.CloseAll();
     throw Error(ErrorCode::kEnvironment, what + ": " + call + ": " + strerror(e));
   };
-  if (wants_socket && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+  if ((o.socket_fd >= 0 || any(Stream::kSocket)) &&
+      socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends.socket) != 0)
     give_up("socketpair");
-  if (wants_output && pipe2(out_pipe, O_CLOEXEC) != 0) give_up("pipe");
-  if (pipe2(exec_pipe, O_CLOEXEC) != 0) give_up("pipe");
-  if (wants_null && (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) give_up("/dev/null");
+  if (any(Stream::kCapture) && pipe2(ends.output, O_CLOEXEC) != 0) give_up("pipe");
+  if (pipe2(ends.exec_error, O_CLOEXEC) != 0) give_up("pipe");
+  if (any(Stream::kNull) && (ends.null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+    give_up("/dev/null");
+  return ends;
+}
 
+Wiring WiringOf(const ChildProcess::Options& o, const Ends& ends) {
   Wiring w;
-  const Stream streams[3] = {o.in, o.out, o.err};
+  const ChildProcess::Stream streams[3] = {o.in, o.out, o.err};
   for (int i = 0; i < 3; ++i) {
     switch (streams[i]) {
-      case Stream::kInherit:
+      case ChildProcess::Stream::kInherit:
         break;
-      case Stream::kNull:
-        w.source[i] = null_fd;
+      case ChildProcess::Stream::kNull:
+        w.source[i] = ends.null_fd;
         break;
-      case Stream::kCapture:
-        w.source[i] = out_pipe[1];
+      case ChildProcess::Stream::kCapture:
+        w.source[i] = ends.output[1];
         break;
-      case Stream::kSocket:
-        w.source[i] = sv[1];
+      case ChildProcess::Stream::kSocket:
+        w.source[i] = ends.socket[1];
         break;
     }
   }
   if (o.socket_fd >= 0) {
-    w.socket_source = sv[1];
+    w.socket_source = ends.socket[1];
     w.socket_target = o.socket_fd;
     w.highest_target = std::max(w.highest_target, o.socket_fd);
   }
-  w.exec_error = exec_pipe[1];
+  w.exec_error = ends.exec_error[1];
+  return w;
+}
+
+// 0 once the child's exec succeeded (the pipe closed), else exec's errno.
+int ExecErrno(int* exec_error_read) {
+  int exec_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(*exec_error_read, &exec_errno, sizeof exec_errno);
+  } while (n < 0 && errno == EINTR);
+  CloseFd(exec_error_read);
+  return n == static_cast<ssize_t>(sizeof exec_errno) ? exec_errno : 0;
+}
+
+}  // namespace
+
+ChildProcess::ChildProcess(const Options& o, const std::string& what) {
+  BEAST_CHECK(!o.argv.empty());
+  Ends ends = OpenEnds(o, what);
+  const Wiring wiring = WiringOf(o, ends);
   std::vector<std::string> args = o.argv;
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid == 0) ExecChild(o, w, parent, argv.data());
-  if (pid < 0) give_up("fork");
-  for (int* fd : {&sv[1], &out_pipe[1], &exec_pipe[1], &null_fd}) CloseFd(fd);
+  if (pid == 0) ExecChild(o, wiring, parent, argv.data());
+  const int fork_errno = errno;
+  ends.CloseChilds();
+  if (pid < 0) {
+    ends.CloseAll();
+    throw Error(ErrorCode::kEnvironment, what + ": fork: " + strerror(fork_errno));
+  }
   pid_ = pid;
-  socket_ = sv[0];
-  output_ = out_pipe[0];
+  socket_ = ends.socket[0];
+  output_ = ends.output[0];
   if (socket_ >= 0 && o.nonblocking_socket)
     fcntl(socket_, F_SETFL, fcntl(socket_, F_GETFL) | O_NONBLOCK);
   if (output_ >= 0) fcntl(output_, F_SETFL, fcntl(output_, F_GETFL) | O_NONBLOCK);
-  // The exec-error pipe closes on a successful exec, or carries exec's errno.
-  int exec_errno = 0;
-  ssize_t n;
-  do {
-    n = ::read(exec_pipe[0], &exec_errno, sizeof exec_errno);
-  } while (n < 0 && errno == EINTR);
-  CloseFd(&exec_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+  if (const int e = ExecErrno(&ends.exec_error[0])) {
     Wait();
     CloseFd(&socket_);
     CloseFd(&output_);
-    throw Error(ErrorCode::kEnvironment, what + ": " + strerror(exec_errno));
+    throw Error(ErrorCode::kEnvironment, what + ": " + strerror(e));
   }
 }
 

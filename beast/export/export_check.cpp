@@ -153,11 +153,77 @@ std::string FormatStampEntry(const ExportEntry& e) {
          (e.nearest ? "\t" + e.source_problem + "\t" + distance.str() : "");
 }
 
+namespace {
+
+// The entries an export of the database would write now, by key.
+std::map<EntryKey, ExportEntry> CurrentEntries(const std::vector<results_db::WinnerRow>& every) {
+  std::map<EntryKey, ExportEntry> now;
+  for (const auto& row : BestPerProblem(every)) {
+    std::string why;
+    if (!Exportable(row, &why)) continue;  // as the export leaves it out
+    ExportEntry e;
+    e.device_name = row.device_name;
+    e.device_driver = row.driver_version;
+    e.problem_key = row.problem_key;
+    e.template_name = row.template_name;
+    e.template_hash = row.template_hash;
+    e.config_key = row.config_key;
+    e.median_ms = row.median_ms;
+    now[KeyOf(e)] = e;
+  }
+  return now;
+}
+
+// Exact entries exported and not (or no longer) the database's best.
+void CompareEntries(const std::map<EntryKey, ExportEntry>& exported,
+                    const std::map<EntryKey, ExportEntry>& now, std::vector<std::string>* stale) {
+  for (const auto& [key, e] : exported) {
+    const std::string where = e.problem_key + " on " + e.device_name;
+    auto it = now.find(key);
+    if (it == now.end()) {
+      stale->push_back(where + ": exported " + Describe(e) + ", no longer in the database");
+    } else if (it->second.template_name != e.template_name ||
+               it->second.template_hash != e.template_hash ||
+               it->second.config_key != e.config_key) {
+      stale->push_back(where + ": exported " + Describe(e) + ", the database's best is now " +
+                       Describe(it->second));
+    }
+  }
+  for (const auto& [key, e] : now) {
+    if (!exported.count(key)) {
+      stale->push_back(e.problem_key + " on " + e.device_name + ": tuned (" + Describe(e) +
+                       ") but not in the export");
+    }
+  }
+}
+
+// Templates that changed (or went) since they were exported.
+void CompareTemplates(const Stamp& stamp, const std::string& templates_dir,
+                      std::vector<std::string>* stale) {
+  std::map<std::string, std::string> hashes;  // template -> hash exported
+  for (const auto& [key, e] : stamp.exact) hashes[e.template_name] = e.template_hash;
+  for (const auto& [key, e] : stamp.nearest) hashes[e.template_name] = e.template_hash;
+  for (const auto& [name, hash] : hashes) {
+    std::string current;
+    try {
+      current = SpaceSpec::Load(templates_dir, name).hash;
+    } catch (const Error&) {
+      stale->push_back("template " + name + " is gone from " + templates_dir);
+      continue;
+    }
+    if (current != hash) {
+      stale->push_back("template " + name + " changed since the export (hash " + hash +
+                       " exported, " + current + " now): re-tune and export again");
+    }
+  }
+}
+
+}  // namespace
+
 ExportCheck CheckExport(const ExportOptions& options) {
-  Stamp stamp = ReadStamp(options.out_dir);
-  const std::map<EntryKey, ExportEntry>& exported = stamp.exact;
+  const Stamp stamp = ReadStamp(options.out_dir);
   ExportCheck check;
-  check.entries = exported.size() + stamp.nearest.size();
+  check.entries = stamp.exact.size() + stamp.nearest.size();
   if (!stamp.has_entries) {
     check.stale.push_back(
         "the export records no entries (written by an older beast): export again");
@@ -168,60 +234,15 @@ ExportCheck CheckExport(const ExportOptions& options) {
     check.stale.push_back("exported by beast " + stamp.beast_version + ", this is beast " +
                           BEAST_VERSION + ": export again");
   }
-  std::map<EntryKey, ExportEntry> now;
   std::vector<results_db::WinnerRow> every;
   {
     results_db::Store store = results_db::Store::OpenExisting(options.db_path);
     every = OfDevices(store.Winners(), stamp.devices);
-    for (const auto& row : BestPerProblem(every)) {
-      std::string why;
-      if (!Exportable(row, &why)) continue;  // as the export leaves it out
-      ExportEntry e;
-      e.device_name = row.device_name;
-      e.device_driver = row.driver_version;
-      e.problem_key = row.problem_key;
-      e.template_name = row.template_name;
-      e.template_hash = row.template_hash;
-      e.config_key = row.config_key;
-      e.median_ms = row.median_ms;
-      now[KeyOf(e)] = e;
-    }
   }
-  for (const auto& [key, e] : exported) {
-    const std::string where = e.problem_key + " on " + e.device_name;
-    auto it = now.find(key);
-    if (it == now.end()) {
-      check.stale.push_back(where + ": exported " + Describe(e) + ", no longer in the database");
-    } else if (it->second.template_name != e.template_name ||
-               it->second.template_hash != e.template_hash ||
-               it->second.config_key != e.config_key) {
-      check.stale.push_back(where + ": exported " + Describe(e) + ", the database's best is now " +
-                            Describe(it->second));
-    }
-  }
-  for (const auto& [key, e] : now) {
-    if (!exported.count(key)) {
-      check.stale.push_back(e.problem_key + " on " + e.device_name + ": tuned (" + Describe(e) +
-                            ") but not in the export");
-    }
-  }
+  const std::map<EntryKey, ExportEntry> now = CurrentEntries(every);
+  CompareEntries(stamp.exact, now, &check.stale);
   CheckNearest(stamp, every, now, options.templates_dir, &check.stale);
-  std::map<std::string, std::string> hashes;  // template -> hash exported
-  for (const auto& [key, e] : exported) hashes[e.template_name] = e.template_hash;
-  for (const auto& [key, e] : stamp.nearest) hashes[e.template_name] = e.template_hash;
-  for (const auto& [name, hash] : hashes) {
-    std::string current;
-    try {
-      current = SpaceSpec::Load(options.templates_dir, name).hash;
-    } catch (const Error&) {
-      check.stale.push_back("template " + name + " is gone from " + options.templates_dir);
-      continue;
-    }
-    if (current != hash) {
-      check.stale.push_back("template " + name + " changed since the export (hash " + hash +
-                            " exported, " + current + " now): re-tune and export again");
-    }
-  }
+  CompareTemplates(stamp, options.templates_dir, &check.stale);
   return check;
 }
 

@@ -56,93 +56,132 @@ int64_t Conv2dShape::OutW() const { return OutExtent(w, pad_w, dilation_w, s, st
 
 const char* LayoutName(Layout layout) { return layout == Layout::kNCHW ? "NCHW" : "NHWC"; }
 
+namespace {
+
+// One KEY=VALUE of a problem's text, and how to read its value.
+struct Item {
+  const std::string& text;  // the whole problem, for messages
+  std::string key, value;
+  int64_t Int() const { return ParseInt(text, key, value); }
+  bool Flag() const { return ParseFlag(text, key, value); }
+  [[noreturn]] void Fail(const std::string& why) const { ::beast::Fail(text, why); }
+};
+
+// A key an op takes: whether it must be given, and where its value goes.
+template <typename Shape>
+struct KeyRule {
+  const char* name;
+  bool required;
+  void (*set)(const Item& item, Shape* shape);
+};
+
+template <typename Shape>
+void SetDtype(const Item& item, Shape*) {
+  if (item.value != "f32") item.Fail("dtype \"" + item.value + "\" is not supported (supported: f32)");
+}
+
+const KeyRule<Conv2dShape> kConvKeys[] = {
+    {"N", true, [](const Item& i, Conv2dShape* c) { c->n = i.Int(); }},
+    {"C", true, [](const Item& i, Conv2dShape* c) { c->c = i.Int(); }},
+    {"H", true, [](const Item& i, Conv2dShape* c) { c->h = i.Int(); }},
+    {"W", true, [](const Item& i, Conv2dShape* c) { c->w = i.Int(); }},
+    {"K", true, [](const Item& i, Conv2dShape* c) { c->k = i.Int(); }},
+    {"R", true, [](const Item& i, Conv2dShape* c) { c->r = i.Int(); }},
+    {"S", true, [](const Item& i, Conv2dShape* c) { c->s = i.Int(); }},
+    {"stride", false, [](const Item& i, Conv2dShape* c) { c->stride_h = c->stride_w = i.Int(); }},
+    {"stride_h", false, [](const Item& i, Conv2dShape* c) { c->stride_h = i.Int(); }},
+    {"stride_w", false, [](const Item& i, Conv2dShape* c) { c->stride_w = i.Int(); }},
+    {"pad", false, [](const Item& i, Conv2dShape* c) { c->pad_h = c->pad_w = i.Int(); }},
+    {"pad_h", false, [](const Item& i, Conv2dShape* c) { c->pad_h = i.Int(); }},
+    {"pad_w", false, [](const Item& i, Conv2dShape* c) { c->pad_w = i.Int(); }},
+    {"dilation", false,
+     [](const Item& i, Conv2dShape* c) { c->dilation_h = c->dilation_w = i.Int(); }},
+    {"dilation_h", false, [](const Item& i, Conv2dShape* c) { c->dilation_h = i.Int(); }},
+    {"dilation_w", false, [](const Item& i, Conv2dShape* c) { c->dilation_w = i.Int(); }},
+    {"groups", false, [](const Item& i, Conv2dShape* c) { c->groups = i.Int(); }},
+    {"bias", false, [](const Item& i, Conv2dShape* c) { c->bias = i.Flag(); }},
+    {"layout", false,
+     [](const Item& i, Conv2dShape* c) {
+       if (i.value == "NCHW") {
+         c->layout = Layout::kNCHW;
+       } else if (i.value == "NHWC") {
+         c->layout = Layout::kNHWC;
+       } else {
+         i.Fail("layout \"" + i.value + "\" is not NCHW or NHWC");
+       }
+     }},
+    {"dtype", false, SetDtype<Conv2dShape>},
+};
+
+const KeyRule<GemmShape> kGemmKeys[] = {
+    {"M", true, [](const Item& i, GemmShape* g) { g->m = i.Int(); }},
+    {"N", true, [](const Item& i, GemmShape* g) { g->n = i.Int(); }},
+    {"K", true, [](const Item& i, GemmShape* g) { g->k = i.Int(); }},
+    {"transA", false, [](const Item& i, GemmShape* g) { g->trans_a = i.Flag(); }},
+    {"transB", false, [](const Item& i, GemmShape* g) { g->trans_b = i.Flag(); }},
+    {"trans_a", false, [](const Item& i, GemmShape* g) { g->trans_a = i.Flag(); }},
+    {"trans_b", false, [](const Item& i, GemmShape* g) { g->trans_b = i.Flag(); }},
+    {"layout", false,
+     [](const Item& i, GemmShape* g) {
+       if (i.value == "row") {
+         g->col_major = false;
+       } else if (i.value == "col") {
+         g->col_major = true;
+       } else {
+         i.Fail("layout \"" + i.value + "\" is not row or col");
+       }
+     }},
+    {"dtype", false, SetDtype<GemmShape>},
+};
+
+// Reads the KEY=VALUE list `body` of op `op` into *shape by `rules`; every
+// key once, every required key given.
+template <typename Shape, size_t N>
+void ReadKeys(const std::string& text, const std::string& op, const std::string& body,
+              const KeyRule<Shape> (&rules)[N], Shape* shape) {
+  std::set<std::string> seen;
+  std::stringstream items(body);
+  std::string part;
+  while (std::getline(items, part, ',')) {
+    auto eq = part.find('=');
+    if (eq == std::string::npos || eq == 0) Fail(text, "expected KEY=VALUE, got \"" + part + "\"");
+    const Item item{text, part.substr(0, eq), part.substr(eq + 1)};
+    const KeyRule<Shape>* rule = nullptr;
+    for (const auto& r : rules) rule = item.key == r.name ? &r : rule;
+    if (!rule) {
+      std::vector<std::string> known;
+      for (const auto& r : rules) known.push_back(r.name);
+      Fail(text, "unknown key \"" + item.key + "\" for " + op + " (known: " + Join(known) + ")");
+    }
+    if (!seen.insert(item.key).second) Fail(text, "key \"" + item.key + "\" given twice");
+    rule->set(item, shape);
+  }
+  for (const auto& r : rules) {
+    if (r.required && !seen.count(r.name)) Fail(text, std::string("missing ") + r.name);
+  }
+  // Synonyms (GEMM's transA and trans_a) name one value.
+  if (seen.count("transA") && seen.count("trans_a")) Fail(text, "transA and trans_a both given");
+  if (seen.count("transB") && seen.count("trans_b")) Fail(text, "transB and trans_b both given");
+}
+
+}  // namespace
+
 Problem Problem::Parse(const std::string& text) {
   auto colon = text.find(':');
   if (colon == std::string::npos) {
     Fail(text, "expected OP:KEY=VALUE,... with OP conv2d or gemm");
   }
-  std::string op = text.substr(0, colon);
+  const std::string op = text.substr(0, colon), body = text.substr(colon + 1);
   Problem p;
   if (op == "conv2d") {
     p.op_ = OpKind::kConv2d;
+    ReadKeys(text, op, body, kConvKeys, &p.conv_);
   } else if (op == "gemm") {
     p.op_ = OpKind::kGemm;
+    ReadKeys(text, op, body, kGemmKeys, &p.gemm_);
   } else {
     Fail(text, "unknown op \"" + op + "\" (known: conv2d gemm)");
   }
-  const std::vector<std::string> conv_keys = {
-      "N", "C", "H", "W", "K", "R", "S", "stride", "stride_h", "stride_w", "pad", "pad_h",
-      "pad_w", "dilation", "dilation_h", "dilation_w", "groups", "bias", "layout", "dtype"};
-  const std::vector<std::string> gemm_keys = {"M", "N", "K", "transA", "transB",
-                                              "trans_a", "trans_b", "layout", "dtype"};
-  const auto& known = p.op_ == OpKind::kConv2d ? conv_keys : gemm_keys;
-  std::set<std::string> seen;
-  std::stringstream items(text.substr(colon + 1));
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) Fail(text, "expected KEY=VALUE, got \"" + item + "\"");
-    std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    bool is_known = false;
-    for (const auto& k : known) is_known = is_known || k == key;
-    if (!is_known) Fail(text, "unknown key \"" + key + "\" for " + op + " (known: " + Join(known) + ")");
-    if (!seen.insert(key).second) Fail(text, "key \"" + key + "\" given twice");
-    if (key == "dtype") {
-      if (value != "f32") Fail(text, "dtype \"" + value + "\" is not supported (supported: f32)");
-      continue;
-    }
-    if (p.op_ == OpKind::kConv2d) {
-      Conv2dShape& c = p.conv_;
-      if (key == "layout") {
-        if (value == "NCHW") c.layout = Layout::kNCHW;
-        else if (value == "NHWC") c.layout = Layout::kNHWC;
-        else Fail(text, "layout \"" + value + "\" is not NCHW or NHWC");
-        continue;
-      }
-      if (key == "bias") {
-        c.bias = ParseFlag(text, key, value);
-        continue;
-      }
-      int64_t v = ParseInt(text, key, value);
-      if (key == "N") c.n = v;
-      else if (key == "C") c.c = v;
-      else if (key == "H") c.h = v;
-      else if (key == "W") c.w = v;
-      else if (key == "K") c.k = v;
-      else if (key == "R") c.r = v;
-      else if (key == "S") c.s = v;
-      else if (key == "stride") c.stride_h = c.stride_w = v;
-      else if (key == "stride_h") c.stride_h = v;
-      else if (key == "stride_w") c.stride_w = v;
-      else if (key == "pad") c.pad_h = c.pad_w = v;
-      else if (key == "pad_h") c.pad_h = v;
-      else if (key == "pad_w") c.pad_w = v;
-      else if (key == "dilation") c.dilation_h = c.dilation_w = v;
-      else if (key == "dilation_h") c.dilation_h = v;
-      else if (key == "dilation_w") c.dilation_w = v;
-      else if (key == "groups") c.groups = v;
-    } else {
-      GemmShape& g = p.gemm_;
-      if (key == "M") g.m = ParseInt(text, key, value);
-      else if (key == "N") g.n = ParseInt(text, key, value);
-      else if (key == "K") g.k = ParseInt(text, key, value);
-      else if (key == "transA" || key == "trans_a") g.trans_a = ParseFlag(text, key, value);
-      else if (key == "transB" || key == "trans_b") g.trans_b = ParseFlag(text, key, value);
-      else if (key == "layout") {
-        if (value == "row") g.col_major = false;
-        else if (value == "col") g.col_major = true;
-        else Fail(text, "layout \"" + value + "\" is not row or col");
-      }
-    }
-  }
-  const std::vector<std::string> required = p.op_ == OpKind::kConv2d
-      ? std::vector<std::string>{"N", "C", "H", "W", "K", "R", "S"}
-      : std::vector<std::string>{"M", "N", "K"};
-  for (const auto& key : required) {
-    if (!seen.count(key)) Fail(text, "missing " + key);
-  }
-  if (seen.count("transA") && seen.count("trans_a")) Fail(text, "transA and trans_a both given");
-  if (seen.count("transB") && seen.count("trans_b")) Fail(text, "transB and trans_b both given");
   try {
     p.Validate();
   } catch (const Error& e) {

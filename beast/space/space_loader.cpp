@@ -5,14 +5,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <map>
-#include <set>
 #include <sstream>
 
 #include "beast/core/config.hpp"
 #include "beast/core/error.hpp"
 #include "beast/space/space_spec.hpp"
+#include "beast/space/space_names_check.hpp"
 #include "beast/space/space_yaml.hpp"
 
 namespace beast {
@@ -20,9 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Names a post-compile constraint may read: resources of the compiled binary.
-const std::vector<std::string> kCompiledNames = {"registers", "spills", "stack_bytes",
-                                                 "local_mem_used"};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -74,117 +69,6 @@ ParamSpec LoadParam(const YamlReader& L, const YAML::Node& node) {
   return p;
 }
 
-// Checks that every name is bound where it is used, and that derived values
-// form no cycle. Throws "FILE:LINE: ..." naming the first offending name.
-void CheckNames(const SpaceSpec& spec) {
-  auto fail = [](const SourceLocation& at, const std::string& why) {
-    throw Error(ErrorCode::kBadInput, at.ToString() + ": " + why);
-  };
-  std::set<std::string> fixed;
-  for (const auto& n : ProblemVariableNames(spec.op)) fixed.insert(n);
-  for (const auto& n : DeviceVariableNames()) fixed.insert(n);
-  std::map<std::string, int> param_index, derived_index;
-  for (size_t i = 0; i < spec.params.size(); ++i) {
-    const auto& p = spec.params[i];
-    if (fixed.count(p.name))
-      fail(p.where, "parameter " + p.name + " shadows a problem or device name");
-    if (!param_index.emplace(p.name, static_cast<int>(i)).second) {
-      fail(p.where, "parameter " + p.name + " is declared twice");
-    }
-  }
-  for (size_t i = 0; i < spec.derived.size(); ++i) {
-    const auto& d = spec.derived[i];
-    if (fixed.count(d.name) || param_index.count(d.name) ||
-        !derived_index.emplace(d.name, static_cast<int>(i)).second) {
-      fail(d.where, "derived value " + d.name + " reuses a name already bound");
-    }
-  }
-  // level(derived) = the last parameter it needs, through other derived values.
-  std::vector<int> level(spec.derived.size(), -2);  // -2 unvisited, -3 visiting
-  std::function<int(size_t, std::vector<std::string>&)> resolve =
-      [&](size_t d, std::vector<std::string>& path) -> int {
-    if (level[d] == -3) {
-      std::string cycle;
-      for (const auto& n : path) cycle += n + " -> ";
-      fail(spec.derived[d].where, "derived values form a cycle: " + cycle + spec.derived[d].name);
-    }
-    if (level[d] != -2) return level[d];
-    level[d] = -3;
-    path.push_back(spec.derived[d].name);
-    int lv = -1;
-    for (const auto& n : spec.derived[d].expr.Names()) {
-      if (fixed.count(n)) continue;
-      if (param_index.count(n))
-        lv = std::max(lv, param_index[n]);
-      else if (derived_index.count(n))
-        lv = std::max(lv, resolve(derived_index[n], path));
-      else
-        fail(spec.derived[d].where,
-             "derived value " + spec.derived[d].name + " names unknown parameter \"" + n + "\"");
-    }
-    path.pop_back();
-    return level[d] = lv;
-  };
-  for (size_t d = 0; d < spec.derived.size(); ++d) {
-    std::vector<std::string> path;
-    resolve(d, path);
-  }
-  auto bound_before = [&](const std::string& n, int index) {
-    if (fixed.count(n)) return true;
-    if (param_index.count(n)) return param_index.at(n) < index;
-    if (derived_index.count(n)) return level[derived_index.at(n)] < index;
-    return false;
-  };
-  auto known = [&](const std::string& n) {
-    return fixed.count(n) || param_index.count(n) || derived_index.count(n);
-  };
-  for (size_t i = 0; i < spec.params.size(); ++i) {
-    const auto& p = spec.params[i];
-    for (const auto& e : p.exprs) {
-      for (const auto& n : e.Names()) {
-        if (!known(n))
-          fail(p.where, "value set of " + p.name + " names unknown parameter \"" + n + "\"");
-        if (!bound_before(n, static_cast<int>(i))) {
-          fail(p.where, "value set of " + p.name + " uses " + n +
-                            " before it is bound (declare it earlier)");
-        }
-      }
-    }
-    if (p.has_default) {
-      for (const auto& n : p.default_value.Names()) {
-        if (!fixed.count(n))
-          fail(p.where, "default of " + p.name + " may read only problem and device names, not \"" +
-                            n + "\"");
-      }
-    }
-  }
-  for (const auto& c : spec.constraints) {
-    for (const auto& n : c.expr.Names()) {
-      bool compiled =
-          std::find(kCompiledNames.begin(), kCompiledNames.end(), n) != kCompiledNames.end();
-      if (compiled && c.stage == ConstraintStage::kAfterCompile) continue;
-      if (!known(n)) {
-        fail(c.where, "constraint \"" + c.expr.text() + "\" names unknown parameter \"" + n + "\"" +
-                          (compiled ? " (compiled resources need stage: after_compile)" : ""));
-      }
-    }
-  }
-  std::vector<const Expr*> launch_exprs;
-  for (int d = 0; d < 3; ++d) {
-    launch_exprs.push_back(&spec.launch_global[d]);
-    launch_exprs.push_back(&spec.launch_local[d]);
-  }
-  if (spec.has_dynamic_local) launch_exprs.push_back(&spec.launch_dynamic_local_bytes);
-  if (spec.has_shared_carveout) launch_exprs.push_back(&spec.launch_shared_carveout);
-  for (const Expr* e : launch_exprs) {
-    for (const auto& n : e->Names()) {
-      if (!known(n))
-        fail({spec.space_path, 0},
-             "launch expression \"" + e->text() + "\" names unknown parameter \"" + n + "\"");
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> ProblemVariableNames(OpKind op) {
@@ -193,7 +77,9 @@ std::vector<std::string> ProblemVariableNames(OpKind op) {
           "Q", "stride_h", "stride_w", "pad_h", "pad_w", "dilation_h", "dilation_w", "groups"};
 }
 
-std::vector<std::string> CompiledResourceNames() { return kCompiledNames; }
+std::vector<std::string> CompiledResourceNames() {
+  return {"registers", "spills", "stack_bytes", "local_mem_used"};
+}
 
 std::vector<std::string> DeviceVariableNames() {
   return {"device_max_work_group_size",
@@ -225,100 +111,101 @@ std::vector<std::string> SpaceSpec::List(const std::string& templates_dir) {
   return names;
 }
 
-SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& name) {
-  SpaceSpec spec;
-  spec.name = name;
-  spec.space_path = (fs::path(templates_dir) / (name + ".space.yaml")).string();
-  if (name.empty() || name.find("..") != std::string::npos ||
-      !fs::is_regular_file(spec.space_path)) {
-    std::string known;
-    for (const auto& n : List(templates_dir)) known += (known.empty() ? "" : " ") + n;
-    throw Error(ErrorCode::kNotFound, "unknown template \"" + name + "\" (known: " + known + ")");
-  }
-  std::string space_text = ReadFile(spec.space_path);
-  YamlReader L(spec.space_path);
-  YAML::Node root;
+namespace {
+
+YAML::Node ParseYaml(const std::string& path, const std::string& text) {
   try {
-    root = YAML::Load(space_text);
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw Error(ErrorCode::kBadInput,
-                spec.space_path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    throw Error(ErrorCode::kBadInput, path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
-  L.CheckKeys(root,
-              {"op", "source", "kernel", "layouts", "description", "parameters", "derived",
-               "constraints", "launch"},
-              "the space description");
+}
+
+// op, kernel, source, description and layouts.
+void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& templates_dir,
+                SpaceSpec* spec) {
   std::string op = L.Scalar(L.Required(root, "op", "the space description"), "op");
   if (op == "conv2d")
-    spec.op = OpKind::kConv2d;
+    spec->op = OpKind::kConv2d;
   else if (op == "gemm")
-    spec.op = OpKind::kGemm;
+    spec->op = OpKind::kGemm;
   else
     L.Fail(root["op"], "op must be conv2d or gemm, not \"" + op + "\"");
-  spec.kernel_name = L.Scalar(L.Required(root, "kernel", "the space description"), "kernel");
+  spec->kernel_name = L.Scalar(L.Required(root, "kernel", "the space description"), "kernel");
   std::string source = L.Scalar(L.Required(root, "source", "the space description"), "source");
-  fs::path source_path = fs::path(spec.space_path).parent_path() / source;
+  fs::path source_path = fs::path(spec->space_path).parent_path() / source;
   if (!fs::is_regular_file(source_path))
     L.Fail(root["source"], "template source " + source_path.string() + " does not exist");
-  spec.source_path = source_path.string();
-  spec.source_rel = fs::relative(source_path, templates_dir).string();
+  spec->source_path = source_path.string();
+  spec->source_rel = fs::relative(source_path, templates_dir).string();
   if (root["description"].IsDefined())
-    spec.description = L.Scalar(root["description"], "description");
+    spec->description = L.Scalar(root["description"], "description");
   if (root["layouts"].IsDefined()) {
     for (const auto& item : root["layouts"]) {
       std::string layout = L.Scalar(item, "layout");
       if (layout == "NCHW")
-        spec.layouts.push_back(Layout::kNCHW);
+        spec->layouts.push_back(Layout::kNCHW);
       else if (layout == "NHWC")
-        spec.layouts.push_back(Layout::kNHWC);
+        spec->layouts.push_back(Layout::kNHWC);
       else
         L.Fail(item, "layout must be NCHW or NHWC, not \"" + layout + "\"");
     }
-  } else if (spec.op == OpKind::kConv2d) {
+  } else if (spec->op == OpKind::kConv2d) {
     L.Fail(root, "a conv2d space must list its layouts");
   }
+}
+
+// parameters, derived values and constraints.
+void ReadBody(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
   YAML::Node params = L.Required(root, "parameters", "the space description");
   if (!params.IsSequence() || params.size() == 0)
     L.Fail(params, "parameters must be a non-empty list");
-  for (const auto& p : params) spec.params.push_back(LoadParam(L, p));
+  for (const auto& p : params) spec->params.push_back(LoadParam(L, p));
   if (root["derived"].IsDefined()) {
     for (const auto& d : root["derived"]) {
       L.CheckKeys(d, {"name", "expr", "description"}, "a derived value");
-      spec.derived.push_back(
+      spec->derived.push_back(
           {L.Scalar(L.Required(d, "name", "a derived value"), "name"),
            ParseExprAt(L, L.Required(d, "expr", "a derived value"), "derived value"), L.Where(d)});
     }
   }
   if (root["constraints"].IsDefined()) {
-    for (const auto& c : root["constraints"]) spec.constraints.push_back(ReadConstraint(L, c));
+    for (const auto& c : root["constraints"]) spec->constraints.push_back(ReadConstraint(L, c));
   }
+}
+
+void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
   YAML::Node launch = L.Required(root, "launch", "the space description");
   L.CheckKeys(launch, {"global", "local", "dynamic_local_bytes", "shared_carveout"}, "launch");
   for (const char* key : {"global", "local"}) {
     YAML::Node dims = L.Required(launch, key, "launch");
     if (!dims.IsSequence() || dims.size() < 1 || dims.size() > 3)
       L.Fail(dims, std::string("launch ") + key + " must list 1 to 3 sizes");
-    Expr* target = std::string(key) == "global" ? spec.launch_global : spec.launch_local;
+    Expr* target = std::string(key) == "global" ? spec->launch_global : spec->launch_local;
     for (size_t d = 0; d < 3; ++d) {
       target[d] =
           d < dims.size() ? ParseExprAt(L, dims[d], std::string("launch ") + key) : Expr::Parse("1");
     }
   }
   if (launch["dynamic_local_bytes"].IsDefined()) {
-    spec.has_dynamic_local = true;
-    spec.launch_dynamic_local_bytes =
+    spec->has_dynamic_local = true;
+    spec->launch_dynamic_local_bytes =
         ParseExprAt(L, launch["dynamic_local_bytes"], "launch dynamic_local_bytes");
   }
   if (launch["shared_carveout"].IsDefined()) {
-    spec.has_shared_carveout = true;
-    spec.launch_shared_carveout = ParseExprAt(L, launch["shared_carveout"], "launch shared_carveout");
+    spec->has_shared_carveout = true;
+    spec->launch_shared_carveout =
+        ParseExprAt(L, launch["shared_carveout"], "launch shared_carveout");
   }
-  CheckNames(spec);
-  // The hash covers what decides the generated code: space, template, the
-  // template's own parts (a folder beside it named after it: implicit_gemm/
-  // for implicit_gemm.cl.j2) and the shared macros.
-  std::string hashed = space_text + '\0' + ReadFile(spec.source_path);
-  const fs::path template_file(spec.source_path);
+}
+
+// The hash covers what decides the generated code: space, template, the
+// template's own parts (a folder beside it named after it: implicit_gemm/
+// for implicit_gemm.cl.j2) and the shared macros.
+std::string TemplateHash(const std::string& space_text, const std::string& source_path,
+                         const std::string& templates_dir) {
+  std::string hashed = space_text + '\0' + ReadFile(source_path);
+  const fs::path template_file(source_path);
   const std::string file_name = template_file.filename().string();
   const std::string stem = file_name.substr(0, file_name.find('.'));
   const fs::path folders[] = {template_file.parent_path() / stem,
@@ -333,7 +220,33 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
     std::sort(files.begin(), files.end());
     for (const auto& f : files) hashed += '\0' + ReadFile(f);
   }
-  spec.hash = HashText(hashed);
+  return HashText(hashed);
+}
+
+}  // namespace
+
+SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& name) {
+  SpaceSpec spec;
+  spec.name = name;
+  spec.space_path = (fs::path(templates_dir) / (name + ".space.yaml")).string();
+  if (name.empty() || name.find("..") != std::string::npos ||
+      !fs::is_regular_file(spec.space_path)) {
+    std::string known;
+    for (const auto& n : List(templates_dir)) known += (known.empty() ? "" : " ") + n;
+    throw Error(ErrorCode::kNotFound, "unknown template \"" + name + "\" (known: " + known + ")");
+  }
+  const std::string space_text = ReadFile(spec.space_path);
+  const YamlReader L(spec.space_path);
+  const YAML::Node root = ParseYaml(spec.space_path, space_text);
+  L.CheckKeys(root,
+              {"op", "source", "kernel", "layouts", "description", "parameters", "derived",
+               "constraints", "launch"},
+              "the space description");
+  ReadHeader(L, root, templates_dir, &spec);
+  ReadBody(L, root, &spec);
+  ReadLaunch(L, root, &spec);
+  CheckSpaceNames(spec);
+  spec.hash = TemplateHash(space_text, spec.source_path, templates_dir);
   return spec;
 }
 

@@ -261,44 +261,4 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   return summary;
 }
 
-std::string FormatCompileOnlySummary(const TuneSummary& s) {
-  std::string out;
-  char line[1024];
-  std::snprintf(line, sizeof line, "compiled for %s (%s) with NVRTC %s%s\n", s.device_id.c_str(),
-                s.device_name.c_str(), s.compiler_version.c_str(),
-                s.interrupted ? " — run interrupted, run the same command again to resume" : "");
-  out += line;
-  std::snprintf(line, sizeof line, "%-20s %-10s %8s %8s %8s %8s  %s\n", "template", "problem",
-                "space", "compiled", "failed", "skipped", "registers");
-  out += line;
-  for (const auto& p : s.pairs) {
-    std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
-    std::string registers = "n/a";
-    if (p.min_registers >= 0) {
-      registers = std::to_string(p.min_registers) +
-                  (p.max_registers != p.min_registers ? "-" + std::to_string(p.max_registers) : "");
-    }
-    std::snprintf(line, sizeof line, "%-20s %-10s %8llu %8llu %8llu %8llu  %s\n      problem %s\n",
-                  p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
-                  (unsigned long long)(p.measured - p.failed), (unsigned long long)p.failed,
-                  (unsigned long long)p.skipped, registers.c_str(), p.problem_key.c_str());
-    out += line;
-    if (!p.failures.empty()) {
-      std::string parts;
-      for (const auto& [status, n] : p.failures)
-        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + StatusName(status);
-      out += "      failed: " + parts + "\n";
-    }
-  }
-  std::snprintf(line, sizeof line,
-                "wall %.1f s: compile %.1f s on %u threads; programs: %llu compiled now, %llu "
-                "from the cache %s\n",
-                s.wall_seconds, s.compile_seconds, s.compile_threads,
-                static_cast<unsigned long long>(s.programs_compiled),
-                static_cast<unsigned long long>(s.programs_from_cache),
-                s.cache_dir.empty() ? "(none)" : s.cache_dir.c_str());
-  out += line;
-  return out;
-}
-
 }  // namespace beast

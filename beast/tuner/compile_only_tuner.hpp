@@ -27,8 +27,4 @@ TuneSummary TuneCompileOnly(const TuneOptions& options, const std::vector<SpaceS
                             const DeviceInfo& device, const std::string& templates_dir,
                             const std::atomic<bool>& stop);
 
-// The table `beast tune` prints after a compile-only run: per pair the
-// configs compiled, failed by status and the range of registers.
-std::string FormatCompileOnlySummary(const TuneSummary& summary);
-
 }  // namespace beast

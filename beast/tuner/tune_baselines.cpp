@@ -123,6 +123,54 @@ void PrintBaseline(const BaselineSummary& s) {
   }
 }
 
+// The baseline rows of the library's routine the database already holds.
+std::vector<BaselineSummary> Recorded(BaselineRunContext& c, const std::string& key,
+                                      const BaselineChoice& choice) {
+  results_db::BaselineFilter filter;
+  filter.device_id = c.device_id;
+  filter.problem_key = key;
+  filter.library = choice.library;
+  std::vector<BaselineSummary> out;
+  for (const auto& row : c.store.Baselines(filter)) {
+    if (row.routine == choice.routine) out.push_back(FromRow(row));
+  }
+  return out;
+}
+
+// Records `result` and says what the summary shows of it.
+BaselineSummary Record(BaselineRunContext& c, const Problem& problem, int64_t problem_id,
+                       const BaselineChoice& choice, const harness::BaselineResult& result) {
+  results_db::BaselineRecord record;
+  record.run_id = c.run_id;
+  record.device_id = c.device_id;
+  record.problem_id = problem_id;
+  record.library = choice.library;
+  record.routine = result.routine.empty() ? choice.routine : result.routine;
+  record.status = result.status;
+  record.samples_ms = result.samples_ms;
+  record.median_ms = result.median_ms;
+  record.spread = result.spread;
+  if (result.median_ms && *result.median_ms > 0)
+    record.gflops = problem.Flops() / (*result.median_ms * 1e6);
+  record.max_error = result.max_error;
+  record.error_text = result.error_text;
+  record.library_version = LibraryVersion(choice.library);
+  // What the library chose (cuDNN's algorithm) goes with its version.
+  if (!result.detail.empty())
+    record.library_version += (record.library_version.empty() ? "" : "; ") + result.detail;
+  c.store.RecordBaseline(record);
+  BaselineSummary s;
+  s.problem_key = problem.Key();
+  s.library = choice.library;
+  s.routine = record.routine;
+  s.status = record.status;
+  s.median_ms = record.median_ms.value_or(0);
+  s.gflops = record.gflops.value_or(0);
+  s.error_text = record.error_text;
+  s.last_command_ms = result.last_command_median_ms.value_or(0);
+  return s;
+}
+
 }  // namespace
 
 std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
@@ -136,64 +184,27 @@ std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
     const std::string key = problem->Key();
     if (!seen.insert(key).second) continue;
     const BaselineChoice choice = BaselineFor(set, *problem);
-    const std::string& library = choice.library;
-    const std::string& routine = choice.routine;
-    const std::string& why_not = choice.why_not;
-    int64_t problem_id = c.store.UpsertProblem(key, problem->OpName(), problem->Flops());
-    if (c.store.HasBaseline(c.device_id, problem_id, library, routine)) {
-      results_db::BaselineFilter filter;
-      filter.device_id = c.device_id;
-      filter.problem_key = key;
-      filter.library = library;
-      for (const auto& row : c.store.Baselines(filter)) {
-        if (row.routine == routine) out.push_back(FromRow(row));
-      }
+    const int64_t problem_id = c.store.UpsertProblem(key, problem->OpName(), problem->Flops());
+    if (c.store.HasBaseline(c.device_id, problem_id, choice.library, choice.routine)) {
+      for (BaselineSummary& s : Recorded(c, key, choice)) out.push_back(std::move(s));
       if (c.progress && !out.empty()) PrintBaseline(out.back());
       continue;
     }
     harness::BaselineResult result;
-    if (!why_not.empty()) {
+    if (!choice.why_not.empty()) {
       // Nothing to run: recorded so reports say why there is no comparison.
       result.status = Status::kUnsupported;
-      result.routine = routine;
-      result.error_text = why_not;
+      result.routine = choice.routine;
+      result.error_text = choice.why_not;
     } else {
-      BaselineRequest request{key, library, c.plan};
+      BaselineRequest request{key, choice.library, c.plan};
       std::optional<harness::BaselineResult> measured =
-          c.worker.MeasureBaseline(request, routine, c.timeout_seconds, stop);
+          c.worker.MeasureBaseline(request, choice.routine, c.timeout_seconds, stop);
       if (!measured) break;  // interrupted: stays unmeasured, a rerun measures it
       result = std::move(*measured);
     }
-    results_db::BaselineRecord record;
-    record.run_id = c.run_id;
-    record.device_id = c.device_id;
-    record.problem_id = problem_id;
-    record.library = library;
-    record.routine = result.routine.empty() ? routine : result.routine;
-    record.status = result.status;
-    record.samples_ms = result.samples_ms;
-    record.median_ms = result.median_ms;
-    record.spread = result.spread;
-    if (result.median_ms && *result.median_ms > 0)
-      record.gflops = problem->Flops() / (*result.median_ms * 1e6);
-    record.max_error = result.max_error;
-    record.error_text = result.error_text;
-    record.library_version = LibraryVersion(library);
-    // What the library chose (cuDNN's algorithm) goes with its version.
-    if (!result.detail.empty())
-      record.library_version += (record.library_version.empty() ? "" : "; ") + result.detail;
-    c.store.RecordBaseline(record);
-    BaselineSummary s;
-    s.problem_key = key;
-    s.library = library;
-    s.routine = record.routine;
-    s.status = record.status;
-    s.median_ms = record.median_ms.value_or(0);
-    s.gflops = record.gflops.value_or(0);
-    s.error_text = record.error_text;
-    s.last_command_ms = result.last_command_median_ms.value_or(0);
-    out.push_back(s);
-    if (c.progress) PrintBaseline(s);
+    out.push_back(Record(c, *problem, problem_id, choice, result));
+    if (c.progress) PrintBaseline(out.back());
   }
   return out;
 }

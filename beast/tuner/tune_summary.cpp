@@ -5,7 +5,6 @@
 
 #include <cstdio>
 
-#include "beast/tuner/compile_only_tuner.hpp"
 #include "beast/tuner/tune_baselines.hpp"
 
 namespace beast {
@@ -43,25 +42,35 @@ std::string ProgramsLine(const TuneSummary& s) {
   return out;
 }
 
-std::string FormatTuneSummary(const TuneSummary& s) {
-  if (s.compile_only) return FormatCompileOnlySummary(s);
-  std::string out;
-  char line[1024];
-  std::snprintf(line, sizeof line, "winners on %s (%s)%s\n", s.device_id.c_str(),
-                s.device_name.c_str(),
-                s.interrupted ? " — run interrupted, run the same command again to resume" : "");
-  out += line;
-  if (!s.devices.empty()) {
-    std::string names;
-    for (const std::string& d : s.devices) names += (names.empty() ? "" : ", ") + d;
-    out += s.devices.size() == 1
-               ? "measured on " + names + " alone, beside the run's other devices\n"
-               : "measured on " + std::to_string(s.devices.size()) +
-                     " devices at once, sharing the configs: " + names + "\n";
-  }
-  // The library column is named after the run's baseline library, or
-  // "vendor" when its problems have different ones (cuBLAS for GEMM, cuDNN
-  // for convolutions); each pair's lines below name its own.
+namespace {
+
+// "      failed: 2 crashed, 1 timeout"; "" when nothing failed.
+std::string FailuresLine(const PairSummary& p) {
+  if (p.failures.empty()) return "";
+  std::string parts;
+  for (const auto& [status, n] : p.failures)
+    parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + StatusName(status);
+  return "      failed: " + parts + "\n";
+}
+
+// Which device measured, and with which others.
+std::string HeaderLines(const TuneSummary& s) {
+  std::string out = "winners on " + s.device_id + " (" + s.device_name + ")" +
+                    (s.interrupted ? " — run interrupted, run the same command again to resume" : "") +
+                    "\n";
+  if (s.devices.empty()) return out;
+  std::string names;
+  for (const std::string& d : s.devices) names += (names.empty() ? "" : ", ") + d;
+  return out + (s.devices.size() == 1
+                    ? "measured on " + names + " alone, beside the run's other devices\n"
+                    : "measured on " + std::to_string(s.devices.size()) +
+                          " devices at once, sharing the configs: " + names + "\n");
+}
+
+// The library column is named after the run's baseline library, or
+// "vendor" when its problems have different ones (cuBLAS for GEMM, cuDNN
+// for convolutions); each pair's lines below name its own.
+std::string LibraryColumn(const TuneSummary& s) {
   std::string library;
   for (const auto& p : s.pairs) {
     if (p.baseline_library.empty()) continue;
@@ -69,51 +78,51 @@ std::string FormatTuneSummary(const TuneSummary& s) {
     library = library.empty() || library == name ? name : "vendor";
   }
   if (library.empty()) library = s.device_id.rfind("cuda:", 0) == 0 ? "vendor" : "CLBlast";
-  std::snprintf(line, sizeof line, "%-20s %-10s %6s %6s %6s %11s %9s %8s %10s %6s  %s\n",
-                "template", "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
-                ("vs " + library).c_str(), "%peak", "best config");
-  out += line;
-  auto ratio = [](double r) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2fx", r);
-    return std::string(text);
-  };
-  for (const auto& p : s.pairs) {
-    std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
-    std::string speedup =
-        p.speedup_vs_default > 0 ? std::to_string(p.speedup_vs_default).substr(0, 5) + "x" : "n/a";
-    std::string vs_library =
-        p.has_best && p.baseline_ms > 0 && p.best_ms > 0 ? ratio(p.baseline_ms / p.best_ms) : "n/a";
-    char peak[32] = "n/a";
-    if (p.fraction_of_peak > 0)
-      std::snprintf(peak, sizeof peak, "%.1f%%", 100 * p.fraction_of_peak);
-    std::snprintf(line, sizeof line,
-                  "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s %10s %6s  %s\n      problem %s\n",
-                  p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
-                  (unsigned long long)p.measured, (unsigned long long)p.failed, p.best_ms,
-                  p.best_gflops, speedup.c_str(), vs_library.c_str(), peak,
-                  p.has_best ? p.best_config.c_str() : "(none ran ok)", p.problem_key.c_str());
+  return "vs " + library;
+}
+
+std::string Ratio(double r) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", r);
+  return text;
+}
+
+// A pair's row of the winners table and the lines under it.
+std::string PairLines(const PairSummary& p) {
+  const std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
+  const std::string speedup =
+      p.speedup_vs_default > 0 ? std::to_string(p.speedup_vs_default).substr(0, 5) + "x" : "n/a";
+  const std::string vs_library =
+      p.has_best && p.baseline_ms > 0 && p.best_ms > 0 ? Ratio(p.baseline_ms / p.best_ms) : "n/a";
+  char peak[32] = "n/a";
+  if (p.fraction_of_peak > 0) std::snprintf(peak, sizeof peak, "%.1f%%", 100 * p.fraction_of_peak);
+  char line[1024];
+  std::snprintf(line, sizeof line,
+                "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s %10s %6s  %s\n      problem %s\n",
+                p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
+                (unsigned long long)p.measured, (unsigned long long)p.failed, p.best_ms,
+                p.best_gflops, speedup.c_str(), vs_library.c_str(), peak,
+                p.has_best ? p.best_config.c_str() : "(none ran ok)", p.problem_key.c_str());
+  std::string out = line;
+  if (p.baseline_ms > 0) {
+    std::snprintf(line, sizeof line, "      %s %s %.4f ms\n",
+                  LibraryDisplayName(p.baseline_library).c_str(), p.baseline_routine.c_str(),
+                  p.baseline_ms);
     out += line;
-    if (p.baseline_ms > 0) {
-      std::snprintf(line, sizeof line, "      %s %s %.4f ms\n",
-                    LibraryDisplayName(p.baseline_library).c_str(), p.baseline_routine.c_str(),
-                    p.baseline_ms);
-      out += line;
-    }
-    if (!p.failures.empty()) {
-      std::string parts;
-      for (const auto& [status, n] : p.failures)
-        parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + StatusName(status);
-      out += "      failed: " + parts + "\n";
-    }
-    out += ConfirmationLines(p);
   }
+  return out + FailuresLine(p) + ConfirmationLines(p);
+}
+
+// The baselines that did not run ok, the peak and where the time went.
+std::string FooterLines(const TuneSummary& s) {
+  std::string out;
   for (const auto& b : s.baselines) {
     if (b.status == Status::kOk) continue;
-    out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " + StatusName(b.status) +
-           (b.error_text.empty() ? "" : ": " + b.error_text) + "\n      problem " + b.problem_key +
-           "\n";
+    out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " +
+           StatusName(b.status) + (b.error_text.empty() ? "" : ": " + b.error_text) +
+           "\n      problem " + b.problem_key + "\n";
   }
+  char line[1024];
   if (s.peak_gflops > 0) {
     std::snprintf(line, sizeof line, "%%peak: of %.1f GFLOP/s fp32, measured by %s (best: %s)\n",
                   s.peak_gflops, s.peak_method.c_str(), s.peak_variant.c_str());
@@ -129,8 +138,54 @@ std::string FormatTuneSummary(const TuneSummary& s) {
       s.confirm_seconds, 100.0 * s.DeviceBusyFraction(),
       s.worker_restarts ? (", " + std::to_string(s.worker_restarts) + " worker restarts").c_str()
                         : "");
+  return out + line + ProgramsLine(s);
+}
+
+}  // namespace
+
+std::string FormatTuneSummary(const TuneSummary& s) {
+  if (s.compile_only) return FormatCompileOnlySummary(s);
+  char header[512];
+  std::snprintf(header, sizeof header, "%-20s %-10s %6s %6s %6s %11s %9s %8s %10s %6s  %s\n",
+                "template", "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
+                LibraryColumn(s).c_str(), "%peak", "best config");
+  std::string out = HeaderLines(s) + header;
+  for (const auto& p : s.pairs) out += PairLines(p);
+  return out + FooterLines(s);
+}
+
+std::string FormatCompileOnlySummary(const TuneSummary& s) {
+  std::string out;
+  char line[1024];
+  std::snprintf(line, sizeof line, "compiled for %s (%s) with NVRTC %s%s\n", s.device_id.c_str(),
+                s.device_name.c_str(), s.compiler_version.c_str(),
+                s.interrupted ? " — run interrupted, run the same command again to resume" : "");
   out += line;
-  out += ProgramsLine(s);
+  std::snprintf(line, sizeof line, "%-20s %-10s %8s %8s %8s %8s  %s\n", "template", "problem",
+                "space", "compiled", "failed", "skipped", "registers");
+  out += line;
+  for (const auto& p : s.pairs) {
+    std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
+    std::string registers = "n/a";
+    if (p.min_registers >= 0) {
+      registers = std::to_string(p.min_registers) +
+                  (p.max_registers != p.min_registers ? "-" + std::to_string(p.max_registers) : "");
+    }
+    std::snprintf(line, sizeof line, "%-20s %-10s %8llu %8llu %8llu %8llu  %s\n      problem %s\n",
+                  p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
+                  (unsigned long long)(p.measured - p.failed), (unsigned long long)p.failed,
+                  (unsigned long long)p.skipped, registers.c_str(), p.problem_key.c_str());
+    out += line;
+    out += FailuresLine(p);
+  }
+  std::snprintf(line, sizeof line,
+                "wall %.1f s: compile %.1f s on %u threads; programs: %llu compiled now, %llu "
+                "from the cache %s\n",
+                s.wall_seconds, s.compile_seconds, s.compile_threads,
+                static_cast<unsigned long long>(s.programs_compiled),
+                static_cast<unsigned long long>(s.programs_from_cache),
+                s.cache_dir.empty() ? "(none)" : s.cache_dir.c_str());
+  out += line;
   return out;
 }
 

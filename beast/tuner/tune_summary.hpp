@@ -19,4 +19,8 @@ std::string ConfirmationLines(const PairSummary& pair);
 // on why the pool's workers did not start, if they did not.
 std::string ProgramsLine(const TuneSummary& summary);
 
+// The table `beast tune` prints after a compile-only run: per pair the
+// configs compiled, failed by status and the range of registers.
+std::string FormatCompileOnlySummary(const TuneSummary& summary);
+
 }  // namespace beast

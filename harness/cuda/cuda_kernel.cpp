@@ -26,6 +26,7 @@ struct CudaKernel::Impl {
   int dynamic_limit = static_cast<int>(kDefaultDynamicSharedLimit);
   int carveout = -1;  // as set; -1 never set
 
+  std::string Configure(const LaunchGeometry& g, int dynamic);
   ~Impl() {
     if (context == nullptr) return;
     const cuda::Api& api = *context->api;
@@ -98,6 +99,61 @@ CudaKernel::CudaKernel(CudaContext& context, const std::string& image,
 
 CudaKernel::~CudaKernel() = default;
 
+namespace {
+
+// The grid and blocks of `g`; "" or why CUDA cannot launch it.
+std::string GridOf(const LaunchGeometry& g, const std::string& name, unsigned grid[3],
+                   unsigned block[3]) {
+  if (g.dims < 1 || g.dims > 3)
+    return "launch of '" + name + "' has " + std::to_string(g.dims) + " dimensions (1 to 3 allowed)";
+  for (int d = 0; d < g.dims; ++d) {
+    // As OpenCL requires: whole blocks only, so a kernel written for OpenCL's
+    // NDRange sees the same work-items here.
+    if (g.local[d] == 0 || g.global[d] % g.local[d] != 0) {
+      return "launch of '" + name + "' (" + GeometryText(g) +
+             "): the global size must be a whole number of blocks";
+    }
+    // Every GPU since compute capability 3.0 has these grid limits.
+    const size_t max_blocks = d == 0 ? 2147483647u : 65535u;
+    if (g.global[d] / g.local[d] > max_blocks) {
+      return "launch of '" + name + "' (" + GeometryText(g) +
+             "): " + std::to_string(g.global[d] / g.local[d]) + " blocks along dimension " +
+             std::to_string(d) + ", more than CUDA's " + std::to_string(max_blocks);
+    }
+    block[d] = static_cast<unsigned>(g.local[d]);
+    grid[d] = static_cast<unsigned>(g.global[d] / g.local[d]);
+  }
+  return "";
+}
+
+}  // namespace
+
+// The function's launch settings as `g` asks: the dynamic shared memory
+// opt-in beyond what static shared memory leaves, and the carveout; "" or
+// why the driver refused one.
+std::string CudaKernel::Impl::Configure(const LaunchGeometry& g, int dynamic) {
+  const cuda::Api& api = *context->api;
+  if (dynamic > dynamic_limit) {
+    const cuda::Result r =
+        api.FuncSetAttribute(function, cuda::kFuncMaxDynamicSharedSizeBytes, dynamic);
+    if (r != cuda::kSuccess) {
+      return "cuFuncSetAttribute(max dynamic shared memory = " + std::to_string(dynamic) +
+             ") of '" + name + "' failed: " + cuda::ErrorText(api, r);
+    }
+    dynamic_limit = dynamic;
+  }
+  if (g.shared_carveout >= 0 && g.shared_carveout != carveout) {
+    const cuda::Result r =
+        api.FuncSetAttribute(function, cuda::kFuncPreferredSharedMemoryCarveout, g.shared_carveout);
+    if (r != cuda::kSuccess) {
+      return "cuFuncSetAttribute(shared memory carveout = " + std::to_string(g.shared_carveout) +
+             "%) of '" + name + "' failed: " + cuda::ErrorText(api, r);
+    }
+    carveout = g.shared_carveout;
+  }
+  return "";
+}
+
 LaunchResult CudaKernel::Launch(const LaunchGeometry& g, bool flush_l2) {
   LaunchResult result;
   if (!ok()) {
@@ -106,59 +162,17 @@ LaunchResult CudaKernel::Launch(const LaunchGeometry& g, bool flush_l2) {
   }
   Impl& k = *impl_;
   const cuda::Api& api = *k.context->api;
-  if (g.dims < 1 || g.dims > 3) {
-    result.message =
-        "launch of '" + k.name + "' has " + std::to_string(g.dims) + " dimensions (1 to 3 allowed)";
-    return result;
-  }
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-  for (int d = 0; d < g.dims; ++d) {
-    // As OpenCL requires: whole blocks only, so a kernel written for OpenCL's
-    // NDRange sees the same work-items here.
-    if (g.local[d] == 0 || g.global[d] % g.local[d] != 0) {
-      result.message = "launch of '" + k.name + "' (" + GeometryText(g) +
-                       "): the global size must be a whole number of blocks";
-      return result;
-    }
-    // Every GPU since compute capability 3.0 has these grid limits.
-    const size_t max_blocks = d == 0 ? 2147483647u : 65535u;
-    if (g.global[d] / g.local[d] > max_blocks) {
-      result.message = "launch of '" + k.name + "' (" + GeometryText(g) +
-                       "): " + std::to_string(g.global[d] / g.local[d]) +
-                       " blocks along dimension " + std::to_string(d) + ", more than CUDA's " +
-                       std::to_string(max_blocks);
-      return result;
-    }
-    block[d] = static_cast<unsigned>(g.local[d]);
-    grid[d] = static_cast<unsigned>(g.global[d] / g.local[d]);
-  }
   const int dynamic = g.dynamic_local_bytes > 0 ? static_cast<int>(g.dynamic_local_bytes) : 0;
-  cuda::Result r = cuda::kSuccess;
-  if (dynamic > k.dynamic_limit) {  // the opt-in beyond what static shared memory leaves
-    r = api.FuncSetAttribute(k.function, cuda::kFuncMaxDynamicSharedSizeBytes, dynamic);
-    if (r != cuda::kSuccess) {
-      result.message = "cuFuncSetAttribute(max dynamic shared memory = " + std::to_string(dynamic) +
-                       ") of '" + k.name + "' failed: " + cuda::ErrorText(api, r);
-      return result;
-    }
-    k.dynamic_limit = dynamic;
-  }
-  if (g.shared_carveout >= 0 && g.shared_carveout != k.carveout) {
-    r = api.FuncSetAttribute(k.function, cuda::kFuncPreferredSharedMemoryCarveout,
-                             g.shared_carveout);
-    if (r != cuda::kSuccess) {
-      result.message =
-          "cuFuncSetAttribute(shared memory carveout = " + std::to_string(g.shared_carveout) +
-          "%) of '" + k.name + "' failed: " + cuda::ErrorText(api, r);
-      return result;
-    }
-    k.carveout = g.shared_carveout;
-  }
+  result.message = GridOf(g, k.name, grid, block);
+  if (result.message.empty()) result.message = k.Configure(g, dynamic);
+  if (!result.message.empty()) return result;
   cuda::Stream stream = k.context->stream;
   if (flush_l2 && !k.context->EnqueueL2Flush(&result.message)) return result;
-  k.context->EnqueueGate();  // timed as the libraries are (harness/cuda_gate.hpp)
+  k.context->EnqueueGate();  // timed as the libraries are (harness/cuda/cuda_gate.hpp)
   api.EventRecord(k.start, stream);
-  r = api.LaunchKernel(k.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+  cuda::Result r =
+      api.LaunchKernel(k.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                        static_cast<unsigned>(dynamic), stream, k.params.data(), nullptr);
   if (r != cuda::kSuccess) {
     result.message = "cuLaunchKernel('" + k.name + "', " + GeometryText(g) + ", " +
