@@ -1,17 +1,16 @@
 // Starting the Python analysis package as a child process (analysis_verb.hpp):
-// posix_spawn, no shell, so arguments reach Python exactly as given.
+// no shell, so arguments reach Python exactly as given.
 #include "beast/cli/analysis_verb.hpp"
 
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "beast/core/child_process.hpp"
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
 
@@ -38,13 +37,6 @@ std::vector<std::string> ChildEnvironment(const std::string& analysis_dir) {
   return env;
 }
 
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  for (auto& s : strings) pointers.push_back(s.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
 // Ctrl-C reaches the whole process group: the child (Python) stops cleanly on
 // it and reports, so the parent ignores it while waiting and only relays the
 // child's exit code.
@@ -69,42 +61,21 @@ class IgnoreInterrupts {
 }  // namespace
 
 int RunAnalysisVerb(const std::string& subcommand, const Argv& args) {
-  Paths paths = Paths::Default();
-  std::vector<std::string> argv = {paths.python, "-m", "beast_analysis", subcommand};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> env = ChildEnvironment(paths.root + "/analysis");
-  std::vector<char*> argv_ptrs = Pointers(argv);
-  std::vector<char*> env_ptrs = Pointers(env);
-
-  // The child starts with default SIGINT/SIGTERM handling even though the
-  // parent ignores them (an ignored SIGINT would stop Python from installing
-  // its KeyboardInterrupt handler).
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-
+  const Paths paths = Paths::Default();
+  ChildProcess::Options o;
+  o.argv = {paths.python, "-m", "beast_analysis", subcommand};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.env = ChildEnvironment(paths.root + "/analysis");
+  o.in = o.out = o.err = ChildProcess::Stream::kInherit;
+  o.close_others = false;
   IgnoreInterrupts ignore;
-  pid_t pid = 0;
-  int rc =
-      posix_spawn(&pid, paths.python.c_str(), nullptr, &attr, argv_ptrs.data(), env_ptrs.data());
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    throw Error(ErrorCode::kEnvironment, "cannot run the analysis Python " + paths.python + ": " +
-                                             std::strerror(rc) +
-                                             " (set BEAST_PYTHON, or run ./run)");
+  std::unique_ptr<ChildProcess> child;
+  try {
+    child = std::make_unique<ChildProcess>(o, "cannot run the analysis Python " + paths.python);
+  } catch (const Error& e) {
+    throw Error(ErrorCode::kEnvironment, e.what() + std::string(" (set BEAST_PYTHON, or run ./run)"));
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      throw Error(ErrorCode::kInternal,
-                  std::string("waiting for the analysis Python: ") + std::strerror(errno));
-    }
-  }
+  const int status = child->Wait();
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + WTERMSIG(status);
 }

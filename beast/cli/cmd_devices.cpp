@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "beast/cli/args.hpp"
-#include "beast/core/json.hpp"
+#include <nlohmann/json.hpp>
+
+#include "beast/cli/command_line.hpp"
 #include "harness/cuda/cuda_driver.hpp"
 #include "harness/opencl/opencl_devices.hpp"
 #include "beast/cli/verbs.hpp"
@@ -14,29 +15,31 @@
 namespace beast::cli {
 namespace {
 
-const char kHelp[] =
-    "usage: beast devices [--json]\n"
+const char kDetails[] =
     "Lists every OpenCL device (opencl:N) and every CUDA GPU (cuda:N) with its limits and\n"
     "the compiler that builds its kernels: the OpenCL platform's (its name and version) or\n"
     "NVRTC (its version).\n"
     "The CUDA driver is opened at run time; without one, CUDA is reported absent.\n";
 
-std::string DeviceJson(const DeviceInfo& d) {
+nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
   const DeviceLimits& l = d.limits;
-  return "{\"id\": " + JsonString(d.Id()) + ", \"backend\": " + JsonString(BackendName(d.backend)) +
-         ", \"name\": " + JsonString(d.name) + ", \"vendor\": " + JsonString(d.vendor) +
-         ", \"driver\": " + JsonString(d.driver_version) + ", \"arch\": " + JsonString(d.arch) +
-         ", \"max_work_group_size\": " + std::to_string(l.max_work_group_size) +
-         ", \"max_work_item_sizes\": [" + std::to_string(l.max_work_item_sizes[0]) + ", " +
-         std::to_string(l.max_work_item_sizes[1]) + ", " + std::to_string(l.max_work_item_sizes[2]) +
-         "], \"local_mem_bytes\": " + std::to_string(l.local_mem_bytes) +
-         ", \"global_mem_bytes\": " + std::to_string(l.global_mem_bytes) +
-         ", \"compute_units\": " + std::to_string(l.compute_units) +
-         ", \"clock_mhz\": " + std::to_string(l.clock_mhz) +
-         ", \"warp_size\": " + std::to_string(l.warp_size) +
-         ", \"max_registers_per_thread\": " + std::to_string(l.max_registers_per_thread) +
-         ", \"compiler\": " + JsonString(d.compiler) +
-         ", \"compiler_version\": " + JsonString(d.compiler_version) + "}";
+  return {{"id", d.Id()},
+          {"backend", BackendName(d.backend)},
+          {"name", d.name},
+          {"vendor", d.vendor},
+          {"driver", d.driver_version},
+          {"arch", d.arch},
+          {"max_work_group_size", l.max_work_group_size},
+          {"max_work_item_sizes",
+           {l.max_work_item_sizes[0], l.max_work_item_sizes[1], l.max_work_item_sizes[2]}},
+          {"local_mem_bytes", l.local_mem_bytes},
+          {"global_mem_bytes", l.global_mem_bytes},
+          {"compute_units", l.compute_units},
+          {"clock_mhz", l.clock_mhz},
+          {"warp_size", l.warp_size},
+          {"max_registers_per_thread", l.max_registers_per_thread},
+          {"compiler", d.compiler},
+          {"compiler_version", d.compiler_version}};
 }
 
 // "opencl: Portable Computing Language OpenCL 3.0 PoCL ...", "nvrtc: 12.4".
@@ -63,17 +66,21 @@ void PrintDevice(const DeviceInfo& d) {
 }  // namespace
 
 int Devices(const Argv& argv) {
-  if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv, {}, {"json"}, "devices");
+  VerbApp app("devices", "List the OpenCL devices and CUDA GPUs present.", kDetails);
+  bool json = false;
+  app.add_flag("--json", json, "print JSON");
+  if (!ParseCommandLine(app, argv)) return 0;
   std::vector<DeviceInfo> opencl = harness::ListOpenClDevices();
   harness::CudaProbe cuda = harness::ProbeCuda();
-  if (args.Has("json")) {
-    std::string out = "{\"opencl\": [";
-    for (size_t i = 0; i < opencl.size(); ++i) out += (i ? ", " : "") + DeviceJson(opencl[i]);
-    out += "], \"cuda\": {\"driver_loaded\": " + std::string(cuda.driver_loaded ? "true" : "false") +
-           ", \"message\": " + JsonString(cuda.message) + ", \"devices\": [";
-    for (size_t i = 0; i < cuda.devices.size(); ++i) out += (i ? ", " : "") + DeviceJson(cuda.devices[i]);
-    std::printf("%s]}}\n", out.c_str());
+  if (json) {
+    nlohmann::ordered_json out;
+    out["opencl"] = nlohmann::ordered_json::array();
+    for (const auto& d : opencl) out["opencl"].push_back(DeviceJson(d));
+    out["cuda"] = {{"driver_loaded", cuda.driver_loaded},
+                   {"message", cuda.message},
+                   {"devices", nlohmann::ordered_json::array()}};
+    for (const auto& d : cuda.devices) out["cuda"]["devices"].push_back(DeviceJson(d));
+    std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
   if (opencl.empty()) std::printf("no OpenCL device found (is an OpenCL ICD such as PoCL installed?)\n");

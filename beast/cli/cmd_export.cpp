@@ -5,10 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "beast/cli/args.hpp"
+#include <nlohmann/json.hpp>
+
+#include "beast/cli/command_line.hpp"
 #include "beast/core/error.hpp"
 #include "beast/export/exporter.hpp"
-#include "beast/core/json.hpp"
 #include "beast/problem/problem.hpp"
 #include "beast/cli/device_name.hpp"
 #include "results_db/store.hpp"
@@ -19,26 +20,23 @@ namespace {
 
 constexpr int kExitStale = 3;  // distinct from bad input (1) and usage (2), for scripts
 
-const char kHelp[] =
-    "usage: beast export [--db FILE] --out DIR [--device D]... [--problem P]... [--shapes FILE]\n"
-    "                    [--templates DIR] [--json]\n"
+const char kDetails[] =
     "Writes the fastest ok config of every (device, problem) in the database (default\n"
     "beast.db) as a CMake project in DIR: the C library BeastTuned::beast_tuned with\n"
     "include/beast_tuned.h. --device D (repeatable: a device name as `beast query` shows\n"
-    "it, or a unique part of it) exports only the winners tuned on those devices. DIR must be "
-    "absent, empty or a previous export, which is\n"
-    "replaced. A template that changed since it was tuned is refused: re-tune it.\n"
+    "it, or a unique part of it) exports only the winners tuned on those devices. DIR must be\n"
+    "absent, empty or a previous export, which is replaced. A template that changed since\n"
+    "it was tuned is refused: re-tune it.\n"
     "--problem P (repeatable) and --shapes FILE (one problem per line, # comments) name\n"
     "shapes the library will be called with that may not be tuned: on each device that\n"
     "did not tune one, it gets the winner config of the nearest tuned problem of the\n"
     "same op and layout (transpositions for gemm) whose template's hard constraints\n"
     "accept it, rendered for it; distance: Euclidean over the log2 sizes. One with no\n"
     "fitting winner stays on the generic kernel, and the export says so.\n"
-    "       beast export --check DIR [--db FILE] [--templates DIR]\n"
-    "Tells whether the export in DIR is stale: a better config measured since, a problem\n"
-    "tuned since or gone, a nearest choice that changed, a template edited since. Exit 0\n"
-    "when up to date, 3 when stale (one line per difference), 1 or 2 on bad input (2: DIR\n"
-    "is not an export).\n";
+    "beast export --check DIR [--db FILE] [--templates DIR] tells whether the export in\n"
+    "DIR is stale: a better config measured since, a problem tuned since or gone, a\n"
+    "nearest choice that changed, a template edited since. Exit 0 when up to date, 3 when\n"
+    "stale (one line per difference), 1 or 2 on bad input (2: DIR is not an export).\n";
 
 // The problems of a --shapes file, each checked: FILE:LINE names a bad one.
 std::vector<std::string> ReadShapes(const std::string& path) {
@@ -62,83 +60,52 @@ std::vector<std::string> ReadShapes(const std::string& path) {
 }
 
 void PrintJson(const ExportSummary& s) {
-  std::string out = "{\"out\": " + JsonString(s.out_dir) + ", \"entries\": [";
-  for (size_t i = 0; i < s.entries.size(); ++i) {
-    const ExportEntry& e = s.entries[i];
-    out += std::string(i ? ", " : "") + "{\"problem\": " + JsonString(e.problem_key) +
-           ", \"template\": " + JsonString(e.template_name) +
-           ", \"template_hash\": " + JsonString(e.template_hash) +
-           ", \"config\": " + JsonString(e.config_key) +
-           ", \"device\": " + JsonString(e.device_name) +
-           ", \"driver\": " + JsonString(e.device_driver) +
-           ", \"median_ms\": " + JsonNumber(e.median_ms) +
-           ", \"tier\": " + JsonString(e.nearest ? "nearest" : "exact") +
-           (e.nearest ? ", \"source_problem\": " + JsonString(e.source_problem) +
-                            ", \"distance\": " + JsonNumber(e.distance)
-                      : std::string()) +
-           "}";
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  for (const ExportEntry& e : s.entries) {
+    nlohmann::ordered_json entry = {{"problem", e.problem_key},
+                                    {"template", e.template_name},
+                                    {"template_hash", e.template_hash},
+                                    {"config", e.config_key},
+                                    {"device", e.device_name},
+                                    {"driver", e.device_driver},
+                                    {"median_ms", e.median_ms},
+                                    {"tier", e.nearest ? "nearest" : "exact"}};
+    if (e.nearest) {
+      entry["source_problem"] = e.source_problem;
+      entry["distance"] = e.distance;
+    }
+    entries.push_back(entry);
   }
-  out += "], \"files\": [";
-  for (size_t i = 0; i < s.files.size(); ++i)
-    out += std::string(i ? ", " : "") + JsonString(s.files[i]);
-  out += "], \"skipped\": [";
-  for (size_t i = 0; i < s.skipped.size(); ++i) {
-    out += std::string(i ? ", " : "") + JsonString(s.skipped[i]);
-  }
-  out += "], \"generic\": [";
-  for (size_t i = 0; i < s.generic.size(); ++i) {
-    out += std::string(i ? ", " : "") + JsonString(s.generic[i]);
-  }
-  std::printf("%s]}\n", out.c_str());
+  const nlohmann::ordered_json out = {{"out", s.out_dir},
+                                      {"entries", entries},
+                                      {"files", s.files},
+                                      {"skipped", s.skipped},
+                                      {"generic", s.generic}};
+  std::printf("%s\n", out.dump(2).c_str());
 }
 
-}  // namespace
-
-int Export(const Argv& argv) {
-  if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv, {"db", "out", "templates", "check", "problem", "shapes", "device"}, {"json"},
-            "export");
-  if (!args.positional().empty()) {
-    throw Error(ErrorCode::kBadArgument,
-                "unexpected argument \"" + args.positional()[0] + "\" (see --help)");
-  }
-  ExportOptions options = ExportOptions::Defaults();
-  options.db_path = args.Get("db", "beast.db");
-  options.templates_dir = args.Get("templates", options.templates_dir);
-  if (args.Has("check")) {
-    // The check keeps to the devices the export was made for (its stamp).
-    for (const char* option : {"device", "problem", "shapes", "out"}) {
-      if (args.Has(option)) {
-        throw Error(ErrorCode::kBadArgument,
-                    std::string("--check takes no --") + option +
-                        " (it compares with what the export was made from: its stamp)");
-      }
+int Check(const CLI::App& app, ExportOptions options, const std::string& dir) {
+  // The check keeps to the devices the export was made for (its stamp).
+  for (const char* option : {"--device", "--problem", "--shapes", "--out"}) {
+    if (Given(app, option)) {
+      throw Error(ErrorCode::kBadArgument,
+                  std::string("--check takes no ") + option +
+                      " (it compares with what the export was made from: its stamp)");
     }
-    options.out_dir = args.Get("check", "");
-    ExportCheck check = CheckExport(options);
-    if (check.stale.empty()) {
-      std::printf("%s is up to date with %s (%zu kernels)\n", options.out_dir.c_str(),
-                  options.db_path.c_str(), check.entries);
-      return 0;
-    }
-    std::printf("%s is stale against %s:\n", options.out_dir.c_str(), options.db_path.c_str());
-    for (const auto& line : check.stale) std::printf("  %s\n", line.c_str());
-    return kExitStale;
   }
-  options.out_dir = args.Require("out");
-  if (args.Has("device")) {
-    results_db::Store store = results_db::Store::OpenExisting(options.db_path);
-    for (const auto& d : args.GetAll("device")) options.devices.push_back(ResolveDevice(store, d));
-  }
-  options.requested = args.GetAll("problem");
-  if (args.Has("shapes")) {
-    for (const auto& p : ReadShapes(args.Get("shapes"))) options.requested.push_back(p);
-  }
-  ExportSummary s = ExportLibrary(options);
-  if (args.Has("json")) {
-    PrintJson(s);
+  options.out_dir = dir;
+  const ExportCheck check = CheckExport(options);
+  if (check.stale.empty()) {
+    std::printf("%s is up to date with %s (%zu kernels)\n", options.out_dir.c_str(),
+                options.db_path.c_str(), check.entries);
     return 0;
   }
+  std::printf("%s is stale against %s:\n", options.out_dir.c_str(), options.db_path.c_str());
+  for (const auto& line : check.stale) std::printf("  %s\n", line.c_str());
+  return kExitStale;
+}
+
+void PrintSummary(const ExportOptions& options, const ExportSummary& s) {
   std::printf("exported %zu tuned kernels from %s to %s:\n", s.entries.size(),
               options.db_path.c_str(), s.out_dir.c_str());
   for (const ExportEntry& e : s.entries) {
@@ -161,6 +128,47 @@ int Export(const Argv& argv) {
   std::printf(
       "then find_package(BeastTuned) with PREFIX in CMAKE_PREFIX_PATH and link "
       "BeastTuned::beast_tuned.\n");
+}
+
+}  // namespace
+
+int Export(const Argv& argv) {
+  VerbApp app("export", "Write the tuned kernel library as a CMake project.\n"
+                         "usage: beast export --out DIR ... | beast export --check DIR", kDetails);
+  ExportOptions options = ExportOptions::Defaults();
+  options.db_path = "beast.db";
+  std::string check_dir, shapes;
+  std::vector<std::string> devices;
+  bool json = false;
+  app.add_option("--db", options.db_path, "the database (default beast.db)");
+  app.add_option("--out", options.out_dir, "the folder to write");
+  app.add_option("--templates", options.templates_dir, "the templates folder");
+  app.add_option("--check", check_dir, "tell whether the export in DIR is stale");
+  AddRepeated(app, "--problem", &options.requested, "a shape to serve (repeatable)");
+  app.add_option("--shapes", shapes, "a file of shapes to serve, one problem per line");
+  AddRepeated(app, "--device", &devices, "export only this device's winners (repeatable)");
+  app.add_flag("--json", json, "print JSON");
+  std::vector<std::string> positional;
+  if (!ParseCommandLine(app, argv, &positional)) return 0;
+  if (!positional.empty()) {
+    throw Error(ErrorCode::kBadArgument,
+                "unexpected argument \"" + positional[0] + "\" (see --help)");
+  }
+  if (Given(app, "--check")) return Check(app, options, check_dir);
+  if (!Given(app, "--out")) throw Error(ErrorCode::kBadArgument, "--out is required");
+  if (!devices.empty()) {
+    results_db::Store store = results_db::Store::OpenExisting(options.db_path);
+    for (const auto& d : devices) options.devices.push_back(ResolveDevice(store, d));
+  }
+  if (Given(app, "--shapes")) {
+    for (const auto& p : ReadShapes(shapes)) options.requested.push_back(p);
+  }
+  const ExportSummary s = ExportLibrary(options);
+  if (json) {
+    PrintJson(s);
+  } else {
+    PrintSummary(options, s);
+  }
   return 0;
 }
 

@@ -4,12 +4,14 @@
 // pasted into SQL), with the speed-up over the default config and over each
 // vendor library's baseline and the compiled kernel's resources where known;
 // or two devices compared on their common problems.
+#include <charconv>
 #include <cstdio>
 #include <set>
 
-#include "beast/cli/args.hpp"
+#include <nlohmann/json.hpp>
+
+#include "beast/cli/command_line.hpp"
 #include "beast/core/error.hpp"
-#include "beast/core/json.hpp"
 #include "beast/problem/problem.hpp"
 #include "beast/cli/device_name.hpp"
 #include "results_db/store.hpp"
@@ -18,11 +20,7 @@
 namespace beast::cli {
 namespace {
 
-const char kHelp[] =
-    "usage: beast query [--db FILE] [--best | --top K] [--device D] [--problem P] [--template T]\n"
-    "                   [--status S] [--where PARAM=VALUE]... [--limit N] [--json | --csv]\n"
-    "       beast query [--db FILE] --compare DEVICE_A DEVICE_B [--problem P] [--template T]\n"
-    "                   [--where PARAM=VALUE]... [--json | --csv]\n"
+const char kDetails[] =
     "Lists measurements (default database beast.db), best first per device, problem and\n"
     "template. --best keeps the best ok config of each, --top K the K best, with the speed-up\n"
     "over the template's default config. Where a vendor library's baseline was measured on\n"
@@ -33,15 +31,23 @@ const char kHelp[] =
     "row has one. Where the top configs of a pair were re-measured side by side at the end\n"
     "of its tuning (beast tune --confirm-top), the fastest of that re-measurement is the\n"
     "best, and each row that took part shows its re-measured median (confirmed_ms).\n"
-    "  --device D          a device name as `beast query` shows it (or a unique part of it)\n"
-    "  --where PARAM=VALUE configs whose parameter PARAM has VALUE (repeatable: all must hold)\n"
-    "  --compare A B       the problems both devices measured ok: the best of each and\n"
-    "                      the ratio A's time / B's time (above 1: B is faster)\n";
+    "--compare A B lists the problems both devices measured ok: the best of each and the\n"
+    "ratio A's time / B's time (above 1: B is faster).\n";
 
-std::string Opt(const std::optional<double>& v) { return v ? JsonNumber(*v) : ""; }
-std::string Num(const std::optional<double>& v) { return v ? JsonNumber(*v) : "null"; }
+// A number as CSV writes it: the shortest digits that read back exactly.
+std::string Number(double v) {
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, v).ptr);
+}
+
+std::string Opt(const std::optional<double>& v) { return v ? Number(*v) : ""; }
 std::string OptInt(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : ""; }
-std::string Int(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "null"; }
+
+// An optional value as JSON: null when unset.
+template <typename T>
+nlohmann::ordered_json OrNull(const std::optional<T>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
 
 bool HasResources(const results_db::ResultRow& r) {
   return r.registers || r.spill_bytes || r.stack_bytes || r.shared_bytes;
@@ -117,66 +123,64 @@ void CheckParameters(results_db::Store& store, const results_db::QueryFilter& fi
   }
 }
 
-void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool csv) {
-  const std::vector<std::string> libraries = BaselineLibraries(rows);
-  bool any_resources = false;
-  for (const auto& r : rows) any_resources = any_resources || HasResources(r);
-  if (json) {
-    std::string out = "[";
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      out += std::string(i ? ",\n " : "") + "{\"device\": " + JsonString(r.device_name) +
-             ", \"backend\": " + JsonString(r.backend) +
-             ", \"problem\": " + JsonString(r.problem_key) +
-             ", \"template\": " + JsonString(r.template_name) +
-             ", \"config\": " + JsonString(r.config_key) + ", \"params\": " + r.params_json +
-             ", \"status\": " + JsonString(StatusName(r.status)) +
-             ", \"is_default\": " + (r.is_default ? "true" : "false") +
-             ", \"median_ms\": " + Num(r.median_ms) + ", \"spread\": " + Num(r.spread) +
-             ", \"gflops\": " + Num(r.gflops) + ", \"max_error\": " + Num(r.max_error) +
-             ", \"speedup_vs_default\": " + Num(r.speedup_vs_default) +
-             ", \"confirmed_ms\": " + Num(r.confirmed_ms) +
-             ", \"compile_ms\": " + Num(r.compile_ms) + ", \"registers\": " + Int(r.registers) +
-             ", \"spill_bytes\": " + Int(r.spill_bytes) +
-             ", \"stack_bytes\": " + Int(r.stack_bytes) +
-             ", \"shared_bytes\": " + Int(r.shared_bytes) +
-             ", \"error\": " + JsonString(r.error_text) + ", \"baselines\": [";
-      for (size_t j = 0; j < r.baselines.size(); ++j) {
-        const auto& b = r.baselines[j];
-        out += std::string(j ? ", " : "") + "{\"library\": " + JsonString(b.library) +
-               ", \"routine\": " + JsonString(b.routine) +
-               ", \"median_ms\": " + JsonNumber(b.median_ms) + ", \"speedup\": " + Num(b.speedup) +
-               "}";
-      }
-      out += "]}";
-    }
-    std::printf("%s]\n", out.c_str());
-    return;
+nlohmann::ordered_json RowJson(const results_db::ResultRow& r) {
+  nlohmann::ordered_json baselines = nlohmann::ordered_json::array();
+  for (const auto& b : r.baselines) {
+    baselines.push_back({{"library", b.library},
+                         {"routine", b.routine},
+                         {"median_ms", b.median_ms},
+                         {"speedup", OrNull(b.speedup)}});
   }
-  if (csv) {
-    std::string header =
-        "device,backend,problem,template,config,status,is_default,median_ms,spread,gflops,max_"
-        "error,"
-        "speedup_vs_default";
-    if (any_resources) header += ",registers,spill_bytes,stack_bytes,shared_bytes";
-    for (const auto& library : libraries) header += "," + CsvField("vs_" + library);
-    std::printf("%s\n", header.c_str());
-    for (const auto& r : rows) {
-      std::string vs;
-      if (any_resources) {
-        vs += "," + OptInt(r.registers) + "," + OptInt(r.spill_bytes) + "," +
-              OptInt(r.stack_bytes) + "," + OptInt(r.shared_bytes);
-      }
-      for (const auto& library : libraries) vs += "," + Opt(VsLibrary(r, library));
-      std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(),
-                  r.backend.c_str(), CsvField(r.problem_key).c_str(),
-                  CsvField(r.template_name).c_str(), CsvField(r.config_key).c_str(),
-                  StatusName(r.status), r.is_default ? 1 : 0, Opt(r.median_ms).c_str(),
-                  Opt(r.spread).c_str(), Opt(r.gflops).c_str(), Opt(r.max_error).c_str(),
-                  Opt(r.speedup_vs_default).c_str(), vs.c_str());
+  return {{"device", r.device_name},
+          {"backend", r.backend},
+          {"problem", r.problem_key},
+          {"template", r.template_name},
+          {"config", r.config_key},
+          {"params", nlohmann::ordered_json::parse(r.params_json, nullptr, false)},
+          {"status", StatusName(r.status)},
+          {"is_default", r.is_default},
+          {"median_ms", OrNull(r.median_ms)},
+          {"spread", OrNull(r.spread)},
+          {"gflops", OrNull(r.gflops)},
+          {"max_error", OrNull(r.max_error)},
+          {"speedup_vs_default", OrNull(r.speedup_vs_default)},
+          {"confirmed_ms", OrNull(r.confirmed_ms)},
+          {"compile_ms", OrNull(r.compile_ms)},
+          {"registers", OrNull(r.registers)},
+          {"spill_bytes", OrNull(r.spill_bytes)},
+          {"stack_bytes", OrNull(r.stack_bytes)},
+          {"shared_bytes", OrNull(r.shared_bytes)},
+          {"error", r.error_text},
+          {"baselines", baselines}};
+}
+
+void PrintCsv(const std::vector<results_db::ResultRow>& rows,
+              const std::vector<std::string>& libraries, bool any_resources) {
+  std::string header =
+      "device,backend,problem,template,config,status,is_default,median_ms,spread,gflops,max_"
+      "error,"
+      "speedup_vs_default";
+  if (any_resources) header += ",registers,spill_bytes,stack_bytes,shared_bytes";
+  for (const auto& library : libraries) header += "," + CsvField("vs_" + library);
+  std::printf("%s\n", header.c_str());
+  for (const auto& r : rows) {
+    std::string vs;
+    if (any_resources) {
+      vs += "," + OptInt(r.registers) + "," + OptInt(r.spill_bytes) + "," +
+            OptInt(r.stack_bytes) + "," + OptInt(r.shared_bytes);
     }
-    return;
+    for (const auto& library : libraries) vs += "," + Opt(VsLibrary(r, library));
+    std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(),
+                r.backend.c_str(), CsvField(r.problem_key).c_str(),
+                CsvField(r.template_name).c_str(), CsvField(r.config_key).c_str(),
+                StatusName(r.status), r.is_default ? 1 : 0, Opt(r.median_ms).c_str(),
+                Opt(r.spread).c_str(), Opt(r.gflops).c_str(), Opt(r.max_error).c_str(),
+                Opt(r.speedup_vs_default).c_str(), vs.c_str());
   }
+}
+
+void PrintTable(const std::vector<results_db::ResultRow>& rows,
+                const std::vector<std::string>& libraries) {
   std::string vs_header;
   for (const auto& library : libraries) {
     char column[64];
@@ -209,22 +213,39 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
   std::printf("%zu rows\n", rows.size());
 }
 
+void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool csv) {
+  if (json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& r : rows) out.push_back(RowJson(r));
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  const std::vector<std::string> libraries = BaselineLibraries(rows);
+  bool any_resources = false;
+  for (const auto& r : rows) any_resources = any_resources || HasResources(r);
+  if (csv) {
+    PrintCsv(rows, libraries, any_resources);
+  } else {
+    PrintTable(rows, libraries);
+  }
+}
+
 void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const std::string& a,
                      const std::string& b, bool json, bool csv) {
   auto side = [](const results_db::ComparedBest& s) {
-    return "{\"device\": " + JsonString(s.device_name) +
-           ", \"template\": " + JsonString(s.template_name) +
-           ", \"config\": " + JsonString(s.config_key) +
-           ", \"median_ms\": " + JsonNumber(s.median_ms) + ", \"gflops\": " + Num(s.gflops) + "}";
+    return nlohmann::ordered_json{{"device", s.device_name},
+                                  {"template", s.template_name},
+                                  {"config", s.config_key},
+                                  {"median_ms", s.median_ms},
+                                  {"gflops", OrNull(s.gflops)}};
   };
   if (json) {
-    std::string out = "[";
-    for (size_t i = 0; i < rows.size(); ++i) {
-      out += std::string(i ? ",\n " : "") + "{\"problem\": " + JsonString(rows[i].problem_key) +
-             ", \"a\": " + side(rows[i].a) + ", \"b\": " + side(rows[i].b) +
-             ", \"ratio\": " + JsonNumber(rows[i].ratio) + "}";
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& r : rows) {
+      out.push_back(
+          {{"problem", r.problem_key}, {"a", side(r.a)}, {"b", side(r.b)}, {"ratio", r.ratio}});
     }
-    std::printf("%s]\n", out.c_str());
+    std::printf("%s\n", out.dump(2).c_str());
     return;
   }
   if (csv) {
@@ -234,10 +255,10 @@ void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const s
     for (const auto& r : rows) {
       std::printf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", CsvField(r.problem_key).c_str(),
                   CsvField(r.a.device_name).c_str(), CsvField(r.a.template_name).c_str(),
-                  CsvField(r.a.config_key).c_str(), JsonNumber(r.a.median_ms).c_str(),
+                  CsvField(r.a.config_key).c_str(), Number(r.a.median_ms).c_str(),
                   CsvField(r.b.device_name).c_str(), CsvField(r.b.template_name).c_str(),
-                  CsvField(r.b.config_key).c_str(), JsonNumber(r.b.median_ms).c_str(),
-                  JsonNumber(r.ratio).c_str());
+                  CsvField(r.b.config_key).c_str(), Number(r.b.median_ms).c_str(),
+                  Number(r.ratio).c_str());
     }
     return;
   }
@@ -252,68 +273,95 @@ void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const s
   std::printf("%zu common problems\n", rows.size());
 }
 
+// The command line of beast query.
+struct QueryArgs {
+  std::string db = "beast.db", device, problem, template_name, status;
+  std::vector<std::string> where, compare, positional;
+  long top = 0, limit = 0;
+  bool best = false, json = false, csv = false;
+};
+
+void CheckCombinations(const CLI::App& app, const QueryArgs& args) {
+  if (Given(app, "--compare")) {
+    for (const char* other : {"--device", "--status", "--top", "--best", "--limit"}) {
+      if (Given(app, other)) {
+        throw Error(ErrorCode::kBadArgument,
+                    std::string("--compare compares best ok configs; drop ") + other);
+      }
+    }
+  }
+  if (!args.positional.empty())
+    throw Error(ErrorCode::kBadArgument, "unexpected argument '" + args.positional[0] + "'");
+  if (args.json && args.csv) throw Error(ErrorCode::kBadArgument, "--json or --csv, not both");
+  if (args.best && Given(app, "--top"))
+    throw Error(ErrorCode::kBadArgument, "--best is --top 1; give one of them");
+}
+
+std::optional<Status> ParseMeasurementStatus(const std::string& name) {
+  std::optional<Status> status = ParseStatus(name);
+  if (status && IsMeasurementStatus(*status)) return status;
+  std::vector<std::string> statuses;
+  for (Status s : kAllStatuses) {
+    if (IsMeasurementStatus(s)) statuses.push_back(StatusName(s));
+  }
+  throw Error(ErrorCode::kBadArgument,
+              "unknown status '" + name + "' (one of " + Joined(statuses) + ")");
+}
+
 }  // namespace
 
 int Query(const Argv& argv) {
-  if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv,
-            {"db", "device", "problem", "template", "status", "where", "top", "limit", "compare"},
-            {"best", "json", "csv"}, "query");
-  const bool compare = args.Has("compare");
-  if (compare) {
-    if (args.positional().size() != 1) {
-      throw Error(ErrorCode::kBadArgument,
-                  "--compare takes two devices: --compare DEVICE_A DEVICE_B");
-    }
-    for (const char* other : {"device", "status", "top", "best", "limit"}) {
-      if (args.Has(other)) {
-        throw Error(ErrorCode::kBadArgument,
-                    std::string("--compare compares best ok configs; drop --") + other);
-      }
-    }
-  } else if (!args.positional().empty()) {
-    throw Error(ErrorCode::kBadArgument, "unexpected argument '" + args.positional()[0] + "'");
+  VerbApp app("query", "Read results from a database.", kDetails);
+  QueryArgs args;
+  app.add_option("--db", args.db, "the database (default beast.db)");
+  app.add_flag("--best", args.best, "the best ok config per device, problem and template");
+  AddInteger(app, "--top", &args.top, "the K best ok configs of each");
+  app.add_option("--device", args.device, "a device name, or a unique part of one");
+  app.add_option("--problem", args.problem, "a problem key");
+  app.add_option("--template", args.template_name, "a template name");
+  app.add_option("--status", args.status, "a measurement status");
+  AddRepeated(app, "--where", &args.where,
+              "PARAM=VALUE: configs whose parameter has VALUE (repeatable: all must hold)");
+  AddInteger(app, "--limit", &args.limit, "at most N rows");
+  app.add_option("--compare", args.compare, "DEVICE_A DEVICE_B: two devices compared")
+      ->expected(0, 2)
+      ->allow_extra_args(false);
+  app.add_flag("--json", args.json, "print JSON");
+  app.add_flag("--csv", args.csv, "print CSV");
+  if (!ParseCommandLine(app, argv, &args.positional)) return 0;
+  // --compare A B: the second device may come as the next argument.
+  if (Given(app, "--compare") && args.compare.size() == 1 && args.positional.size() == 1) {
+    args.compare.push_back(args.positional.front());
+    args.positional.clear();
   }
-  if (args.Has("json") && args.Has("csv")) {
-    throw Error(ErrorCode::kBadArgument, "--json or --csv, not both");
+  if (Given(app, "--compare") && args.compare.size() != 2) {
+    throw Error(ErrorCode::kBadArgument,
+                "--compare takes two devices: --compare DEVICE_A DEVICE_B");
   }
-  if (args.Has("best") && args.Has("top")) {
-    throw Error(ErrorCode::kBadArgument, "--best is --top 1; give one of them");
-  }
+  CheckCombinations(app, args);
   results_db::QueryFilter filter;
-  if (args.Has("status")) {
-    const std::string name = args.Get("status");
-    filter.status = ParseStatus(name);
-    if (!filter.status || !IsMeasurementStatus(*filter.status)) {
-      std::vector<std::string> statuses;
-      for (Status s : kAllStatuses) {
-        if (IsMeasurementStatus(s)) statuses.push_back(StatusName(s));
-      }
-      throw Error(ErrorCode::kBadArgument,
-                  "unknown status '" + name + "' (one of " + Joined(statuses) + ")");
-    }
-  }
-  if (args.Has("top")) {
-    filter.top_k = args.GetInt("top", 0);
+  if (Given(app, "--status")) filter.status = ParseMeasurementStatus(args.status);
+  if (Given(app, "--top")) {
+    filter.top_k = args.top;
     if (filter.top_k < 1) throw Error(ErrorCode::kBadArgument, "--top takes a positive number");
   }
-  filter.limit = args.GetInt("limit", 0);
+  filter.limit = args.limit;
   if (filter.limit < 0) throw Error(ErrorCode::kBadArgument, "--limit takes a positive number");
-  if (args.Has("problem")) filter.problem_key = Problem::Parse(args.Get("problem")).Key();
-  if (args.Has("template")) filter.template_name = args.Get("template");
-  filter.best_only = args.Has("best");
-  for (const auto& where : args.GetAll("where")) filter.params.push_back(ParseWhere(where));
+  if (Given(app, "--problem")) filter.problem_key = Problem::Parse(args.problem).Key();
+  if (Given(app, "--template")) filter.template_name = args.template_name;
+  filter.best_only = args.best;
+  for (const auto& where : args.where) filter.params.push_back(ParseWhere(where));
 
-  results_db::Store store = results_db::Store::OpenExisting(args.Get("db", "beast.db"));
+  results_db::Store store = results_db::Store::OpenExisting(args.db);
   CheckParameters(store, filter);
-  if (compare) {
-    std::string a = ResolveDevice(store, args.Get("compare"));
-    std::string b = ResolveDevice(store, args.positional()[0]);
-    PrintComparison(store.Compare(a, b, filter), a, b, args.Has("json"), args.Has("csv"));
+  if (Given(app, "--compare")) {
+    const std::string a = ResolveDevice(store, args.compare[0]);
+    const std::string b = ResolveDevice(store, args.compare[1]);
+    PrintComparison(store.Compare(a, b, filter), a, b, args.json, args.csv);
     return 0;
   }
-  if (args.Has("device")) filter.device_name = ResolveDevice(store, args.Get("device"));
-  PrintRows(store.Query(filter), args.Has("json"), args.Has("csv"));
+  if (Given(app, "--device")) filter.device_name = ResolveDevice(store, args.device);
+  PrintRows(store.Query(filter), args.json, args.csv);
   return 0;
 }
 

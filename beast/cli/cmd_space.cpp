@@ -3,132 +3,159 @@
 #include <chrono>
 #include <cstdio>
 
-#include "beast/cli/args.hpp"
-#include "beast/space/bound_space.hpp"
-#include "harness/devices/device_resolver.hpp"
+#include <nlohmann/json.hpp>
+
+#include "beast/cli/command_line.hpp"
+#include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
-#include "beast/core/json.hpp"
 #include "beast/core/paths.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/space/t1_import.hpp"
 #include "beast/space/user_constraints.hpp"
-#include "beast/cli/verbs.hpp"
+#include "harness/devices/device_resolver.hpp"
 
 namespace beast::cli {
 namespace {
 
-const char kHelp[] =
-    "usage: beast space TEMPLATE --problem P --device D [--json] [--list N]\n"
-    "       beast space --t1 FILE [--count] [--json] [--list N]\n"
-    "                   [--constraint EXPR]... [--constraints FILE]... [--ignore-soft]\n"
-    "Prints the raw size of TEMPLATE's space (e.g. gemm/tiled) for problem P on device D,\n"
-    "what each constraint removed where it is checked, the count left after it and every\n"
-    "constraint before it, and the number of valid configs. --list N prints the first N.\n"
-    "--constraint adds a soft user constraint (\"hard: EXPR\" for a hard one).\n"
-    "--t1 reads a tuning problem in the T1 JSON format (Kernel Tuner, KTT, BAT);\n"
-    "--count prints only the raw and valid sizes and the seconds counting took.\n";
+const char kDetails[] =
+    "Prints the raw size of TEMPLATE's space (e.g. gemm/tiled) for problem P on device D\n"
+    "(default opencl:0), what each constraint removed where it is checked, the count left\n"
+    "after it and every constraint before it, and the number of valid configs. --list N\n"
+    "prints the first N. --constraint adds a soft user constraint (\"hard: EXPR\" for a hard\n"
+    "one). --t1 FILE reads a tuning problem in the T1 JSON format (Kernel Tuner, KTT, BAT)\n"
+    "instead of a template; --count then prints only the raw and valid sizes and the\n"
+    "seconds counting took.\n";
 
-}  // namespace
+struct SpaceArgs {
+  std::vector<std::string> positional, constraints, constraint_files;
+  std::string problem, device = "opencl:0", templates, t1;
+  long list = 0;
+  bool json = false, ignore_soft = false, count = false;
+};
 
-int PrintSpace(const BoundSpace& space, const std::string& problem_key,
-               const std::string& device_text, const Args& args);
-
-int Space(const Argv& argv) {
-  if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv, {"problem", "device", "list", "constraint", "constraints", "templates", "t1"},
-            {"json", "ignore-soft", "stats", "count"}, "space");
-  BindOptions options;
-  options.ignore_soft = args.Has("ignore-soft");
-  for (const auto& text : args.GetAll("constraint"))
-    options.extra.push_back(ParseUserConstraint(text));
-  for (const auto& file : args.GetAll("constraints")) {
-    for (auto& c : LoadConstraintFile(file, Paths::Default().constraints_dir))
-      options.extra.push_back(c);
+void PrintJson(const BoundSpace& space, const SpaceReport& report, const std::string& problem_key,
+               const std::string& device_text, const std::vector<Config>& first) {
+  nlohmann::ordered_json out = {{"template", space.spec().name},
+                                {"problem", problem_key},
+                                {"device", device_text},
+                                {"raw", report.raw},
+                                {"valid", report.valid},
+                                {"constraints", nlohmann::ordered_json::array()},
+                                {"configs", nlohmann::ordered_json::array()}};
+  for (const auto& r : report.constraints) {
+    out["constraints"].push_back({{"expr", r.spec->expr.text()},
+                                  {"kind", ConstraintKindName(r.spec->kind)},
+                                  {"class", ConstraintClassName(r.spec->cls)},
+                                  {"where", r.spec->where.ToString()},
+                                  {"checked_at", r.checked_at},
+                                  {"removed", r.removed},
+                                  {"remaining", r.remaining}});
   }
-  if (args.Has("t1")) {
-    if (!args.positional().empty())
-      throw Error(ErrorCode::kBadArgument, "give a TEMPLATE or --t1 FILE, not both");
-    SpaceSpec spec = LoadT1(args.Get("t1"));
-    auto start = std::chrono::steady_clock::now();
-    BoundSpace space(spec, {}, options);
-    if (args.Has("count")) {
-      uint64_t raw = space.RawSize(), valid = space.Count();
-      double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (args.Has("json")) {
-        std::printf("{\"raw\": %llu, \"valid\": %llu, \"seconds\": %s}\n", (unsigned long long)raw,
-                    (unsigned long long)valid, JsonNumber(seconds).c_str());
-      } else {
-        std::printf("raw %llu, valid %llu, %.6f s\n", (unsigned long long)raw,
-                    (unsigned long long)valid, seconds);
-      }
-      return 0;
-    }
-    return PrintSpace(space, "t1", "", args);
+  for (const Config& c : first) out["configs"].push_back(nlohmann::ordered_json::parse(c.ToJson()));
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+void PrintTable(const BoundSpace& space, const SpaceReport& report, const std::string& problem_key,
+                const std::string& device_text, const std::vector<Config>& first) {
+  const SpaceSpec& spec = space.spec();
+  std::printf("template %s (%s)\nproblem  %s\ndevice   %s\n", spec.name.c_str(),
+              spec.space_path.c_str(), problem_key.c_str(), device_text.c_str());
+  std::printf("raw space: %llu points over %zu parameters\n", (unsigned long long)report.raw,
+              spec.params.size());
+  std::printf("%3s  %-4s  %-11s  %-14s  %10s  %10s  %s\n", "#", "kind", "class", "checked at",
+              "removed", "remaining", "constraint");
+  for (size_t i = 0; i < report.constraints.size(); ++i) {
+    const auto& r = report.constraints[i];
+    std::string at = r.checked_at + (r.prefilter ? " (values)" : "");
+    std::printf("%3zu  %-4s  %-11s  %-14s  %10llu  %10llu  %s\n", i + 1,
+                ConstraintKindName(r.spec->kind), ConstraintClassName(r.spec->cls), at.c_str(),
+                (unsigned long long)r.removed, (unsigned long long)r.remaining,
+                r.spec->expr.text().c_str());
   }
-  if (args.positional().size() != 1)
-    throw Error(ErrorCode::kBadArgument, "expected one TEMPLATE (see --help)");
-  Paths paths = Paths::Default();
-  SpaceSpec spec =
-      SpaceSpec::Load(args.Get("templates", paths.templates_dir), args.positional()[0]);
-  Problem problem = Problem::Parse(args.Require("problem"));
-  // Counting needs the device's limits only, not a compiler for it.
-  DeviceInfo device =
-      ResolveDevice(DeviceSelector::Parse(args.Get("device", "opencl:0")), /*to_compile=*/false);
-  BoundSpace space(spec, problem, device, options);
-  return PrintSpace(space, problem.Key(), device.Id() + " " + device.name, args);
+  if (report.derived_errors) {
+    std::printf("derived values that could not be computed removed %llu points\n",
+                (unsigned long long)report.derived_errors);
+  }
+  std::printf("valid: %llu configs\n", (unsigned long long)report.valid);
+  for (const auto& c : first) std::printf("  %s\n", c.Key().c_str());
 }
 
 int PrintSpace(const BoundSpace& space, const std::string& problem_key,
-               const std::string& device_text, const Args& args) {
-  const SpaceSpec& spec = space.spec();
-  SpaceReport report = space.Explain();
-  long list = args.GetInt("list", 0);
-  std::vector<Config> first = space.Enumerate(list > 0 ? static_cast<size_t>(list) : 0);
-  if (args.Has("json")) {
-    std::string out =
-        "{\"template\": " + JsonString(spec.name) + ", \"problem\": " + JsonString(problem_key) +
-        ", \"device\": " + JsonString(device_text) + ", \"raw\": " + std::to_string(report.raw) +
-        ", \"valid\": " + std::to_string(report.valid) + ", \"constraints\": [";
-    for (size_t i = 0; i < report.constraints.size(); ++i) {
-      const auto& r = report.constraints[i];
-      out += std::string(i ? ", " : "") + "{\"expr\": " + JsonString(r.spec->expr.text()) +
-             ", \"kind\": " + JsonString(ConstraintKindName(r.spec->kind)) +
-             ", \"class\": " + JsonString(ConstraintClassName(r.spec->cls)) +
-             ", \"where\": " + JsonString(r.spec->where.ToString()) +
-             ", \"checked_at\": " + JsonString(r.checked_at) +
-             ", \"removed\": " + std::to_string(r.removed) +
-             ", \"remaining\": " + std::to_string(r.remaining) + "}";
-    }
-    out += "], \"configs\": [";
-    for (size_t i = 0; i < first.size(); ++i) out += std::string(i ? ", " : "") + first[i].ToJson();
-    std::printf("%s]}\n", out.c_str());
+               const std::string& device_text, const SpaceArgs& args) {
+  const SpaceReport report = space.Explain();
+  const std::vector<Config> first =
+      space.Enumerate(args.list > 0 ? static_cast<size_t>(args.list) : 0);
+  if (args.json) {
+    PrintJson(space, report, problem_key, device_text, first);
   } else {
-    std::printf("template %s (%s)\nproblem  %s\ndevice   %s\n", spec.name.c_str(),
-                spec.space_path.c_str(), problem_key.c_str(), device_text.c_str());
-    std::printf("raw space: %llu points over %zu parameters\n", (unsigned long long)report.raw,
-                spec.params.size());
-    std::printf("%3s  %-4s  %-11s  %-14s  %10s  %10s  %s\n", "#", "kind", "class", "checked at",
-                "removed", "remaining", "constraint");
-    for (size_t i = 0; i < report.constraints.size(); ++i) {
-      const auto& r = report.constraints[i];
-      std::string at = r.checked_at + (r.prefilter ? " (values)" : "");
-      std::printf("%3zu  %-4s  %-11s  %-14s  %10llu  %10llu  %s\n", i + 1,
-                  ConstraintKindName(r.spec->kind), ConstraintClassName(r.spec->cls), at.c_str(),
-                  (unsigned long long)r.removed, (unsigned long long)r.remaining,
-                  r.spec->expr.text().c_str());
-    }
-    if (report.derived_errors) {
-      std::printf("derived values that could not be computed removed %llu points\n",
-                  (unsigned long long)report.derived_errors);
-    }
-    std::printf("valid: %llu configs\n", (unsigned long long)report.valid);
-    for (const auto& c : first) std::printf("  %s\n", c.Key().c_str());
+    PrintTable(space, report, problem_key, device_text, first);
   }
   if (report.valid == 0) {
-    throw Error(ErrorCode::kEmptySpace, "the space of " + spec.name + " is empty for " +
+    throw Error(ErrorCode::kEmptySpace, "the space of " + space.spec().name + " is empty for " +
                                             problem_key + ": " + WhyEmpty(report));
   }
   return 0;
+}
+
+// --t1 FILE: a T1 tuning problem, counted or explained.
+int T1Space(const SpaceArgs& args, const BindOptions& options) {
+  if (!args.positional.empty())
+    throw Error(ErrorCode::kBadArgument, "give a TEMPLATE or --t1 FILE, not both");
+  SpaceSpec spec = LoadT1(args.t1);
+  const auto start = std::chrono::steady_clock::now();
+  BoundSpace space(spec, {}, options);
+  if (!args.count) return PrintSpace(space, "t1", "", args);
+  const uint64_t raw = space.RawSize(), valid = space.Count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (args.json) {
+    const nlohmann::ordered_json out = {{"raw", raw}, {"valid", valid}, {"seconds", seconds}};
+    std::printf("%s\n", out.dump().c_str());
+  } else {
+    std::printf("raw %llu, valid %llu, %.6f s\n", (unsigned long long)raw,
+                (unsigned long long)valid, seconds);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int Space(const Argv& argv) {
+  VerbApp app("space",
+                         "Size a template's search space and explain its pruning.\n"
+                         "usage: beast space TEMPLATE --problem P [--device D] | --t1 FILE",
+                         kDetails);
+  SpaceArgs args;
+  app.add_option("--problem", args.problem, "the problem the space is bound to");
+  app.add_option("--device", args.device, "the device (default opencl:0)");
+  AddInteger(app, "--list", &args.list, "print the first N configs");
+  AddRepeated(app, "--constraint", &args.constraints, "an extra constraint (repeatable)");
+  AddRepeated(app, "--constraints", &args.constraint_files, "a constraint file (repeatable)");
+  app.add_option("--templates", args.templates, "the templates folder");
+  app.add_option("--t1", args.t1, "a T1 tuning problem instead of a template");
+  app.add_flag("--json", args.json, "print JSON");
+  app.add_flag("--ignore-soft", args.ignore_soft, "apply the hard constraints only");
+  app.add_flag("--count", args.count, "with --t1: only the raw and valid sizes");
+  if (!ParseCommandLine(app, argv, &args.positional)) return 0;
+  BindOptions options;
+  options.ignore_soft = args.ignore_soft;
+  for (const auto& text : args.constraints) options.extra.push_back(ParseUserConstraint(text));
+  for (const auto& file : args.constraint_files) {
+    for (auto& c : LoadConstraintFile(file, Paths::Default().constraints_dir))
+      options.extra.push_back(c);
+  }
+  if (Given(app, "--t1")) return T1Space(args, options);
+  if (args.positional.size() != 1)
+    throw Error(ErrorCode::kBadArgument, "expected one TEMPLATE (see --help)");
+  const Paths paths = Paths::Default();
+  SpaceSpec spec = SpaceSpec::Load(args.templates.empty() ? paths.templates_dir : args.templates,
+                                   args.positional[0]);
+  if (!Given(app, "--problem")) throw Error(ErrorCode::kBadArgument, "--problem is required");
+  Problem problem = Problem::Parse(args.problem);
+  // Counting needs the device's limits only, not a compiler for it.
+  DeviceInfo device = ResolveDevice(DeviceSelector::Parse(args.device), /*to_compile=*/false);
+  BoundSpace space(spec, problem, device, options);
+  return PrintSpace(space, problem.Key(), device.Id() + " " + device.name, args);
 }
 
 }  // namespace beast::cli

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "beast/cli/args.hpp"
+#include <nlohmann/json.hpp>
+
+#include "beast/cli/command_line.hpp"
+#include "beast/cli/tune_json.hpp"
 #include "harness/devices/device_resolver.hpp"
 #include "beast/core/error.hpp"
-#include "beast/core/json.hpp"
 #include "beast/tuner/multi_device_tune.hpp"
 #include "beast/core/paths.hpp"
 #include "beast/tuner/tuner.hpp"
@@ -19,14 +21,7 @@
 namespace beast::cli {
 namespace {
 
-const char kHelp[] =
-    "usage: beast tune --template T [--template T2 ...] --problem P [--problem P2 ...]\n"
-    "                  [--device D] [--db FILE] [--max-configs N] [--seed S]\n"
-    "                  [--constraint EXPR]... [--constraints FILE]... [--ignore-soft]\n"
-    "                  [--templates DIR] [--max-reps N] [--max-seconds S] [--timeout-seconds S]\n"
-    "                  [--baselines auto|clblast|nvidia|none] [--cache-dir DIR | --no-cache]\n"
-    "                  [--compile-jobs N] [--confirm-top K] [--flush-cache]\n"
-    "                  [--progress-seconds S] [--quiet] [--json]\n"
+const char kDetails[] =
     "Measures the configs of each template on each problem of its op on device D\n"
     "(default: the first CUDA GPU, else the first OpenCL device) and records every outcome\n"
     "in FILE (default beast.db). On a CUDA GPU (cuda:N) kernels are compiled with NVRTC for\n"
@@ -77,100 +72,6 @@ const char kHelp[] =
     "the first device of each kind measures the baselines, confirms the winners and prints\n"
     "the summary (--json: an array of summaries).\n";
 
-// The re-measurement that confirmed the pair's winner; null when none stands.
-std::string ConfirmationJson(const PairSummary& p) {
-  if (p.confirmed_candidates < 2) return "null";
-  return "{\"candidates\": " + std::to_string(p.confirmed_candidates) +
-         ", \"median_ms\": " + JsonNumber(p.confirmed_ms) +
-         ", \"this_run\": " + (p.confirmed_now ? "true" : "false") + ", \"by_median_alone\": " +
-         (p.unconfirmed_best.empty() ? "null" : JsonString(p.unconfirmed_best)) + "}";
-}
-
-std::string PairJson(const PairSummary& p) {
-  std::string failures;
-  for (const auto& [status, n] : p.failures) {
-    failures += (failures.empty() ? "" : ", ") + JsonString(StatusName(status)) + ": " + std::to_string(n);
-  }
-  std::string best = "null";
-  if (p.has_best) {
-    best = "{\"config\": " + JsonString(p.best_config) +
-           ", \"median_ms\": " + JsonNumber(p.best_ms) +
-           ", \"gflops\": " + JsonNumber(p.best_gflops) + ", \"speedup_vs_default\": " +
-           (p.speedup_vs_default > 0 ? JsonNumber(p.speedup_vs_default) : "null") +
-           ", \"confirmation\": " + ConfirmationJson(p) + "}";
-  }
-  std::string baseline = "null";
-  if (p.baseline_ms > 0) {
-    baseline = "{\"library\": " + JsonString(p.baseline_library) +
-               ", \"routine\": " + JsonString(p.baseline_routine) +
-               ", \"median_ms\": " + JsonNumber(p.baseline_ms) + ", \"speedup\": " +
-               (p.has_best && p.best_ms > 0 ? JsonNumber(p.baseline_ms / p.best_ms) : "null") + "}";
-  }
-  return "{\"template\": " + JsonString(p.template_name) +
-         ", \"problem\": " + JsonString(p.problem_key) +
-         ", \"space_size\": " + std::to_string(p.space_size) +
-         ", \"selected\": " + std::to_string(p.selected) +
-         ", \"measured\": " + std::to_string(p.measured) +
-         ", \"skipped\": " + std::to_string(p.skipped) +
-         ", \"failed\": " + std::to_string(p.failed) + ", \"failures\": {" + failures +
-         "}, \"best\": " + best + ", \"baseline\": " + baseline + ", \"fraction_of_peak\": " +
-         (p.fraction_of_peak > 0 ? JsonNumber(p.fraction_of_peak) : "null") + ", \"registers\": " +
-         (p.min_registers >= 0 ? "{\"min\": " + std::to_string(p.min_registers) +
-                                     ", \"max\": " + std::to_string(p.max_registers) + "}"
-                               : "null") +
-         "}";
-}
-
-std::string BaselineJson(const BaselineSummary& b) {
-  return "{\"problem\": " + JsonString(b.problem_key) + ", \"library\": " + JsonString(b.library) +
-         ", \"routine\": " + JsonString(b.routine) + ", \"status\": " + JsonString(StatusName(b.status)) +
-         ", \"median_ms\": " + (b.status == Status::kOk ? JsonNumber(b.median_ms) : "null") +
-         ", \"gflops\": " + (b.status == Status::kOk ? JsonNumber(b.gflops) : "null") +
-         ", \"error\": " + JsonString(b.error_text) +
-         ", \"from_database\": " + (b.from_database ? "true" : "false") + "}";
-}
-
-std::string SummaryJson(const TuneSummary& s) {
-  std::string pairs;
-  for (const auto& p : s.pairs) pairs += (pairs.empty() ? "\n    " : ",\n    ") + PairJson(p);
-  std::string baselines;
-  for (const auto& b : s.baselines)
-    baselines += (baselines.empty() ? "\n    " : ",\n    ") + BaselineJson(b);
-  std::string peak = "null";
-  if (s.peak_gflops > 0) {
-    peak = "{\"gflops\": " + JsonNumber(s.peak_gflops) +
-           ", \"method\": " + JsonString(s.peak_method) +
-           ", \"best_variant\": " + JsonString(s.peak_variant) + "}";
-  }
-  std::string devices;
-  for (const std::string& d : s.devices) devices += (devices.empty() ? "" : ", ") + JsonString(d);
-  return "{\n  \"device\": " + JsonString(s.device_id) +
-         ",\n  \"device_name\": " + JsonString(s.device_name) +
-         (s.devices.empty() ? std::string() : ",\n  \"devices\": [" + devices + "]") +
-         ",\n  \"compile_only\": " + (s.compile_only ? "true" : "false") +
-         (s.compile_only ? ",\n  \"compiler\": " + JsonString(s.compiler) +
-                               ",\n  \"compiler_version\": " + JsonString(s.compiler_version) +
-                               ",\n  \"compile_threads\": " + std::to_string(s.compile_threads)
-                         : std::string()) +
-         ",\n  \"post_compile_not_applied\": " +
-         (s.post_compile_not_applied.empty() ? "null" : JsonString(s.post_compile_not_applied)) +
-         ",\n  \"interrupted\": " + (s.interrupted ? "true" : "false") +
-         ",\n  \"wall_seconds\": " + JsonNumber(s.wall_seconds) +
-         ",\n  \"compile_seconds\": " + JsonNumber(s.compile_seconds) +
-         ",\n  \"first_launch_seconds\": " + JsonNumber(s.first_launch_seconds) +
-         ",\n  \"benchmark_seconds\": " + JsonNumber(s.benchmark_seconds) +
-         ",\n  \"device_busy_fraction\": " + JsonNumber(s.DeviceBusyFraction()) +
-         ",\n  \"worker_restarts\": " + std::to_string(s.worker_restarts) +
-         ",\n  \"programs_compiled\": " + std::to_string(s.programs_compiled) +
-         ",\n  \"programs_from_cache\": " + std::to_string(s.programs_from_cache) +
-         ",\n  \"cache_dir\": " + (s.cache_dir.empty() ? "null" : JsonString(s.cache_dir)) +
-         ",\n  \"compile_jobs\": " + std::to_string(s.compile_jobs) +
-         ",\n  \"compile_wait_seconds\": " + JsonNumber(s.compile_wait_seconds) +
-         ",\n  \"confirm_seconds\": " + JsonNumber(s.confirm_seconds) + ",\n  \"peak\": " + peak +
-         ",\n  \"baselines\": [" + baselines + (baselines.empty() ? "]" : "\n  ]") +
-         ",\n  \"pairs\": [" + pairs + (pairs.empty() ? "]" : "\n  ]") + "\n}\n";
-}
-
 // --shard I/N: this run's share of a multi-device run (I in 0..N-1).
 void ParseShard(const std::string& text, TuneOptions* o) {
   const size_t slash = text.find('/');
@@ -216,120 +117,157 @@ std::string DefaultCacheDir() {
   return "";
 }
 
-double PositiveSeconds(const Args& args, const std::string& name, double fallback) {
-  if (!args.Has(name)) return fallback;
-  std::string text = args.Get(name);
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+// The command line of beast tune, as given.
+struct TuneArgs {
+  std::vector<std::string> templates, problems, devices, constraints, constraint_files;
+  std::string db = "beast.db", templates_dir, baselines = "auto", cache_dir, shard;
+  std::string progress_label;
+  long max_configs = 0, seed = 1, max_reps = 30, compile_jobs = -1, confirm_top = 3;
+  long share_fd = -1;
+  double max_seconds = 2.0, timeout_seconds = 60, progress_seconds = 10;
+  bool ignore_soft = false, quiet = false, json = false, no_cache = false, flush_cache = false;
+};
+
+void DeclareOptions(CLI::App& app, TuneArgs* a) {
+  AddRepeated(app, "--template", &a->templates, "a template to tune (repeatable)");
+  AddRepeated(app, "--problem", &a->problems, "a problem to tune (repeatable)");
+  AddRepeated(app, "--device", &a->devices,
+              "opencl:N, cuda:N or cuda:sm_XX (repeatable: several devices at once)");
+  app.add_option("--db", a->db, "the database (default beast.db)");
+  AddInteger(app, "--max-configs", &a->max_configs,
+             "the default config plus a uniform sample; 0: the whole space");
+  AddInteger(app, "--seed", &a->seed, "the sample's seed");
+  AddRepeated(app, "--constraint", &a->constraints, "an extra constraint (repeatable)");
+  AddRepeated(app, "--constraints", &a->constraint_files, "a constraint file (repeatable)");
+  app.add_flag("--ignore-soft", a->ignore_soft, "apply the hard constraints only");
+  app.add_option("--templates", a->templates_dir, "the templates folder");
+  AddInteger(app, "--max-reps", &a->max_reps, "timed repetitions per config at most");
+  AddSeconds(app, "--max-seconds", &a->max_seconds, "timed repetitions of a config at most");
+  AddSeconds(app, "--timeout-seconds", &a->timeout_seconds, "per config, build included");
+  app.add_option("--baselines", a->baselines, "auto, clblast, nvidia or none");
+  app.add_option("--cache-dir", a->cache_dir, "the program cache");
+  app.add_flag("--no-cache", a->no_cache, "build every program afresh");
+  AddInteger(app, "--compile-jobs", &a->compile_jobs, "compile workers (default: one per core)");
+  AddInteger(app, "--confirm-top", &a->confirm_top,
+             "re-measure the K best side by side at the end (0: off)");
+  app.add_flag("--flush-cache", a->flush_cache, "write over the last-level cache before each run");
+  AddSeconds(app, "--progress-seconds", &a->progress_seconds, "between plain progress lines");
+  app.add_flag("--quiet", a->quiet, "no progress");
+  app.add_flag("--json", a->json, "print a JSON summary");
+  // Given by a multi-device run to the process of each device.
+  app.add_option("--shard", a->shard, "I/N: this device's share")->group("");
+  app.add_option("--progress-label", a->progress_label, "the progress lines' prefix")->group("");
+  AddInteger(app, "--share-fd", &a->share_fd, "where the share's summary goes")->group("");
+}
+
+void ReadConstraints(const TuneArgs& a, TuneOptions* o) {
+  o->bind.ignore_soft = a.ignore_soft;
+  for (const auto& text : a.constraints) o->bind.extra.push_back(ParseUserConstraint(text));
+  for (const auto& file : a.constraint_files) {
+    for (auto& c : LoadConstraintFile(file, Paths::Default().constraints_dir))
+      o->bind.extra.push_back(c);
   }
-  if (used != text.size() || !(v > 0)) {
-    throw Error(
-        ErrorCode::kBadArgument,
-        "--" + name + " must be a positive number of seconds, not \"" + text + "\"");
+}
+
+void ReadMeasuring(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
+  if (a.max_configs < 0) throw Error(ErrorCode::kBadArgument, "--max-configs must not be negative");
+  o->max_configs = static_cast<uint64_t>(a.max_configs);
+  o->seed = static_cast<uint64_t>(a.seed);
+  o->max_reps = static_cast<int>(a.max_reps);
+  if (o->max_reps < o->min_reps) o->min_reps = o->max_reps < 1 ? 1 : o->max_reps;
+  if (o->max_reps < 1) throw Error(ErrorCode::kBadArgument, "--max-reps must be at least 1");
+  o->max_seconds_per_config = a.max_seconds;
+  o->timeout_seconds = a.timeout_seconds;
+  o->baselines = a.baselines;
+  if (o->baselines != "clblast" && o->baselines != "nvidia" && o->baselines != "none" &&
+      o->baselines != "auto") {
+    throw Error(ErrorCode::kBadArgument,
+                "--baselines must be auto, clblast, nvidia or none, not \"" + o->baselines + "\"");
   }
-  return v;
+  o->flush_cache = a.flush_cache;
+  if (a.confirm_top < 0 || a.confirm_top == 1 || a.confirm_top > 100) {
+    throw Error(ErrorCode::kBadArgument,
+                "--confirm-top must be 0 (off) or 2 to 100 configs to compare");
+  }
+  o->confirm_top = static_cast<int>(a.confirm_top);
+  (void)app;
+}
+
+void ReadCompiling(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
+  if (a.no_cache && Given(app, "--cache-dir"))
+    throw Error(ErrorCode::kBadArgument, "--cache-dir and --no-cache exclude each other");
+  o->cache_dir = a.no_cache ? "" : Given(app, "--cache-dir") ? a.cache_dir : DefaultCacheDir();
+  if (Given(app, "--compile-jobs") && a.compile_jobs < 0)
+    throw Error(ErrorCode::kBadArgument, "--compile-jobs must not be negative");
+  if (a.compile_jobs > 0 && o->cache_dir.empty())
+    throw Error(ErrorCode::kBadArgument, "--compile-jobs needs the program cache (drop --no-cache)");
+  o->compile_jobs = static_cast<int>(a.compile_jobs);
+}
+
+// Everything the command line says, checked.
+TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
+                      std::vector<DeviceSelector>* devices) {
+  TuneOptions o;
+  o.templates = a.templates;
+  if (o.templates.empty()) throw Error(ErrorCode::kBadArgument, "--template is required");
+  for (const auto& p : a.problems) o.problems.push_back(Problem::Parse(p));
+  if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "--problem is required");
+  for (const auto& d : a.devices) devices->push_back(DeviceSelector::Parse(d));
+  o.device = devices->empty() ? BestDevice() : devices->front();
+  o.db_path = a.db;
+  o.templates_dir = a.templates_dir;
+  ReadConstraints(a, &o);
+  ReadMeasuring(app, a, &o);
+  ReadCompiling(app, a, &o);
+  o.progress = !a.quiet;
+  o.progress_label = a.progress_label;
+  o.progress_seconds = a.progress_seconds;
+  if (Given(app, "--shard")) ParseShard(a.shard, &o);
+  o.command_line = "beast tune";
+  for (const auto& arg : argv) o.command_line += " " + arg;
+  return o;
+}
+
+int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>& devices,
+                         const Argv& argv, bool json) {
+  MultiDeviceSummary run = TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
+  if (json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const TuneSummary& group : run.groups) out.push_back(SummaryJson(group));
+    std::printf("%s\n", out.dump(2).c_str());
+  } else if (run.interrupted && run.groups.empty()) {
+    std::printf("run interrupted, run the same command again to resume\n");
+  } else {
+    for (const TuneSummary& group : run.groups) std::fputs(FormatTuneSummary(group).c_str(), stdout);
+  }
+  return run.interrupted ? 130 : 0;
 }
 
 }  // namespace
 
 int Tune(const Argv& argv) {
-  if (PrintHelpIfAsked(argv, kHelp)) return 0;
-  Args args(argv,
-            {"template",    "problem",         "device",         "db",        "max-configs",
-             "seed",        "constraint",      "constraints",    "templates", "max-reps",
-             "max-seconds", "timeout-seconds", "baselines",      "cache-dir", "compile-jobs",
-             "confirm-top", "shard",           "progress-label", "share-fd",  "progress-seconds"},
-            {"ignore-soft", "quiet", "json", "no-cache", "flush-cache"}, "tune");
-  if (!args.positional().empty()) {
-    throw Error(ErrorCode::kBadArgument,
-                "unexpected argument \"" + args.positional()[0] + "\"");
-  }
-  TuneOptions o;
-  o.templates = args.GetAll("template");
-  if (o.templates.empty())
-    throw Error(ErrorCode::kBadArgument, "--template is required");
-  for (const auto& p : args.GetAll("problem")) o.problems.push_back(Problem::Parse(p));
-  if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "--problem is required");
+  VerbApp app("tune", "Tune templates on problems on a device, into a database.",
+                         kDetails);
+  TuneArgs a;
+  DeclareOptions(app, &a);
+  std::vector<std::string> positional;
+  if (!ParseCommandLine(app, argv, &positional)) return 0;
+  if (!positional.empty())
+    throw Error(ErrorCode::kBadArgument, "unexpected argument \"" + positional[0] + "\"");
   std::vector<DeviceSelector> devices;
-  for (const auto& d : args.GetAll("device")) devices.push_back(DeviceSelector::Parse(d));
-  o.device = devices.empty() ? BestDevice() : devices.front();
-  o.db_path = args.Get("db", "beast.db");
-  o.templates_dir = args.Get("templates", "");
-  long max_configs = args.GetInt("max-configs", 0);
-  if (max_configs < 0)
-    throw Error(ErrorCode::kBadArgument, "--max-configs must not be negative");
-  o.max_configs = static_cast<uint64_t>(max_configs);
-  o.seed = static_cast<uint64_t>(args.GetInt("seed", 1));
-  o.bind.ignore_soft = args.Has("ignore-soft");
-  for (const auto& text : args.GetAll("constraint"))
-    o.bind.extra.push_back(ParseUserConstraint(text));
-  for (const auto& file : args.GetAll("constraints")) {
-    for (auto& c : LoadConstraintFile(file, Paths::Default().constraints_dir))
-      o.bind.extra.push_back(c);
-  }
-  o.max_reps = static_cast<int>(args.GetInt("max-reps", o.max_reps));
-  if (o.max_reps < o.min_reps) o.min_reps = o.max_reps < 1 ? 1 : o.max_reps;
-  if (o.max_reps < 1)
-    throw Error(ErrorCode::kBadArgument, "--max-reps must be at least 1");
-  o.max_seconds_per_config = PositiveSeconds(args, "max-seconds", o.max_seconds_per_config);
-  o.timeout_seconds = PositiveSeconds(args, "timeout-seconds", o.timeout_seconds);
-  o.baselines = args.Get("baselines", "auto");
-  if (o.baselines != "clblast" && o.baselines != "nvidia" && o.baselines != "none" &&
-      o.baselines != "auto") {
-    throw Error(ErrorCode::kBadArgument,
-                "--baselines must be auto, clblast, nvidia or none, not \"" +
-                    o.baselines + "\"");
-  }
-  o.flush_cache = args.Has("flush-cache");
-  if (args.Has("no-cache") && args.Has("cache-dir"))
-    throw Error(ErrorCode::kBadArgument, "--cache-dir and --no-cache exclude each other");
-  o.cache_dir = args.Has("no-cache") ? "" : args.Get("cache-dir", DefaultCacheDir());
-  long compile_jobs = args.GetInt("compile-jobs", -1);
-  if (args.Has("compile-jobs") && compile_jobs < 0)
-    throw Error(ErrorCode::kBadArgument, "--compile-jobs must not be negative");
-  if (compile_jobs > 0 && o.cache_dir.empty()) {
-    throw Error(ErrorCode::kBadArgument,
-                "--compile-jobs needs the program cache (drop --no-cache)");
-  }
-  o.compile_jobs = static_cast<int>(compile_jobs);
-  long confirm_top = args.GetInt("confirm-top", o.confirm_top);
-  if (confirm_top < 0 || confirm_top == 1 || confirm_top > 100) {
-    throw Error(ErrorCode::kBadArgument,
-                "--confirm-top must be 0 (off) or 2 to 100 configs to compare");
-  }
-  o.confirm_top = static_cast<int>(confirm_top);
-  o.progress = !args.Has("quiet");
-  o.progress_label = args.Get("progress-label", "");
-  o.progress_seconds = PositiveSeconds(args, "progress-seconds", o.progress_seconds);
-  if (args.Has("shard")) ParseShard(args.Get("shard"), &o);
-  o.command_line = "beast tune";
-  for (const auto& a : argv) o.command_line += " " + a;
+  const TuneOptions o = OptionsOf(app, a, argv, &devices);
   if (devices.size() > 1) {
-    if (args.Has("shard"))
+    if (Given(app, "--shard"))
       throw Error(ErrorCode::kBadArgument, "--shard goes with one --device");
-    MultiDeviceSummary run =
-        TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
-    std::string out;
-    for (size_t i = 0; i < run.groups.size(); ++i) {
-      out += args.Has("json") ? (i ? "," : "") + SummaryJson(run.groups[i])
-                              : FormatTuneSummary(run.groups[i]);
-    }
-    if (args.Has("json")) out = "[" + out + "]\n";
-    if (run.interrupted && run.groups.empty())
-      out = args.Has("json") ? "[]\n" : "run interrupted, run the same command again to resume\n";
-    std::fputs(out.c_str(), stdout);
-    return run.interrupted ? 130 : 0;
+    return TuneOnSeveralDevices(o, devices, argv, a.json);
   }
-  TuneSummary summary = Tune(o);
-  if (args.Has("share-fd")) {  // a device's process of a multi-device run
-    WriteShare(static_cast<int>(args.GetInt("share-fd", -1)), summary);
+  const TuneSummary summary = Tune(o);
+  if (Given(app, "--share-fd")) WriteShare(static_cast<int>(a.share_fd), summary);
+  if (a.json) {
+    std::printf("%s\n", SummaryJson(summary).dump(2).c_str());
+  } else {
+    std::fputs(FormatTuneSummary(summary).c_str(), stdout);
   }
-  std::fputs((args.Has("json") ? SummaryJson(summary) : FormatTuneSummary(summary)).c_str(),
-             stdout);
   return summary.interrupted ? 130 : 0;
 }
 

@@ -19,7 +19,4 @@ int Import(const Argv& args);
 int ExportResults(const Argv& args);
 int Worker(const Argv& args);  // hidden: the device worker `beast tune` starts
 
-// True (after printing text) when args ask for --help.
-bool PrintHelpIfAsked(const Argv& args, const char* text);
-
 }  // namespace beast::cli

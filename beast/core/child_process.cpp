@@ -17,10 +17,20 @@
 
 #include "beast/core/error.hpp"
 
+extern char** environ;
+
 namespace beast {
 namespace {
 
 constexpr size_t kOutputKeep = 4096;
+
+// The char* array exec takes, null-terminated, over `strings`.
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (auto& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
 
 void CloseFd(int* fd) {
   if (*fd >= 0) {
@@ -42,12 +52,13 @@ struct Wiring {
 // The child between fork and exec: only async-signal-safe calls, since the
 // parent may have other threads (the OpenCL runtime's, the compile threads).
 [[noreturn]] void ExecChild(const ChildProcess::Options& o, const Wiring& w, pid_t parent,
-                            char* const* argv) {
+                            char* const* argv, char* const* envp) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   signal(SIGPIPE, SIG_DFL);
-  if (o.ignore_interrupt) signal(SIGINT, SIG_IGN);
+  signal(SIGINT, o.ignore_interrupt ? SIG_IGN : SIG_DFL);
+  if (!o.ignore_interrupt) signal(SIGTERM, SIG_DFL);
   // Die with the parent, even one killed with SIGKILL; if it died before this
   // line ran, the parent is already someone else.
   if (o.die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
@@ -71,10 +82,12 @@ struct Wiring {
     if (lifted[i] >= 0 && dup2(lifted[i], i) < 0) _exit(127);
   }
   if (socket_lifted >= 0 && dup2(socket_lifted, w.socket_target) < 0) _exit(127);
-  // The exec-error pipe sits just above the targets and closes on exec.
-  const int error_fd = w.highest_target + 1;
-  if (dup2(error_lifted, error_fd) < 0 || fcntl(error_fd, F_SETFD, FD_CLOEXEC) < 0) _exit(127);
+  // The exec-error pipe closes on exec; when the rest is closed, it moves
+  // just above the targets first, out of the way.
+  int error_fd = error_lifted;
   if (o.close_others) {
+    error_fd = w.highest_target + 1;
+    if (dup2(error_lifted, error_fd) < 0 || fcntl(error_fd, F_SETFD, FD_CLOEXEC) < 0) _exit(127);
 #ifdef SYS_close_range
     if (syscall(SYS_close_range, static_cast<unsigned>(error_fd + 1), ~0u, 0u) != 0)
 #endif
@@ -83,9 +96,9 @@ struct Wiring {
     }
   }
   if (o.search_path) {
-    execvp(argv[0], argv);
+    execvpe(argv[0], argv, envp);
   } else {
-    execv(argv[0], argv);
+    execve(argv[0], argv, envp);
   }
   int e = errno;
   ssize_t ignored = write(error_fd, &e, sizeof e);
@@ -178,13 +191,11 @@ ChildProcess::ChildProcess(const Options& o, const std::string& what) {
   BEAST_CHECK(!o.argv.empty());
   Ends ends = OpenEnds(o, what);
   const Wiring wiring = WiringOf(o, ends);
-  std::vector<std::string> args = o.argv;
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> args = o.argv, env = o.env;
+  std::vector<char*> argv = Pointers(args), envp = Pointers(env);
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid == 0) ExecChild(o, wiring, parent, argv.data());
+  if (pid == 0) ExecChild(o, wiring, parent, argv.data(), env.empty() ? environ : envp.data());
   const int fork_errno = errno;
   ends.CloseChilds();
   if (pid < 0) {

@@ -1,5 +1,6 @@
 // ChildProcess: one child program beast starts and talks to — the device
-// worker, a compile worker, the Jinja2 renderer, a device's tuning process —
+// worker, a compile worker, the Jinja2 renderer, a device's tuning process,
+// the Python analysis verbs —
 // started with fork+exec in one place, so each gets the same care: only
 // async-signal-safe calls between fork and exec (beast has threads), the
 // descriptors it should have and no others, an exec failure reported as an
@@ -27,6 +28,8 @@ class ChildProcess {
   struct Options {
     std::vector<std::string> argv;  // argv[0] is the program
     bool search_path = false;       // look argv[0] up in PATH (execvp)
+    // The child's environment, "NAME=VALUE" each; empty: this process's.
+    std::vector<std::string> env;
     Stream in = Stream::kNull;
     Stream out = Stream::kCapture;
     Stream err = Stream::kCapture;
@@ -35,7 +38,10 @@ class ChildProcess {
     int socket_fd = -1;
     bool nonblocking_socket = false;  // our end
     bool die_with_parent = false;     // SIGKILLed when this process dies, even by SIGKILL
-    bool ignore_interrupt = false;    // Ctrl-C is this process's to handle
+    // Ctrl-C is this process's to handle. Otherwise the child starts with
+    // SIGINT and SIGTERM at their defaults, whatever this process does with
+    // them (Python needs that to turn Ctrl-C into KeyboardInterrupt).
+    bool ignore_interrupt = false;
     bool no_core_dump = false;        // a crash leaves no core file
     // Whether to close every descriptor the child was not given. Off, the
     // child keeps those without close-on-exec (a terminal's, say).

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "beast/core/error.hpp"
 
 namespace beast {
@@ -61,14 +63,22 @@ std::string Config::Key() const {
 std::string Config::Hash() const { return HashText(Key()); }
 
 std::string Config::ToJson() const {
-  std::string json = "{";
+  nlohmann::ordered_json json = nlohmann::ordered_json::object();
   for (size_t i = 0; i < names_.size(); ++i) {
-    if (i) json += ", ";
     const Value& v = values_[i];
-    std::string text = v.kind == Value::Kind::kBool ? (v.i ? "true" : "false") : v.ToString();
-    json += "\"" + names_[i] + "\": " + text;
+    switch (v.kind) {
+      case Value::Kind::kBool:
+        json[names_[i]] = v.i != 0;
+        break;
+      case Value::Kind::kInt:
+        json[names_[i]] = v.i;
+        break;
+      case Value::Kind::kFloat:
+        json[names_[i]] = v.f;
+        break;
+    }
   }
-  return json + "}";
+  return json.dump();
 }
 
 Config Config::ParseKey(const std::string& key) {

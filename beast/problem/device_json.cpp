@@ -1,34 +1,37 @@
 // DeviceLimits <-> JSON, so a database remembers what a device could do and
 // an export can bind spaces for a device that is not present (device.hpp).
-#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
-#include <sstream>
-
-#include "beast/problem/device.hpp"
 #include "beast/core/error.hpp"
-#include "beast/core/json.hpp"
+#include "beast/problem/device.hpp"
 
 namespace beast {
 
 std::string DeviceLimitsToJson(const DeviceLimits& l) {
-  std::ostringstream o;
-  o << "{\"max_work_group_size\": " << l.max_work_group_size << ", \"max_work_item_sizes\": ["
-    << l.max_work_item_sizes[0] << ", " << l.max_work_item_sizes[1] << ", " << l.max_work_item_sizes[2]
-    << "], \"local_mem_bytes\": " << l.local_mem_bytes << ", \"global_mem_bytes\": " << l.global_mem_bytes
-    << ", \"compute_units\": " << l.compute_units << ", \"clock_mhz\": " << l.clock_mhz
-    << ", \"warp_size\": " << l.warp_size << ", \"max_registers_per_thread\": " << l.max_registers_per_thread
-    << ", \"peak_gflops\": " << JsonNumber(l.peak_gflops) << ", \"bandwidth_gbs\": " << JsonNumber(l.bandwidth_gbs)
-    << "}";
-  return o.str();
+  nlohmann::ordered_json j;
+  j["max_work_group_size"] = l.max_work_group_size;
+  j["max_work_item_sizes"] = {l.max_work_item_sizes[0], l.max_work_item_sizes[1],
+                              l.max_work_item_sizes[2]};
+  j["local_mem_bytes"] = l.local_mem_bytes;
+  j["global_mem_bytes"] = l.global_mem_bytes;
+  j["compute_units"] = l.compute_units;
+  j["clock_mhz"] = l.clock_mhz;
+  j["warp_size"] = l.warp_size;
+  j["max_registers_per_thread"] = l.max_registers_per_thread;
+  j["peak_gflops"] = l.peak_gflops;  // a NaN or infinity is written as null
+  j["bandwidth_gbs"] = l.bandwidth_gbs;
+  return j.dump();
 }
 
 DeviceLimits DeviceLimitsFromJson(const std::string& json) {
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw Error(ErrorCode::kBadInput, "device limits are not valid JSON: " + json);
+  if (!j.is_object()) throw Error(ErrorCode::kBadInput, "device limits are not a JSON object: " + json);
   DeviceLimits l;
   try {
-    YAML::Node n = YAML::Load(json);  // JSON is YAML
-    if (!n.IsMap()) throw Error(ErrorCode::kBadInput, "device limits are not a JSON object: " + json);
-    auto get = [&](const char* key, int64_t* out) {
-      if (n[key].IsDefined() && !n[key].IsNull()) *out = n[key].as<int64_t>();
+    auto get = [&](const char* key, auto* out) {
+      auto it = j.find(key);
+      if (it != j.end() && !it->is_null()) *out = it->get<std::remove_pointer_t<decltype(out)>>();
     };
     get("max_work_group_size", &l.max_work_group_size);
     get("local_mem_bytes", &l.local_mem_bytes);
@@ -37,15 +40,15 @@ DeviceLimits DeviceLimitsFromJson(const std::string& json) {
     get("clock_mhz", &l.clock_mhz);
     get("warp_size", &l.warp_size);
     get("max_registers_per_thread", &l.max_registers_per_thread);
-    if (n["max_work_item_sizes"].IsSequence()) {
-      for (size_t d = 0; d < 3 && d < n["max_work_item_sizes"].size(); ++d) {
-        l.max_work_item_sizes[d] = n["max_work_item_sizes"][d].as<int64_t>();
-      }
+    get("peak_gflops", &l.peak_gflops);
+    get("bandwidth_gbs", &l.bandwidth_gbs);
+    auto sizes = j.find("max_work_item_sizes");
+    if (sizes != j.end() && sizes->is_array()) {
+      for (size_t d = 0; d < 3 && d < sizes->size(); ++d)
+        l.max_work_item_sizes[d] = (*sizes)[d].get<int64_t>();
     }
-    if (n["peak_gflops"].IsDefined() && !n["peak_gflops"].IsNull()) l.peak_gflops = n["peak_gflops"].as<double>();
-    if (n["bandwidth_gbs"].IsDefined() && !n["bandwidth_gbs"].IsNull()) l.bandwidth_gbs = n["bandwidth_gbs"].as<double>();
-  } catch (const YAML::Exception& e) {
-    throw Error(ErrorCode::kBadInput, "device limits are not valid JSON: " + e.msg);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCode::kBadInput, std::string("device limits are not valid: ") + e.what());
   }
   return l;
 }

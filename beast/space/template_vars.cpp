@@ -1,21 +1,24 @@
 // Rendering variables of an instance (template_vars.hpp).
 #include "beast/space/template_vars.hpp"
 
-#include "beast/core/json.hpp"
-
 namespace beast {
 
-std::string TemplateVarsJson(const SpaceSpec& spec, const Problem& problem, const Instance& instance,
-                             Backend backend) {
-  std::string json = "{";
+nlohmann::ordered_json TemplateVars(const SpaceSpec& spec, const Problem& problem,
+                                    const Instance& instance, Backend backend) {
+  nlohmann::ordered_json vars = nlohmann::ordered_json::object();
   for (const auto& [name, value] : instance.vars) {
-    std::string text = value.kind == Value::Kind::kBool ? (value.i ? "1" : "0") : value.ToString();
-    json += JsonString(name) + ": " + text + ", ";
+    if (value.kind == Value::Kind::kFloat) {
+      vars[name] = value.f;
+    } else {
+      vars[name] = value.i;  // a bool renders as 1 or 0
+    }
   }
-  std::string layout = problem.op() == OpKind::kConv2d ? LayoutName(problem.conv().layout) : "ROW_MAJOR";
-  json += "\"LAYOUT\": " + JsonString(layout) + ", \"KERNEL_NAME\": " + JsonString(spec.kernel_name) +
-          ", \"BACKEND\": " + JsonString(BackendName(backend)) + ", \"DTYPE\": \"float\"}";
-  return json;
+  vars["LAYOUT"] =
+      problem.op() == OpKind::kConv2d ? LayoutName(problem.conv().layout) : "ROW_MAJOR";
+  vars["KERNEL_NAME"] = spec.kernel_name;
+  vars["BACKEND"] = BackendName(backend);
+  vars["DTYPE"] = "float";
+  return vars;
 }
 
 }  // namespace beast

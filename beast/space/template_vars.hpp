@@ -3,13 +3,13 @@
 // LAYOUT, KERNEL_NAME, BACKEND and DTYPE. Tuner and exporter render alike.
 #pragma once
 
-#include <string>
+#include <nlohmann/json.hpp>
 
 #include "beast/space/bound_space.hpp"
 
 namespace beast {
 
-std::string TemplateVarsJson(const SpaceSpec& spec, const Problem& problem, const Instance& instance,
-                             Backend backend);
+nlohmann::ordered_json TemplateVars(const SpaceSpec& spec, const Problem& problem,
+                                    const Instance& instance, Backend backend);
 
 }  // namespace beast

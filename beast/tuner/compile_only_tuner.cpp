@@ -56,7 +56,7 @@ Outcome CompileOne(const PlannedPair& pair, const Config& config, const DeviceIn
   std::string source;
   try {
     source = renderer.Render(spec.source_rel,
-                             TemplateVarsJson(spec, *pair.problem, instance, Backend::kCuda));
+                             TemplateVars(spec, *pair.problem, instance, Backend::kCuda));
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
     out.status = Status::kCompileError;  // a template that fails to render is data

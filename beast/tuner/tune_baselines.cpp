@@ -4,9 +4,10 @@
 #include <cstdio>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "beast/worker/baseline_measure.hpp"
 #include "beast/core/error.hpp"
-#include "beast/core/json.hpp"
 #include "harness/opencl/clblast_baseline.hpp"
 #include "harness/cuda/cuda_library_call.hpp"
 
@@ -70,12 +71,13 @@ std::string LibraryVersion(const std::string& library) {
 
 std::string LimitsWithMeasuredPeak(const std::string& limits_json,
                                    const harness::PeakFlopsResult& peak) {
-  size_t close = limits_json.rfind('}');
-  if (!peak.ok || close == std::string::npos) return limits_json;
-  bool empty = limits_json.find_first_not_of(" \t\n{", 0) == close;
-  return limits_json.substr(0, close) + (empty ? "" : ", ") +
-         "\"peak_gflops_measured\": " + JsonNumber(peak.gflops) +
-         ", \"peak_method\": " + JsonString(peak.method + ", best " + peak.variant) + "}";
+  if (!peak.ok) return limits_json;
+  nlohmann::ordered_json limits =
+      nlohmann::ordered_json::parse(limits_json, nullptr, /*allow_exceptions=*/false);
+  if (!limits.is_object()) return limits_json;
+  limits["peak_gflops_measured"] = peak.gflops;
+  limits["peak_method"] = peak.method + ", best " + peak.variant;
+  return limits.dump();
 }
 
 std::optional<results_db::BaselineRow> FastestBaseline(results_db::Store& store, int64_t device_id,

@@ -13,7 +13,7 @@ PreparedInstance PrepareInstance(harness::Renderer& renderer, const SpaceSpec& s
   Instance instance = space.Instantiate(config);
   try {
     prepared.request.source =
-        renderer.Render(spec.source_rel, TemplateVarsJson(spec, problem, instance, backend));
+        renderer.Render(spec.source_rel, TemplateVars(spec, problem, instance, backend));
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
     Outcome outcome;

@@ -13,19 +13,29 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <thread>
 
 #include "beast/core/child_process.hpp"
 #include "beast/core/error.hpp"
-#include "beast/core/json.hpp"
-#include "harness/render/json_reply.hpp"
 
 namespace beast::harness {
 namespace {
 
 constexpr const char* kInstallHint = ": run ./run to install";
 constexpr int kExitGraceMs = 2000;  // for a child to leave after its input closes
+
+// A reply of render.py: one JSON object of strings (anything else reads as
+// an object with no fields).
+nlohmann::json ParseReply(const std::string& reply) {
+  nlohmann::json fields = nlohmann::json::parse(reply, nullptr, /*allow_exceptions=*/false);
+  return fields.is_object() ? fields : nlohmann::json::object();
+}
+
+// The string field `key` of a reply; nullptr when it has none.
+const std::string* StringField(const nlohmann::json& fields, const char* key) {
+  auto it = fields.find(key);
+  return it != fields.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+}
 
 }  // namespace
 
@@ -70,15 +80,14 @@ void Renderer::Start() {
     throw Error(ErrorCode::kEnvironment, "the renderer (" + python_ + " " + script_ +
                                              ") did not start" + diagnosis + kInstallHint);
   }
-  std::map<std::string, std::string> fields;
-  std::string why;
-  if (ParseJsonStringObject(reply, &fields, &why) && fields.count("pong")) {
-    version_ = fields["pong"];
+  const nlohmann::json fields = ParseReply(reply);
+  if (const std::string* pong = StringField(fields, "pong")) {
+    version_ = *pong;
     return;
   }
   Stop();
-  if (fields.count("fatal")) {
-    throw Error(ErrorCode::kEnvironment, "renderer: " + fields["fatal"] + kInstallHint);
+  if (const std::string* fatal = StringField(fields, "fatal")) {
+    throw Error(ErrorCode::kEnvironment, "renderer: " + *fatal + kInstallHint);
   }
   throw Error(ErrorCode::kInternal, "renderer: unexpected first reply: " + reply.substr(0, 200));
 }
@@ -170,38 +179,16 @@ std::string Renderer::Request(const std::string& line, const std::string& what) 
   }
 }
 
-std::string Renderer::Render(const std::string& template_rel_path, const std::string& vars_json) {
-  // One request per line: JSON allows raw line breaks only as white space.
-  std::string vars = vars_json;
-  for (char& c : vars) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  if (vars.find_first_not_of(" \t") == std::string::npos) vars = "{}";
-  std::string line =
-      "{\"template\": " + JsonString(template_rel_path) + ", \"vars\": " + vars + "}\n";
-
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::string reply = Request(line, template_rel_path);
-  std::map<std::string, std::string> fields;
-  std::string why;
-  if (!ParseJsonStringObject(reply, &fields, &why)) {
-    throw Error(ErrorCode::kInternal, "renderer: malformed reply (" + why + ")");
-  }
-  if (auto it = fields.find("source"); it != fields.end()) return it->second;
-  if (auto it = fields.find("error"); it != fields.end()) {
-    throw Error(ErrorCode::kBadInput, it->second);
-  }
-  throw Error(ErrorCode::kInternal, "renderer: reply has neither source nor error");
-}
-
 std::string Renderer::Render(const std::string& template_rel_path,
-                             const std::vector<std::pair<std::string, std::string>>& vars) {
-  std::string json = "{";
-  for (const auto& [name, value] : vars) {
-    if (json.size() > 1) json += ", ";
-    json += JsonString(name) + ": " + value;
-  }
-  return Render(template_rel_path, json + "}");
+                             const nlohmann::ordered_json& vars) {
+  // One request per line: dump() writes no raw line breaks.
+  const nlohmann::ordered_json request = {{"template", template_rel_path}, {"vars", vars}};
+  const std::string line = request.dump() + "\n";
+  std::lock_guard<std::mutex> lock(mutex_);
+  const nlohmann::json fields = ParseReply(Request(line, template_rel_path));
+  if (const std::string* source = StringField(fields, "source")) return *source;
+  if (const std::string* error = StringField(fields, "error")) throw Error(ErrorCode::kBadInput, *error);
+  throw Error(ErrorCode::kInternal, "renderer: reply has neither source nor error");
 }
 
 std::string Renderer::Version() const {

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "beast/core/child_process.hpp"
 
 namespace beast::harness {
@@ -28,18 +30,16 @@ class Renderer {
   Renderer& operator=(const Renderer&) = delete;
 
   // Renders template_rel_path (relative to the templates directory) with
-  // vars_json, one JSON object {"MWG": 32, "BACKEND": "opencl", ...}.
+  // vars, one JSON object {"MWG": 32, "BACKEND": "opencl", ...}.
   // A template that cannot be rendered (undefined variable, syntax error,
   // unknown template, malformed variables) throws Error(kBadInput) with the
   // renderer's one-line message naming the template file and line. A child
   // that died is restarted once; if it dies again, or does not answer within
   // the time limit, throws Error(kInternal). Thread-safe.
-  std::string Render(const std::string& template_rel_path, const std::string& vars_json);
-
-  // The same with variables as (name, JSON value text) pairs, e.g.
-  // {"MWG", "32"}, {"BACKEND", "\"opencl\""}.
-  std::string Render(const std::string& template_rel_path,
-                     const std::vector<std::pair<std::string, std::string>>& vars);
+  std::string Render(const std::string& template_rel_path, const nlohmann::ordered_json& vars);
+  // Variables as text would become one JSON string, not an object: parse them.
+  std::string Render(const std::string& template_rel_path, const char* vars) = delete;
+  std::string Render(const std::string& template_rel_path, const std::string& vars) = delete;
 
   // "jinja2 <version>", as the child reported at start.
   std::string Version() const;

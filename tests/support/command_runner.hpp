@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace beast::testing {
 
 struct CommandResult {
@@ -43,6 +45,19 @@ inline std::filesystem::path FreshTestDir(const std::string& prefix) {
 }
 
 inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "/beast/beast"; }
+
+// The JSON document a command printed last (its --json output), skipping
+// lines before it (progress on a merged stderr); null when there is none.
+inline nlohmann::json JsonOf(const std::string& output) {
+  for (size_t at = 0; at < output.size(); at = output.find('\n', at) + 1) {
+    if (output[at] == '{' || output[at] == '[') {
+      nlohmann::json json = nlohmann::json::parse(output.substr(at), nullptr, false);
+      if (!json.is_discarded()) return json;
+    }
+    if (output.find('\n', at) == std::string::npos) break;
+  }
+  return nullptr;
+}
 
 inline size_t CountOccurrences(const std::string& text, const std::string& needle) {
   size_t count = 0;

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/core/json.hpp"
+#include <nlohmann/json.hpp>
+
 #include "support/command_runner.hpp"
 #include "harness/cuda/cuda_driver.hpp"
 #include "harness/opencl/opencl_devices.hpp"
@@ -34,14 +35,14 @@ std::string FourthLine(const std::string& text, const std::string& id) {
 void ExpectCompilerShown(const DeviceInfo& d, const std::string& text, const std::string& json,
                          const std::string& expected_line) {
   EXPECT_EQ(FourthLine(text, d.Id()), expected_line) << text;
-  std::string object_start = "{\"id\": " + JsonString(d.Id());
-  size_t at = json.find(object_start);
-  ASSERT_NE(at, std::string::npos) << json;
-  std::string object = json.substr(at, json.find('}', at) + 1 - at);
-  EXPECT_NE(object.find(", \"compiler\": " + JsonString(d.compiler) +
-                        ", \"compiler_version\": " + JsonString(d.compiler_version) + "}"),
-            std::string::npos)
-      << object;
+  const nlohmann::json devices = nlohmann::json::parse(json);
+  const nlohmann::json& list =
+      d.backend == Backend::kOpenCL ? devices.at("opencl") : devices.at("cuda").at("devices");
+  const nlohmann::json* object = nullptr;
+  for (const auto& entry : list) object = entry.at("id") == d.Id() ? &entry : object;
+  ASSERT_NE(object, nullptr) << json;
+  EXPECT_EQ(object->at("compiler"), d.compiler) << *object;
+  EXPECT_EQ(object->at("compiler_version"), d.compiler_version) << *object;
 }
 
 TEST(DevicesCli, ShowsEachDevicesCompiler) {

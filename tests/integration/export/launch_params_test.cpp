@@ -50,8 +50,9 @@ class LaunchParams : public ::testing::Test {
 TEST_F(LaunchParams, ConfigsDifferingOnlyAtLaunchShareOneProgramAndAreAllCorrect) {
   testing::CommandResult run = Tune("--compile-jobs 0 --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_NE(run.output.find("\"programs_compiled\": 2,"), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("\"programs_from_cache\": 8,"), std::string::npos) << run.output;
+  const nlohmann::json summary = testing::JsonOf(run.output);
+  EXPECT_EQ(summary["programs_compiled"], 2) << run.output;
+  EXPECT_EQ(summary["programs_from_cache"], 8) << run.output;
 
   results_db::Store store = results_db::Store::OpenExisting(db_);
   std::map<std::string, results_db::ResultRow> rows;
@@ -65,8 +66,7 @@ TEST_F(LaunchParams, ConfigsDifferingOnlyAtLaunchShareOneProgramAndAreAllCorrect
       EXPECT_EQ(r.status, beast::Status::kOk) << key << ": " << r.error_text;
       ASSERT_TRUE(r.max_error.has_value()) << key;
       EXPECT_LE(*r.max_error, 1.0) << key;
-      EXPECT_EQ(r.params_json,
-                "{\"SPAN\": " + std::to_string(span) + ", \"WG\": " + std::to_string(wg) + "}");
+      EXPECT_EQ(nlohmann::json::parse(r.params_json), (nlohmann::json{{"SPAN", span}, {"WG", wg}}));
     }
   }
 }
@@ -74,7 +74,7 @@ TEST_F(LaunchParams, ConfigsDifferingOnlyAtLaunchShareOneProgramAndAreAllCorrect
 TEST_F(LaunchParams, TheCompilePoolBuildsEachSourceOnce) {
   testing::CommandResult run = Tune("--compile-jobs 2 --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_NE(run.output.find("\"programs_compiled\": 2,"), std::string::npos) << run.output;
+  EXPECT_EQ(testing::JsonOf(run.output)["programs_compiled"], 2) << run.output;
   results_db::Store store = results_db::Store::OpenExisting(db_);
   std::vector<results_db::ResultRow> rows = store.Query({});
   ASSERT_EQ(rows.size(), 10u);

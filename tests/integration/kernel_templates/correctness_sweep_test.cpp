@@ -171,7 +171,7 @@ class Sweep : public ::testing::TestWithParam<Target> {
       random_hard_only_ += pick.whys.back() == "hard-only";
       Instance instance = space.Instantiate(config);
       std::string source = shared_->renderer.Render(
-          spec.source_rel, TemplateVarsJson(spec, problem, instance, Backend::kOpenCL));
+          spec.source_rel, TemplateVars(spec, problem, instance, Backend::kOpenCL));
       harness::LaunchGeometry geometry;
       geometry.dims = 3;
       for (int d = 0; d < 3; ++d) {

@@ -111,13 +111,13 @@ TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
   const std::string winner = results[0].substr(results[0].rfind('|') + 1);
 
   // The summary, beast query --best and the exported library agree on it.
-  EXPECT_NE(run.output.find("\"best\": {\"config\": \"" + winner + "\""), std::string::npos)
-      << run.output;
-  EXPECT_NE(run.output.find("\"confirmation\": {\"candidates\": 3, "), std::string::npos);
-  EXPECT_NE(run.output.find("\"this_run\": true"), std::string::npos);
+  const nlohmann::json pair = testing::JsonOf(run.output)["pairs"][0];
+  EXPECT_EQ(pair["best"]["config"], winner) << run.output;
+  EXPECT_EQ(pair["best"]["confirmation"]["candidates"], 3) << run.output;
+  EXPECT_EQ(pair["best"]["confirmation"]["this_run"], true) << run.output;
   auto best = RunCommand(BeastBinary() + " query --db " + db_ + " --best --json", false);
   ASSERT_EQ(best.exit_code, 0);
-  EXPECT_NE(best.output.find("\"config\": \"" + winner + "\""), std::string::npos) << best.output;
+  EXPECT_EQ(testing::JsonOf(best.output)[0]["config"], winner) << best.output;
   const std::string out = (dir_ / "tuned").string();
   auto exported = RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
@@ -128,8 +128,9 @@ TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
   EXPECT_EQ(Rows("SELECT count(*) FROM measurements"), std::vector<std::string>{"8"});
-  EXPECT_NE(again.output.find("\"this_run\": false"), std::string::npos) << again.output;
-  EXPECT_NE(again.output.find("\"best\": {\"config\": \"" + winner + "\""), std::string::npos);
+  const nlohmann::json best_again = testing::JsonOf(again.output)["pairs"][0]["best"];
+  EXPECT_EQ(best_again["confirmation"]["this_run"], false) << again.output;
+  EXPECT_EQ(best_again["config"], winner) << again.output;
 
   // Comparing two instead of three is another confirmation, of the top 2.
   auto two = Tune("--confirm-top 2");
@@ -143,13 +144,14 @@ TEST_F(ConfirmTune, ZeroTurnsItOffAndOneIsAUsageError) {
   auto off = Tune("--confirm-top 0");
   ASSERT_EQ(off.exit_code, 0) << off.output;
   EXPECT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"0"});
-  EXPECT_NE(off.output.find("\"confirmation\": null"), std::string::npos);
+  const nlohmann::json best_off = testing::JsonOf(off.output)["pairs"][0]["best"];
+  EXPECT_TRUE(best_off["confirmation"].is_null()) << off.output;
   // The winner is then the lowest median.
   std::vector<std::string> lowest = Rows(
       "SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
       "WHERE m.status = 'ok' ORDER BY m.median_ms, m.id LIMIT 1");
   ASSERT_EQ(lowest.size(), 1u);
-  EXPECT_NE(off.output.find("\"best\": {\"config\": \"" + lowest[0] + "\""), std::string::npos);
+  EXPECT_EQ(best_off["config"], lowest[0]) << off.output;
 
   auto one = RunCommand(BeastBinary() +
                         " tune --template gemm/tiled --problem "

@@ -55,12 +55,15 @@ TEST_F(MultiDevice, IdenticalDevicesShareTheConfigsThenTheFirstConfirms) {
       Tune("pthread pthread", "--device opencl:0 --device opencl:1", false);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   // One summary: the group of both devices, every config counted once.
-  EXPECT_EQ(run.output.rfind("[{\n  \"device\": \"opencl:0\"", 0), 0u) << run.output;
-  EXPECT_NE(run.output.find("\"devices\": [\"opencl:0\", \"opencl:1\"]"), std::string::npos)
-      << run.output;
-  EXPECT_NE(run.output.find("\"selected\": 12, \"measured\": 12, \"skipped\": 0, \"failed\": 0"),
-            std::string::npos)
-      << run.output;
+  const nlohmann::json summaries = nlohmann::json::parse(run.output);
+  ASSERT_EQ(summaries.size(), 1u) << run.output;
+  EXPECT_EQ(summaries[0]["device"], "opencl:0") << run.output;
+  EXPECT_EQ(summaries[0]["devices"], (nlohmann::json{"opencl:0", "opencl:1"})) << run.output;
+  const nlohmann::json& pair = summaries[0]["pairs"][0];
+  EXPECT_EQ(pair["selected"], 12) << run.output;
+  EXPECT_EQ(pair["measured"], 12) << run.output;
+  EXPECT_EQ(pair["skipped"], 0) << run.output;
+  EXPECT_EQ(pair["failed"], 0) << run.output;
   EXPECT_EQ(Sql("SELECT count(*) FROM devices"), "1\n");
   EXPECT_EQ(Sql("SELECT count(*), count(DISTINCT config_id) FROM measurements"), "12|12\n");
   // Each device's process measured every other config; the final run none.
@@ -76,15 +79,16 @@ TEST_F(MultiDevice, IdenticalDevicesShareTheConfigsThenTheFirstConfirms) {
   testing::CommandResult again =
       Tune("pthread pthread", "--device opencl:0 --device opencl:1", false);
   ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_NE(again.output.find("\"measured\": 0, \"skipped\": 12,"), std::string::npos)
-      << again.output;
+  const nlohmann::json pair_again = nlohmann::json::parse(again.output)[0]["pairs"][0];
+  EXPECT_EQ(pair_again["measured"], 0) << again.output;
+  EXPECT_EQ(pair_again["skipped"], 12) << again.output;
   EXPECT_EQ(Sql("SELECT count(*) FROM measurements"), "12\n");
 }
 
 TEST_F(MultiDevice, DifferentDevicesEachTuneEverything) {
   testing::CommandResult run = Tune("basic pthread", "--device opencl:0 --device opencl:1", false);
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_EQ(CountOccurrences(run.output, "\"device_name\": "), 2u) << run.output;
+  EXPECT_EQ(nlohmann::json::parse(run.output).size(), 2u) << run.output;
   EXPECT_EQ(Sql("SELECT count(*) FROM devices"), "2\n");
   EXPECT_EQ(Sql("SELECT count(*), count(DISTINCT config_id) FROM measurements GROUP BY device_id"),
             "12|12\n12|12\n");

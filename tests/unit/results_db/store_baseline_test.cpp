@@ -136,7 +136,7 @@ TEST_F(StoreBaselineTest, FirstBaselineIsKeptAndResumeSeesIt) {
   EXPECT_EQ(b.library, "clblast");
   EXPECT_EQ(b.routine, "Sgemm");
   EXPECT_EQ(b.status, beast::Status::kOk);
-  EXPECT_EQ(b.samples_json, "[4,6]");
+  EXPECT_EQ(b.samples_json, "[4.0,6.0]");
   EXPECT_EQ(b.median_ms, 4.0);
   EXPECT_EQ(b.spread, 0.25);
   EXPECT_EQ(b.gflops, 0.5);

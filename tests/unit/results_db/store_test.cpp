@@ -149,7 +149,7 @@ TEST_F(StoreTest, FirstMeasurementIsKept) {
   EXPECT_EQ(rows[0].status, beast::Status::kOk);
   EXPECT_EQ(rows[0].median_ms, 2.0);
   EXPECT_FALSE(rows[0].is_default);
-  EXPECT_EQ(RawQuery(path, "SELECT samples_json FROM measurements"), "[2,1.5,2.25]");
+  EXPECT_EQ(RawQuery(path, "SELECT samples_json FROM measurements"), "[2.0,1.5,2.25]");
 
   // Measuring the default config after the search already did marks the kept row.
   EXPECT_FALSE(store.RecordMeasurement(Ok(run, device, problem, config, 9.0, true)));

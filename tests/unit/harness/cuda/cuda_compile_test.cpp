@@ -141,7 +141,7 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
           }
           Instance instance = space.Instantiate(config);
           jobs.push_back({name + " " + problem.Key() + " " + config.Key() + " " + arch,
-                          renderer.Render(spec.source_rel, TemplateVarsJson(spec, problem, instance,
+                          renderer.Render(spec.source_rel, TemplateVars(spec, problem, instance,
                                                                             Backend::kCuda)),
                           arch,
                           spec.kernel_name,

@@ -27,6 +27,9 @@ const std::string kPython = BEAST_DEFAULT_PYTHON;
 const std::string kScript = std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py";
 const std::string kTemplates = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
 
+// Variables written as JSON text.
+nlohmann::ordered_json Vars(const std::string& text) { return nlohmann::ordered_json::parse(text); }
+
 // A templates folder of its own, removed at the end of the test.
 class TempDir {
  public:
@@ -64,11 +67,10 @@ TEST(RendererTest, RoundTripIsByteExact) {
   dir.Write("t/exact.j2",
             "A={{ A }} S={{ S }}\n\"q\" \\ \t\x01 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n");
   Renderer r(kPython, kScript, dir.path());
-  EXPECT_EQ(r.Render("t/exact.j2", "{\"A\": 32,\n \"S\": \"x\\\"y\"}"),
+  EXPECT_EQ(r.Render("t/exact.j2", Vars("{\"A\": 32,\n \"S\": \"x\\\"y\"}")),
             "A=32 S=x\"y\n\"q\" \\ \t\x01 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n");
   EXPECT_EQ(
-      r.Render("t/exact.j2",
-               std::vector<std::pair<std::string, std::string>>{{"A", "1"}, {"S", "\"\xc3\xa9\""}}),
+      r.Render("t/exact.j2", nlohmann::ordered_json{{"A", 1}, {"S", "\xc3\xa9"}}),
       "A=1 S=\xc3\xa9\n\"q\" \\ \t\x01 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n");
   EXPECT_EQ(r.Version().rfind("jinja2 ", 0), 0u) << r.Version();
 }
@@ -81,7 +83,7 @@ TEST(RendererTest, RendersTheGemmTemplate) {
       " \"STRN\": 0, \"KWI\": 4, \"KWG\": 16,"
       " \"MWI\": 4, \"NWI\": 4, \"LAYOUT\": \"ROW_MAJOR\", \"KERNEL_NAME\": \"gemm_tiled\","
       " \"BACKEND\": \"opencl\", \"DTYPE\": \"float\"}";
-  std::string source = r.Render("gemm/tiled.cl.j2", vars);
+  std::string source = r.Render("gemm/tiled.cl.j2", Vars(vars));
   EXPECT_NE(source.find("__kernel __attribute__((reqd_work_group_size(8, 8, 1))) void gemm_tiled("),
             std::string::npos);
   EXPECT_NE(source.find("__local float As[512];"), std::string::npos);
@@ -94,19 +96,19 @@ TEST(RendererTest, TemplateErrorsAreBadInput) {
   dir.Write("t/syntax.j2", "ok\n{% if %}\n");
   Renderer r(kPython, kScript, dir.path());
   std::string message;
-  EXPECT_EQ(CodeOf([&] { r.Render("t/missing.j2", "{\"PRESENT\": 1}"); }, &message),
+  EXPECT_EQ(CodeOf([&] { r.Render("t/missing.j2", Vars("{\"PRESENT\": 1}")); }, &message),
             ErrorCode::kBadInput);
   EXPECT_EQ(message, "t/missing.j2:2: 'MISSING' is undefined");
-  EXPECT_EQ(CodeOf([&] { r.Render("t/syntax.j2", "{}"); }, &message), ErrorCode::kBadInput);
+  EXPECT_EQ(CodeOf([&] { r.Render("t/syntax.j2", Vars("{}")); }, &message), ErrorCode::kBadInput);
   EXPECT_EQ(message,
             "t/syntax.j2:2: TemplateSyntaxError: Expected an expression, got 'end of "
             "statement block'");
-  EXPECT_EQ(CodeOf([&] { r.Render("t/none.j2", "{}"); }, &message), ErrorCode::kBadInput);
+  EXPECT_EQ(CodeOf([&] { r.Render("t/none.j2", Vars("{}")); }, &message), ErrorCode::kBadInput);
   EXPECT_EQ(message, "template not found: t/none.j2 (under " + dir.path() + ")");
-  EXPECT_EQ(CodeOf([&] { r.Render("t/missing.j2", "[1, 2]"); }, &message), ErrorCode::kBadInput);
+  EXPECT_EQ(CodeOf([&] { r.Render("t/missing.j2", Vars("[1, 2]")); }, &message), ErrorCode::kBadInput);
   EXPECT_EQ(message, "bad request: \"vars\" must be a JSON object");
   // The child survives errors: the next request is served.
-  EXPECT_EQ(r.Render("t/missing.j2", "{\"PRESENT\": 1, \"MISSING\": 2}"), "line one\n1 2\n");
+  EXPECT_EQ(r.Render("t/missing.j2", Vars("{\"PRESENT\": 1, \"MISSING\": 2}")), "line one\n1 2\n");
 }
 
 TEST(RendererTest, MissingPythonIsAnEnvironmentError) {
@@ -159,11 +161,11 @@ TEST(RendererTest, RestartsAChildThatDied) {
   TempDir dir;
   dir.Write("t/a.j2", "a={{ a }}");
   Renderer r(kPython, kScript, dir.path());
-  EXPECT_EQ(r.Render("t/a.j2", "{\"a\": 1}"), "a=1");
+  EXPECT_EQ(r.Render("t/a.j2", Vars("{\"a\": 1}")), "a=1");
   pid_t first = r.ChildPid();
   ASSERT_GT(first, 0);
   ASSERT_EQ(kill(first, SIGKILL), 0);
-  EXPECT_EQ(r.Render("t/a.j2", "{\"a\": 2}"), "a=2");
+  EXPECT_EQ(r.Render("t/a.j2", Vars("{\"a\": 2}")), "a=2");
   EXPECT_NE(r.ChildPid(), first);
 }
 
@@ -177,7 +179,7 @@ TEST(RendererTest, ServesConcurrentCallers) {
     threads.emplace_back([&, t] {
       for (int n = 0; n < 25; ++n) {
         std::string vars = "{\"who\": " + std::to_string(t) + ", \"n\": " + std::to_string(n) + "}";
-        if (r.Render("t/echo.j2", vars) != std::to_string(t) + ":" + std::to_string(n)) ++wrong[t];
+        if (r.Render("t/echo.j2", Vars(vars)) != std::to_string(t) + ":" + std::to_string(n)) ++wrong[t];
       }
     });
   }

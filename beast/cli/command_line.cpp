@@ -1,0 +1,92 @@
+// Reading a verb's command line with CLI11 (command_line.hpp).
+#include "beast/cli/command_line.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "beast/core/error.hpp"
+
+namespace beast::cli {
+namespace {
+
+[[noreturn]] void Refuse(const std::string& why) { throw Error(ErrorCode::kBadArgument, why); }
+
+// "--max-configs" of CLI11's "--max-configs: 1 required INT missing".
+std::string OptionOf(const std::string& message) { return message.substr(0, message.find(':')); }
+
+}  // namespace
+
+VerbApp::VerbApp(const std::string& verb, const std::string& summary, const std::string& details)
+    : CLI::App(summary, "beast " + verb) {
+  allow_extras();  // refused by ParseCommandLine, in beast's words
+  get_formatter()->column_width(30);
+  if (!details.empty()) footer(details);
+}
+
+CLI::Option* AddRepeated(CLI::App& app, const std::string& name, std::vector<std::string>* values,
+                         const std::string& help) {
+  return app.add_option(name, *values, help)->type_size(1)->allow_extra_args(false);
+}
+
+CLI::Option* AddInteger(CLI::App& app, const std::string& name, long* value,
+                        const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          name,
+          [name, value](const std::string& text) {
+            char* end = nullptr;
+            errno = 0;
+            const long v = std::strtol(text.c_str(), &end, 10);
+            if (text.empty() || *end || errno)
+              Refuse(name + " must be an integer, not \"" + text + "\"");
+            *value = v;
+          },
+          help)
+      ->type_name("INT");
+}
+
+CLI::Option* AddSeconds(CLI::App& app, const std::string& name, double* value,
+                        const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          name,
+          [name, value](const std::string& text) {
+            size_t used = 0;
+            double v = 0;
+            try {
+              v = std::stod(text, &used);
+            } catch (const std::exception&) {
+              used = 0;
+            }
+            if (used != text.size() || !(v > 0))
+              Refuse(name + " must be a positive number of seconds, not \"" + text + "\"");
+            *value = v;
+          },
+          help)
+      ->type_name("S");
+}
+
+bool ParseCommandLine(CLI::App& app, const Argv& args, std::vector<std::string>* positional) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // as CLI11 consumes them
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return false;
+  } catch (const CLI::ArgumentMismatch& e) {
+    Refuse(OptionOf(e.what()) + " needs a value");
+  } catch (const CLI::ParseError& e) {
+    Refuse(e.what());
+  }
+  for (const std::string& extra : app.remaining()) {
+    if (extra.rfind("--", 0) == 0 && extra != "--") {
+      Refuse("unknown option " + extra.substr(0, extra.find('=')) + " (see beast " +
+             app.get_name().substr(6) + " --help)");
+    }
+    if (!positional) Refuse("unexpected argument '" + extra + "'");
+    positional->push_back(extra);
+  }
+  return true;
+}
+
+}  // namespace beast::cli

@@ -1,0 +1,106 @@
+// The JSON summary of a tuning run (tune_json.hpp).
+#include "beast/cli/tune_json.hpp"
+
+namespace beast::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A positive number, else null (unknown).
+Json PositiveOrNull(double v) { return v > 0 ? Json(v) : Json(nullptr); }
+
+// The re-measurement that confirmed the pair's winner; null when none stands.
+Json ConfirmationJson(const PairSummary& p) {
+  if (p.confirmed_candidates < 2) return nullptr;
+  return {{"candidates", p.confirmed_candidates},
+          {"median_ms", p.confirmed_ms},
+          {"this_run", p.confirmed_now},
+          {"by_median_alone", p.unconfirmed_best.empty() ? Json(nullptr) : Json(p.unconfirmed_best)}};
+}
+
+Json PairJson(const PairSummary& p) {
+  Json failures = Json::object();
+  for (const auto& [status, n] : p.failures) failures[StatusName(status)] = n;
+  Json best = nullptr;
+  if (p.has_best) {
+    best = {{"config", p.best_config},
+            {"median_ms", p.best_ms},
+            {"gflops", p.best_gflops},
+            {"speedup_vs_default", PositiveOrNull(p.speedup_vs_default)},
+            {"confirmation", ConfirmationJson(p)}};
+  }
+  Json baseline = nullptr;
+  if (p.baseline_ms > 0) {
+    baseline = {{"library", p.baseline_library},
+                {"routine", p.baseline_routine},
+                {"median_ms", p.baseline_ms},
+                {"speedup", p.has_best && p.best_ms > 0 ? Json(p.baseline_ms / p.best_ms)
+                                                        : Json(nullptr)}};
+  }
+  Json registers = nullptr;
+  if (p.min_registers >= 0) registers = {{"min", p.min_registers}, {"max", p.max_registers}};
+  return {{"template", p.template_name},
+          {"problem", p.problem_key},
+          {"space_size", p.space_size},
+          {"selected", p.selected},
+          {"measured", p.measured},
+          {"skipped", p.skipped},
+          {"failed", p.failed},
+          {"failures", failures},
+          {"best", best},
+          {"baseline", baseline},
+          {"fraction_of_peak", PositiveOrNull(p.fraction_of_peak)},
+          {"registers", registers}};
+}
+
+Json BaselineJson(const BaselineSummary& b) {
+  const bool ok = b.status == Status::kOk;
+  return {{"problem", b.problem_key},
+          {"library", b.library},
+          {"routine", b.routine},
+          {"status", StatusName(b.status)},
+          {"median_ms", ok ? Json(b.median_ms) : Json(nullptr)},
+          {"gflops", ok ? Json(b.gflops) : Json(nullptr)},
+          {"error", b.error_text},
+          {"from_database", b.from_database}};
+}
+
+}  // namespace
+
+Json SummaryJson(const TuneSummary& s) {
+  Json out = {{"device", s.device_id}, {"device_name", s.device_name}};
+  if (!s.devices.empty()) out["devices"] = s.devices;
+  out["compile_only"] = s.compile_only;
+  if (s.compile_only) {
+    out["compiler"] = s.compiler;
+    out["compiler_version"] = s.compiler_version;
+    out["compile_threads"] = s.compile_threads;
+  }
+  out["post_compile_not_applied"] =
+      s.post_compile_not_applied.empty() ? Json(nullptr) : Json(s.post_compile_not_applied);
+  out["interrupted"] = s.interrupted;
+  out["wall_seconds"] = s.wall_seconds;
+  out["compile_seconds"] = s.compile_seconds;
+  out["first_launch_seconds"] = s.first_launch_seconds;
+  out["benchmark_seconds"] = s.benchmark_seconds;
+  out["device_busy_fraction"] = s.DeviceBusyFraction();
+  out["worker_restarts"] = s.worker_restarts;
+  out["programs_compiled"] = s.programs_compiled;
+  out["programs_from_cache"] = s.programs_from_cache;
+  out["cache_dir"] = s.cache_dir.empty() ? Json(nullptr) : Json(s.cache_dir);
+  out["compile_jobs"] = s.compile_jobs;
+  out["compile_wait_seconds"] = s.compile_wait_seconds;
+  out["confirm_seconds"] = s.confirm_seconds;
+  out["peak"] = nullptr;
+  if (s.peak_gflops > 0) {
+    out["peak"] = {
+        {"gflops", s.peak_gflops}, {"method", s.peak_method}, {"best_variant", s.peak_variant}};
+  }
+  out["baselines"] = Json::array();
+  for (const auto& b : s.baselines) out["baselines"].push_back(BaselineJson(b));
+  out["pairs"] = Json::array();
+  for (const auto& p : s.pairs) out["pairs"].push_back(PairJson(p));
+  return out;
+}
+
+}  // namespace beast::cli
