@@ -17,7 +17,7 @@ from pathlib import Path
 
 from beast_analysis import measurements
 from beast_analysis.errors import InputError
-from beast_analysis.paths import SHARED_DATA, SHIPPED_SCHEMAS
+from beast_analysis.paths import SHIPPED_SCHEMAS
 
 SCHEMA_NAME = "kernel_tuner_schema_T4_1.0.0_results-schema.json"
 SCHEMA_VERSION = "1.0.0"
@@ -37,9 +37,8 @@ _STATUS = {
 
 
 def schema_path():
-    """The upstream copy in ../shared/data when present, else the shipped one."""
-    shared = SHARED_DATA / "tuning_schemas" / SCHEMA_NAME
-    return shared if shared.is_file() else SHIPPED_SCHEMAS / SCHEMA_NAME
+    """The T4 schema the package ships (schemas/NOTICE.md)."""
+    return SHIPPED_SCHEMAS / SCHEMA_NAME
 
 
 def _finite(value):

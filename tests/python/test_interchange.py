@@ -1,8 +1,7 @@
 """Tests of the interchange with Kernel Tuner: importing cache files (the
 shipped A100 convolution cache, one a killed run left open, bad files) and
 exporting T4 results validated against the schema, with the exact messages of
-bad input. The Kernel Tuner data is read from ../shared/data (skipped when
-that folder is absent)."""
+bad input. The Kernel Tuner data is the copy in tests/data/kernel_tuner."""
 
 import gzip
 import json
@@ -21,12 +20,10 @@ from beast_analysis.identity import hash_text  # noqa: E402
 from beast_analysis.kernel_tuner_import import import_cache  # noqa: E402
 from beast_analysis.t4_export import SCHEMA_NAME  # noqa: E402
 
-SHARED = REPO_ROOT.parent / "shared" / "data"
-CACHES = SHARED / "kernel_tuner_caches"
-A100 = CACHES / "convolution_A100.json.gz"
-VECTOR_ADD = SHARED / "tuning_schemas" / "test_test_cache_file.json"
+DATA = REPO_ROOT / "tests" / "data" / "kernel_tuner"
+A100 = DATA / "convolution_A100.json.gz"
+VECTOR_ADD = DATA / "test_test_cache_file.json"
 SHIPPED_SCHEMA = REPO_ROOT / "analysis" / "beast_analysis" / "schemas" / SCHEMA_NAME
-needs_shared = pytest.mark.skipif(not A100.is_file(), reason="../shared/data is not present")
 
 
 def raw_cache(path):
@@ -60,7 +57,6 @@ def a100_db(tmp_path_factory):
     return path, summary
 
 
-@needs_shared
 def test_a100_import_counts(a100_db):
     path, summary = a100_db
     assert summary["configs"] == 4362
@@ -85,7 +81,6 @@ def test_a100_import_counts(a100_db):
     connection.close()
 
 
-@needs_shared
 def test_a100_best_time_matches_the_raw_file(a100_db):
     path, _ = a100_db
     entries = raw_cache(A100)["cache"].values()
@@ -102,7 +97,6 @@ def test_fnv_hash_matches_the_published_test_vectors():
     assert hash_text("a") == "af63dc4c8601ec8c"
 
 
-@needs_shared
 def test_reimport_adds_nothing(a100_db, capsys):
     path, _ = a100_db
     code, out, err = run_cli(capsys, "import", "--kernel-tuner", A100, "--db", path, "--json")
@@ -115,7 +109,6 @@ def test_reimport_adds_nothing(a100_db, capsys):
     connection.close()
 
 
-@needs_shared
 @pytest.mark.parametrize("suffix", [".json", ".json.gz"])
 def test_cache_left_open_by_a_killed_run(tmp_path, suffix, capsys):
     document = raw_cache(VECTOR_ADD)
@@ -257,7 +250,6 @@ def test_newer_schema_is_refused(tmp_path, capsys, verb):
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "report").exists()
 
 
-@needs_shared
 def test_t4_export_is_valid_and_matches_kernel_tuners_own(a100_db, tmp_path, capsys):
     db, _ = a100_db
     out = tmp_path / "results.json"
@@ -265,13 +257,11 @@ def test_t4_export_is_valid_and_matches_kernel_tuners_own(a100_db, tmp_path, cap
     assert (code, err) == (0, "")
     assert printed.startswith(f"wrote 4362 results to {out} (T4 1.0.0, valid against ")
     document = json.loads(out.read_text())
-    shared_schema = SHARED / "tuning_schemas" / SCHEMA_NAME
-    assert SHIPPED_SCHEMA.read_bytes() == shared_schema.read_bytes()
-    jsonschema.Draft202012Validator(json.loads(shared_schema.read_text())).validate(document)
+    jsonschema.Draft202012Validator(json.loads(SHIPPED_SCHEMA.read_text())).validate(document)
     assert document["schema_version"] == "1.0.0"
     assert document["metadata"]["device"] == "NVIDIA A100-PCIE-40GB"
     # Kernel Tuner's own T4 file of the same run: same configs, validity and times.
-    theirs = raw_cache(CACHES / "convolution_A100_T4.json.gz")["results"]
+    theirs = raw_cache(DATA / "convolution_A100_T4.json.gz")["results"]
 
     def by_config(results):
         return {json.dumps(r["configuration"], sort_keys=True): r for r in results}

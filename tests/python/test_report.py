@@ -21,7 +21,7 @@ from beast_analysis.kernel_tuner_import import import_cache  # noqa: E402
 from beast_analysis.problem_bytes import min_bytes  # noqa: E402
 from beast_analysis.roofline import device_peaks, place  # noqa: E402
 
-A100 = REPO_ROOT.parent / "shared" / "data" / "kernel_tuner_caches" / "convolution_A100.json.gz"
+A100 = REPO_ROOT / "tests" / "data" / "kernel_tuner" / "convolution_A100.json.gz"
 # The default config of convolution_milo.json (the T1 description of the same space).
 A100_DEFAULT = ("block_size_x=16,block_size_y=16,tile_size_x=1,tile_size_y=1,read_only=0,"
                 "use_padding=1,use_shmem=1,use_cmem=1,filter_height=15,filter_width=15")
@@ -54,8 +54,6 @@ def check_page(out, expected_files):
 
 @pytest.fixture(scope="module")
 def a100_report(tmp_path_factory):
-    if not A100.is_file():
-        pytest.skip("../shared/data is not present")
     folder = tmp_path_factory.mktemp("a100")
     db = folder / "beast.db"
     import_cache(A100, db, default=A100_DEFAULT)

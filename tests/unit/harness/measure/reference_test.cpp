@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -107,130 +109,30 @@ TEST(ReferenceConv2d, NhwcEqualsNchwAfterTransposition) {
       }
 }
 
-// Just enough JSON for conv_cases.json: objects, arrays, numbers, strings, null.
-struct Json {
-  enum class Kind { kNull, kNumber, kString, kArray, kObject };
-  Kind kind = Kind::kNull;
-  double number = 0;
-  std::string text;
-  std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+using Json = nlohmann::json;
 
-  const Json* Find(const std::string& key) const {
-    for (const auto& [name, value] : members)
-      if (name == key) return &value;
-    return nullptr;
-  }
-  std::vector<int64_t> Ints() const {
-    std::vector<int64_t> out;
-    for (const Json& item : items) out.push_back(static_cast<int64_t>(item.number));
-    return out;
-  }
-  std::vector<float> Floats() const {
-    std::vector<float> out;
-    for (const Json& item : items) out.push_back(static_cast<float>(item.number));
-    return out;
-  }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(const std::string& text) : text_(text) {}
-  Json Parse() {
-    Json value = Value();
-    Skip();
-    if (pos_ != text_.size()) throw std::runtime_error("trailing text at " + std::to_string(pos_));
-    return value;
-  }
-
- private:
-  void Skip() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  bool Accept(char c) {
-    Skip();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  void Expect(char c) {
-    Skip();
-    if (pos_ >= text_.size() || text_[pos_] != c)
-      throw std::runtime_error(std::string("expected '") + c + "' at " + std::to_string(pos_));
-    ++pos_;
-  }
-  std::string String() {
-    Expect('"');
-    std::string out;
-    while (pos_ < text_.size() && text_[pos_] != '"') {
-      if (text_[pos_] == '\\') ++pos_;  // the case names and attributes need no unescaping
-      out += text_[pos_++];
-    }
-    Expect('"');
-    return out;
-  }
-  Json Value() {
-    Skip();
-    Json value;
-    if (pos_ >= text_.size()) throw std::runtime_error("unexpected end of JSON");
-    char c = text_[pos_];
-    if (c == '{') {
-      value.kind = Json::Kind::kObject;
-      ++pos_;
-      while (!Accept('}')) {
-        if (!value.members.empty()) Expect(',');
-        std::string key = String();
-        Expect(':');
-        value.members.emplace_back(key, Value());
-      }
-    } else if (c == '[') {
-      value.kind = Json::Kind::kArray;
-      ++pos_;
-      while (!Accept(']')) {
-        if (!value.items.empty()) Expect(',');
-        value.items.push_back(Value());
-      }
-    } else if (c == '"') {
-      value.kind = Json::Kind::kString;
-      value.text = String();
-    } else if (text_.compare(pos_, 4, "null") == 0) {
-      pos_ += 4;
-    } else {
-      value.kind = Json::Kind::kNumber;
-      char* end = nullptr;
-      value.number = std::strtod(text_.c_str() + pos_, &end);
-      if (end == text_.c_str() + pos_)
-        throw std::runtime_error("bad JSON at " + std::to_string(pos_));
-      pos_ = end - text_.c_str();
-    }
-    return value;
-  }
-
-  const std::string& text_;
-  size_t pos_ = 0;
-};
+template <typename T>
+std::vector<T> Numbers(const Json& array) {
+  return array.get<std::vector<T>>();
+}
 
 // Maps one ONNX Conv node to a Conv2dShape; false when the reference cannot
 // express it (padding that differs between the two ends of an axis).
 bool OnnxConvShape(const Json& attrs, const std::vector<int64_t>& x_dims,
                    const std::vector<int64_t>& w_dims, Conv2dShape* shape) {
   auto ints = [&attrs](const char* key, std::vector<int64_t> fallback) {
-    const Json* value = attrs.Find(key);
-    return value ? value->Ints() : fallback;
+    return attrs.contains(key) ? Numbers<int64_t>(attrs[key]) : fallback;
   };
   shape->n = x_dims[0], shape->c = x_dims[1], shape->h = x_dims[2], shape->w = x_dims[3];
   shape->k = w_dims[0], shape->r = w_dims[2], shape->s = w_dims[3];
-  const Json* group = attrs.Find("group");
-  shape->groups = group ? static_cast<int64_t>(group->number) : 1;
+  shape->groups = attrs.value("group", int64_t{1});
   std::vector<int64_t> strides = ints("strides", {1, 1});
   std::vector<int64_t> dilations = ints("dilations", {1, 1});
   std::vector<int64_t> pads = ints("pads", {0, 0, 0, 0});  // h_begin, w_begin, h_end, w_end
   shape->stride_h = strides[0], shape->stride_w = strides[1];
   shape->dilation_h = dilations[0], shape->dilation_w = dilations[1];
-  const Json* auto_pad = attrs.Find("auto_pad");
-  if (auto_pad && (auto_pad->text == "SAME_UPPER" || auto_pad->text == "SAME_LOWER")) {
+  const std::string auto_pad = attrs.value("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     // Output ceil(in / stride); the total padding is split, odd totals unevenly.
     const int64_t in[2] = {shape->h, shape->w}, filter[2] = {shape->r, shape->s};
     for (int axis = 0; axis < 2; ++axis) {
@@ -238,11 +140,11 @@ bool OnnxConvShape(const Json& attrs, const std::vector<int64_t>& x_dims,
       int64_t total = std::max<int64_t>(
           0, (out - 1) * strides[axis] + (filter[axis] - 1) * dilations[axis] + 1 - in[axis]);
       int64_t small = total / 2, large = total - small;
-      bool lower = auto_pad->text == "SAME_LOWER";
+      bool lower = auto_pad == "SAME_LOWER";
       pads[axis] = lower ? large : small;
       pads[axis + 2] = lower ? small : large;
     }
-  } else if (auto_pad && auto_pad->text == "VALID") {
+  } else if (auto_pad == "VALID") {
     pads = {0, 0, 0, 0};
   }
   if (pads[0] != pads[2] || pads[1] != pads[3]) return false;
@@ -251,32 +153,29 @@ bool OnnxConvShape(const Json& attrs, const std::vector<int64_t>& x_dims,
 }
 
 TEST(ReferenceConv2d, OnnxGoldenCases) {
-  const std::string path = BEAST_TEST_SOURCE_DIR "/../shared/data/onnx_conv/conv_cases.json";
+  const std::string path = BEAST_TEST_SOURCE_DIR "/tests/data/onnx_conv/conv_cases.json";
   std::ifstream file(path);
   ASSERT_TRUE(file) << "cannot open " << path;
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  const std::string text = buffer.str();
-  Json cases = JsonReader(text).Parse();
-  ASSERT_EQ(cases.members.size(), 17u);
+  const Json cases = Json::parse(file);
+  ASSERT_EQ(cases.size(), 17u);
   int run = 0, skipped = 0;
-  for (const auto& [name, test] : cases.members) {
+  for (const auto& [name, test] : cases.items()) {
     SCOPED_TRACE(name);
-    std::vector<int64_t> x_dims = test.Find("x")->Find("dims")->Ints();
-    std::vector<int64_t> w_dims = test.Find("w")->Find("dims")->Ints();
-    std::vector<int64_t> y_dims = test.Find("y")->Find("dims")->Ints();
+    std::vector<int64_t> x_dims = Numbers<int64_t>(test["x"]["dims"]);
+    std::vector<int64_t> w_dims = Numbers<int64_t>(test["w"]["dims"]);
+    std::vector<int64_t> y_dims = Numbers<int64_t>(test["y"]["dims"]);
     Conv2dShape shape;
-    if (!OnnxConvShape(*test.Find("attrs"), x_dims, w_dims, &shape)) {
+    if (!OnnxConvShape(test["attrs"], x_dims, w_dims, &shape)) {
       ++skipped;
       continue;
     }
     ASSERT_EQ(w_dims[1], shape.c / shape.groups);
     ASSERT_EQ(y_dims, (std::vector<int64_t>{shape.n, shape.k, shape.OutH(), shape.OutW()}));
-    std::vector<float> x = test.Find("x")->Find("data")->Floats();
-    std::vector<float> w = test.Find("w")->Find("data")->Floats();
-    std::vector<float> expected = test.Find("y")->Find("data")->Floats();
-    const Json* b = test.Find("b");
-    std::vector<float> bias = b->kind == Json::Kind::kArray ? b->Floats() : std::vector<float>();
+    std::vector<float> x = Numbers<float>(test["x"]["data"]);
+    std::vector<float> w = Numbers<float>(test["w"]["data"]);
+    std::vector<float> expected = Numbers<float>(test["y"]["data"]);
+    std::vector<float> bias =
+        test.contains("b") && test["b"].is_array() ? Numbers<float>(test["b"]) : std::vector<float>();
     ASSERT_EQ(x.size(), Conv2dInputCount(shape));
     ASSERT_EQ(w.size(), Conv2dFilterCount(shape));
     ASSERT_EQ(expected.size(), Conv2dOutputCount(shape));
