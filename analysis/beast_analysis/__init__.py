@@ -16,8 +16,8 @@ from beast_analysis.queries import MEASUREMENT_STATUSES, status_counts, winners
 
 __all__ = [
     "APPLICATION_ID",
-    "SCHEMA_VERSION",
     "MEASUREMENT_STATUSES",
+    "SCHEMA_VERSION",
     "BeastDatabaseError",
     "connect",
     "status_counts",

@@ -29,43 +29,64 @@ def _filters(parser):
 
 
 def _report_parser():
-    parser = _Parser(prog="beast report", description=(
-        "Writes DIR/index.html with PNG plots of a result database: distribution of times per "
-        "template and problem, the effect of each parameter on time, parameter importance "
-        "(random forest), tuned best against the default config and against each vendor library's "
-        "baseline (speed-ups), a roofline of the winners (under the measured peak FLOP/s where "
-        "beast tune measured one), failures by status. DIR must be absent, empty or a previous "
-        "report, which is replaced. The page needs no network."))
+    parser = _Parser(
+        prog="beast report",
+        description=(
+            "Writes DIR/index.html with PNG plots of a result database: distribution of times per "
+            "template and problem, the effect of each parameter on time, parameter importance "
+            "(random forest), tuned best against the default config and against each vendor library's "
+            "baseline (speed-ups), a roofline of the winners (under the measured peak FLOP/s where "
+            "beast tune measured one), failures by status. DIR must be absent, empty or a previous "
+            "report, which is replaced. The page needs no network."
+        ),
+    )
     parser.add_argument("--db", default="beast.db", help="the database (default beast.db)")
     parser.add_argument("--out", required=True, metavar="DIR", help="the report folder")
     _filters(parser)
-    parser.add_argument("--param", action="append", metavar="NAME",
-                        help="plot the effect of only these parameters (repeatable); "
-                             "the importance model still uses all of them")
+    parser.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME",
+        help="plot the effect of only these parameters (repeatable); "
+        "the importance model still uses all of them",
+    )
     parser.add_argument("--json", action="store_true", help="print the files written as JSON")
     return parser
 
 
 def _import_parser():
-    parser = _Parser(prog="beast import", description=(
-        "Loads a Kernel Tuner cache file (.json or .json.gz, also one a killed run left without "
-        "its closing braces) into a database, created if missing, in one transaction: one "
-        "measurement per cache entry, on the cache's device, problem kt:KERNEL:SIZE, template "
-        "kernel_tuner/KERNEL. A config already measured there keeps its first result."))
+    parser = _Parser(
+        prog="beast import",
+        description=(
+            "Loads a Kernel Tuner cache file (.json or .json.gz, also one a killed run left without "
+            "its closing braces) into a database, created if missing, in one transaction: one "
+            "measurement per cache entry, on the cache's device, problem kt:KERNEL:SIZE, template "
+            "kernel_tuner/KERNEL. A config already measured there keeps its first result."
+        ),
+    )
     parser.add_argument("--kernel-tuner", required=True, metavar="FILE", help="the cache file")
     parser.add_argument("--db", default="beast.db", help="the database (default beast.db)")
-    parser.add_argument("--device-name", metavar="NAME", help="the device (default: the cache's device_name)")
-    parser.add_argument("--default", metavar="CONFIG",
-                        help="mark this config (NAME=value,... over every parameter) as the "
-                             "baseline, as a template's default config is")
+    parser.add_argument(
+        "--device-name", metavar="NAME", help="the device (default: the cache's device_name)"
+    )
+    parser.add_argument(
+        "--default",
+        metavar="CONFIG",
+        help="mark this config (NAME=value,... over every parameter) as the "
+        "baseline, as a template's default config is",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
 
 
 def _export_parser():
-    parser = _Parser(prog="beast export-results", description=(
-        "Writes the measurements of one (device, problem, template) in the T4 results format "
-        "(Kernel Tuner, KTT, BAT), validated against its schema before writing."))
+    parser = _Parser(
+        prog="beast export-results",
+        description=(
+            "Writes the measurements of one (device, problem, template) in the T4 results format "
+            "(Kernel Tuner, KTT, BAT), validated against its schema before writing."
+        ),
+    )
     parser.add_argument("--db", default="beast.db", help="the database (default beast.db)")
     parser.add_argument("--t4", required=True, metavar="OUT.json", help="the T4 file to write")
     _filters(parser)
@@ -76,25 +97,40 @@ def _export_parser():
 def _report(args):
     from beast_analysis import report
 
-    summary = report.build(args.db, args.out, device=args.device, problem=args.problem,
-                           template=args.template, params=args.param)
+    summary = report.build(
+        args.db,
+        args.out,
+        device=args.device,
+        problem=args.problem,
+        template=args.template,
+        params=args.param,
+    )
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"wrote {args.out}/index.html and {len(summary['files']) - 1} plots under {args.out}/plots")
+        print(
+            f"wrote {args.out}/index.html and {len(summary['files']) - 1} plots under {args.out}/plots"
+        )
 
 
 def _import(args, argv):
     from beast_analysis.kernel_tuner_import import import_cache
 
-    s = import_cache(args.kernel_tuner, args.db, device_name=args.device_name, default=args.default,
-                     command=shlex.join(["beast", "import"] + argv))
+    s = import_cache(
+        args.kernel_tuner,
+        args.db,
+        device_name=args.device_name,
+        default=args.default,
+        command=shlex.join(["beast", "import"] + argv),
+    )
     if args.json:
         print(json.dumps(s))
         return
     statuses = ", ".join(f"{n} {status}" for status, n in s["statuses"].items())
     print(f"imported {s['configs']} configs ({statuses}) from {s['file']} into {s['db']}")
-    print(f"  device {s['device']}, problem {s['problem']}, template {s['template']} (hash {s['template_hash']})")
+    print(
+        f"  device {s['device']}, problem {s['problem']}, template {s['template']} (hash {s['template_hash']})"
+    )
     if s["already_present"]:
         print(f"  {s['already_present']} were measured there before and kept their first result")
     if s["best_ms"] is not None:
@@ -104,13 +140,18 @@ def _import(args, argv):
 def _export(args):
     from beast_analysis import t4_export
 
-    count = t4_export.export(args.db, args.t4, device=args.device, problem=args.problem,
-                             template=args.template)
+    count = t4_export.export(
+        args.db, args.t4, device=args.device, problem=args.problem, template=args.template
+    )
     if args.json:
-        print(json.dumps({"out": args.t4, "results": count, "schema": str(t4_export.schema_path())}))
+        print(
+            json.dumps({"out": args.t4, "results": count, "schema": str(t4_export.schema_path())})
+        )
     else:
-        print(f"wrote {count} results to {args.t4} (T4 {t4_export.SCHEMA_VERSION}, "
-              f"valid against {t4_export.schema_path()})")
+        print(
+            f"wrote {count} results to {args.t4} (T4 {t4_export.SCHEMA_VERSION}, "
+            f"valid against {t4_export.schema_path()})"
+        )
 
 
 _COMMANDS = {"report": _report_parser, "import": _import_parser, "export-results": _export_parser}
@@ -140,13 +181,15 @@ def main(argv=None):
         sys.stderr.write(f"{parser.prog}: {error}\n")
         return 1
     except ModuleNotFoundError as error:
-        sys.stderr.write(f"{parser.prog}: the Python package {error.name} is missing from "
-                         f"{sys.executable} (./run installs it)\n")
+        sys.stderr.write(
+            f"{parser.prog}: the Python package {error.name} is missing from "
+            f"{sys.executable} (./run installs it)\n"
+        )
         return 1
     except KeyboardInterrupt:
         sys.stderr.write(f"{parser.prog}: interrupted; nothing written\n")
         return 130
-    except Exception as error:  # a bug: still one line, as the C++ verbs report one
+    except Exception as error:  # noqa: BLE001 - a bug: still one line, as the C++ verbs report one
         sys.stdout.flush()
         sys.stderr.write(f"{parser.prog}: internal error: {type(error).__name__}: {error}\n")
         return 1

@@ -64,8 +64,7 @@ def check_header(connection, name, allow_older=False):
         raise BeastDatabaseError(f"{name} is a beast database without a schema version")
     if version < SCHEMA_VERSION and not allow_older:
         raise BeastDatabaseError(
-            f"{name}: database schema version {version} is older than this beast "
-            f"({SCHEMA_VERSION})"
+            f"{name}: database schema version {version} is older than this beast ({SCHEMA_VERSION})"
         )
     return version
 

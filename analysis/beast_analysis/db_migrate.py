@@ -58,5 +58,4 @@ def upgrade(connection, name, target):
         if version != number:
             raise MigrationError(f"migration {path.name} left schema version {version}")
     if version < target:
-        raise MigrationError(
-            f"{name}: no migration from schema version {version} to {version + 1}")
+        raise MigrationError(f"{name}: no migration from schema version {version} to {version + 1}")

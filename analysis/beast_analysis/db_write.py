@@ -55,8 +55,11 @@ def _is_blank(connection):
     C++ store does): no application id, no version, no tables."""
     header = [
         connection.execute(sql).fetchone()[0]
-        for sql in ("PRAGMA application_id", "PRAGMA user_version",
-                    "SELECT count(*) FROM sqlite_master")
+        for sql in (
+            "PRAGMA application_id",
+            "PRAGMA user_version",
+            "SELECT count(*) FROM sqlite_master",
+        )
     ]
     return header == [0, 0, 0]
 
@@ -115,7 +118,9 @@ def write_transaction(db_path):
     handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=directory)
     os.close(handle)
     try:
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600; a database is shared like any file
+        os.chmod(
+            temporary, 0o666 & ~_umask()
+        )  # mkstemp makes it 0600; a database is shared like any file
         connection = _open(temporary)
         connection.row_factory = sqlite3.Row
         try:

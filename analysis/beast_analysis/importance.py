@@ -54,20 +54,26 @@ def fit(frame, template, names, seed=0):
     features = numpy.column_stack([_encode([p.get(n) for p in params]) for n in varying])
     best = ok.groupby(["device_id", "problem_id"])["median_ms"].transform("min")
     target = numpy.log((ok["median_ms"] / best).to_numpy(dtype=float))
-    forest = RandomForestRegressor(n_estimators=_TREES, min_samples_leaf=2, oob_score=True,
-                                   random_state=seed, n_jobs=1)
+    forest = RandomForestRegressor(
+        n_estimators=_TREES, min_samples_leaf=2, oob_score=True, random_state=seed, n_jobs=1
+    )
     forest.fit(features, target)
     ranking = sorted(zip(varying, forest.feature_importances_.tolist()), key=lambda item: -item[1])
-    return Importance(template, len(ok), ranking, float(forest.oob_score_),
-                      [n for n in names if n not in varying])
+    return Importance(
+        template, len(ok), ranking, float(forest.oob_score_), [n for n in names if n not in varying]
+    )
 
 
 def plot(result, template, path):
     """A bar chart of result (from fit); a sentence when there is none."""
     title = f"{template}: parameter importance"
     if result is None:
-        message_figure(path, title, f"Too few ok configs of {template} (fewer than {MIN_CONFIGS}) or no "
-                                    "parameter that varies: no model to fit.")
+        message_figure(
+            path,
+            title,
+            f"Too few ok configs of {template} (fewer than {MIN_CONFIGS}) or no "
+            "parameter that varies: no model to fit.",
+        )
         return ""
     names = [name for name, _ in result.ranking]
     values = [value for _, value in result.ranking]
@@ -78,8 +84,14 @@ def plot(result, template, path):
     ax.invert_yaxis()
     ax.set_xlabel("importance (share of the forest's variance reduction)")
     r2 = "n/a" if math.isnan(result.oob_r2) else f"{result.oob_r2:.2f}"
-    ax.set_title(wrap(f"{title} (random forest of {_TREES} trees on {result.configs} ok configs, "
-                      f"out-of-bag R\u00b2 = {r2})", 90), fontsize=10)
+    ax.set_title(
+        wrap(
+            f"{title} (random forest of {_TREES} trees on {result.configs} ok configs, "
+            f"out-of-bag R\u00b2 = {r2})",
+            90,
+        ),
+        fontsize=10,
+    )
     for i, value in enumerate(values):
         ax.text(value, i, f" {value:.3f}", va="center", fontsize=7)
     save(fig, path)

@@ -57,8 +57,7 @@ def _complete(text):
     text = text.strip()
     if not text or text[-3:] in ("}\n}", "}}}"):
         return None
-    if text.endswith(","):
-        text = text[:-1]
+    text = text.removesuffix(",")
     return text + "}\n}"
 
 
@@ -77,8 +76,15 @@ def _parse(name, text):
 
 def json_type(value):
     """The JSON name of a parsed value's type, for messages."""
-    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number",
-             float: "number", type(None): "null"}
+    names = {
+        dict: "object",
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -92,18 +98,32 @@ def _check_header(name, document):
     if "cache" not in document and isinstance(document.get("results"), list):
         raise _not_a_cache(name, 'it holds "results", as a T4 results file does, and no "cache"')
     if "cache" not in document and "ConfigurationSpace" in document:
-        raise _not_a_cache(name, 'it holds "ConfigurationSpace", as a T1 tuning-problem file does, and no "cache"')
-    for field, kind in (("kernel_name", "string"), ("tune_params_keys", "array"), ("cache", "object")):
+        raise _not_a_cache(
+            name, 'it holds "ConfigurationSpace", as a T1 tuning-problem file does, and no "cache"'
+        )
+    for field, kind in (
+        ("kernel_name", "string"),
+        ("tune_params_keys", "array"),
+        ("cache", "object"),
+    ):
         if field not in document:
             raise _not_a_cache(name, f'no "{field}"')
         if json_type(document[field]) != kind:
-            raise _not_a_cache(name, f'"{field}" is a JSON {json_type(document[field])}, not {kind}')
+            raise _not_a_cache(
+                name, f'"{field}" is a JSON {json_type(document[field])}, not {kind}'
+            )
     names = document["tune_params_keys"]
-    if not names or not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names):
+    if (
+        not names
+        or not all(isinstance(n, str) and n for n in names)
+        or len(set(names)) != len(names)
+    ):
         raise _not_a_cache(name, '"tune_params_keys" is not a list of distinct parameter names')
     for field, kind in (("device_name", "string"), ("tune_params", "object")):
         if field in document and json_type(document[field]) != kind:
-            raise _not_a_cache(name, f'"{field}" is a JSON {json_type(document[field])}, not {kind}')
+            raise _not_a_cache(
+                name, f'"{field}" is a JSON {json_type(document[field])}, not {kind}'
+            )
 
 
 def _check_entry(name, key, entry, names):

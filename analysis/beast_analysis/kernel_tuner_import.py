@@ -76,9 +76,11 @@ def _timestamp(cache, key, entry):
     try:
         moment = datetime.datetime.fromisoformat(str(text))
     except ValueError:
-        raise InputError(f'{cache.path}: cache entry "{key}": timestamp "{text}" is not ISO 8601') from None
+        raise InputError(
+            f'{cache.path}: cache entry "{key}": timestamp "{text}" is not ISO 8601'
+        ) from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc)
+        moment = moment.astimezone(datetime.UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
@@ -105,9 +107,14 @@ def _measurement(cache, key, entry, flops):
     if not isinstance(times, list) or not all(_number(t) for t in times):
         raise InputError(f'{cache.path}: cache entry "{key}": "times" is not a list of numbers')
     row = {
-        "status": "ok", "samples_json": json.dumps(times), "median_ms": None, "spread": None,
-        "gflops": None, "compile_ms": entry["compile_time"] if _number(entry.get("compile_time")) else None,
-        "error_text": "", "created_at": _timestamp(cache, key, entry),
+        "status": "ok",
+        "samples_json": json.dumps(times),
+        "median_ms": None,
+        "spread": None,
+        "gflops": None,
+        "compile_ms": entry["compile_time"] if _number(entry.get("compile_time")) else None,
+        "error_text": "",
+        "created_at": _timestamp(cache, key, entry),
     }
     if isinstance(time, str):
         if time not in ERROR_STATUSES:
@@ -117,13 +124,21 @@ def _measurement(cache, key, entry, flops):
             )
         row.update(status=ERROR_STATUSES[time], error_text=time)
     elif _number(time) and time >= _OLD_ERROR_TIME:
-        row.update(status="runtime_error", error_text=f"time {time:g}: Kernel Tuner's value for a failed config")
+        row.update(
+            status="runtime_error",
+            error_text=f"time {time:g}: Kernel Tuner's value for a failed config",
+        )
     elif _number(time) and time > 0:
         gflops = entry.get("GFLOP/s")
-        row.update(median_ms=float(time), spread=_spread(times),
-                   gflops=float(gflops) if _number(gflops) else (flops / time / 1e6 if flops else None))
+        row.update(
+            median_ms=float(time),
+            spread=_spread(times),
+            gflops=float(gflops) if _number(gflops) else (flops / time / 1e6 if flops else None),
+        )
     else:
-        raise InputError(f'{cache.path}: cache entry "{key}": time {json.dumps(time)} is not a positive number')
+        raise InputError(
+            f'{cache.path}: cache entry "{key}": time {json.dumps(time)} is not a positive number'
+        )
     return row
 
 
@@ -154,10 +169,13 @@ def _insert(connection, table, columns, unique=None):
     """INSERT OR IGNORE one row, then its id by its unique columns."""
     names = ", ".join(columns)
     marks = ", ".join("?" for _ in columns)
-    connection.execute(f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})", tuple(columns.values()))
+    connection.execute(
+        f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())
+    )
     where = " AND ".join(f"{c} = ?" for c in unique)
-    return connection.execute(f"SELECT id FROM {table} WHERE {where}",
-                              tuple(columns[c] for c in unique)).fetchone()[0]
+    return connection.execute(
+        f"SELECT id FROM {table} WHERE {where}", tuple(columns[c] for c in unique)
+    ).fetchone()[0]
 
 
 def import_cache(cache_path, db_path, *, device_name=None, default=None, command=""):
@@ -165,7 +183,9 @@ def import_cache(cache_path, db_path, *, device_name=None, default=None, command
     cache = read_cache(cache_path)
     device = device_name if device_name else cache.device_name
     if not device:
-        raise InputError(f"{cache.path}: the cache names no device (device_name is empty); name it with --device-name")
+        raise InputError(
+            f"{cache.path}: the cache names no device (device_name is empty); name it with --device-name"
+        )
     flops = _problem_flops(cache)
     configs = {}  # config key -> (params, measurement columns), first entry kept
     for key, entry in cache.entries.items():
@@ -181,36 +201,72 @@ def import_cache(cache_path, db_path, *, device_name=None, default=None, command
             "(?, ?, 'finished', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
             (command, os.environ.get("BEAST_VERSION", "")),
         ).lastrowid
-        device_id = _insert(connection, "devices", {"backend": "kernel_tuner", "name": device, "driver_version": ""},
-                            unique=("backend", "name", "driver_version"))
-        problem_id = _insert(connection, "problems", {"key": pkey, "op": "kernel_tuner", "flops": flops},
-                             unique=("key",))
+        device_id = _insert(
+            connection,
+            "devices",
+            {"backend": "kernel_tuner", "name": device, "driver_version": ""},
+            unique=("backend", "name", "driver_version"),
+        )
+        problem_id = _insert(
+            connection,
+            "problems",
+            {"key": pkey, "op": "kernel_tuner", "flops": flops},
+            unique=("key",),
+        )
         template_name = f"kernel_tuner/{cache.kernel_name}"
-        template_id = _insert(connection, "templates", {"name": template_name, "hash": template_hash},
-                              unique=("name", "hash"))
-        measured = 0  # measurements this import adds (a config measured before keeps its first result)
+        template_id = _insert(
+            connection,
+            "templates",
+            {"name": template_name, "hash": template_hash},
+            unique=("name", "hash"),
+        )
+        measured = (
+            0  # measurements this import adds (a config measured before keeps its first result)
+        )
         for ckey, (params, row) in configs.items():
             config_id = _insert(
-                connection, "configs",
-                {"template_id": template_id, "config_key": ckey, "config_hash": hash_text(ckey),
-                 "params_json": json.dumps(params)},
+                connection,
+                "configs",
+                {
+                    "template_id": template_id,
+                    "config_key": ckey,
+                    "config_hash": hash_text(ckey),
+                    "params_json": json.dumps(params),
+                },
                 unique=("template_id", "config_key"),
             )
-            columns = dict(row, run_id=run_id, device_id=device_id, problem_id=problem_id, config_id=config_id,
-                           is_default=int(ckey == default_key))
+            columns = dict(
+                row,
+                run_id=run_id,
+                device_id=device_id,
+                problem_id=problem_id,
+                config_id=config_id,
+                is_default=int(ckey == default_key),
+            )
             if columns["created_at"] is None:
                 del columns["created_at"]  # the schema's default: now
             names = ", ".join(columns)
             marks = ", ".join("?" for _ in columns)
-            measured += connection.execute(f"INSERT OR IGNORE INTO measurements ({names}) VALUES ({marks})",
-                                           tuple(columns.values())).rowcount
+            measured += connection.execute(
+                f"INSERT OR IGNORE INTO measurements ({names}) VALUES ({marks})",
+                tuple(columns.values()),
+            ).rowcount
     statuses = {}
     for _, row in configs.values():
         statuses[row["status"]] = statuses.get(row["status"], 0) + 1
     ok_times = [row["median_ms"] for _, row in configs.values() if row["status"] == "ok"]
     return {
-        "file": cache.path, "db": os.fspath(db_path), "device": device, "problem": pkey,
-        "template": template_name, "template_hash": template_hash, "configs": len(configs),
-        "added": measured, "already_present": len(configs) - measured, "statuses": statuses,
-        "flops": flops, "default": default_key, "best_ms": min(ok_times, default=None),
+        "file": cache.path,
+        "db": os.fspath(db_path),
+        "device": device,
+        "problem": pkey,
+        "template": template_name,
+        "template_hash": template_hash,
+        "configs": len(configs),
+        "added": measured,
+        "already_present": len(configs) - measured,
+        "statuses": statuses,
+        "flops": flops,
+        "default": default_key,
+        "best_ms": min(ok_times, default=None),
     }

@@ -29,10 +29,31 @@ ORDER BY m.id
 """
 
 COLUMNS = (
-    "measurement_id", "device_id", "device", "backend", "limits_json", "problem_id", "problem",
-    "op", "flops", "template_id", "template", "template_hash", "config_id", "config",
-    "params_json", "is_default", "status", "samples_json", "median_ms", "spread", "gflops",
-    "max_error", "compile_ms", "error_text", "created_at",
+    "measurement_id",
+    "device_id",
+    "device",
+    "backend",
+    "limits_json",
+    "problem_id",
+    "problem",
+    "op",
+    "flops",
+    "template_id",
+    "template",
+    "template_hash",
+    "config_id",
+    "config",
+    "params_json",
+    "is_default",
+    "status",
+    "samples_json",
+    "median_ms",
+    "spread",
+    "gflops",
+    "max_error",
+    "compile_ms",
+    "error_text",
+    "created_at",
 )
 
 
@@ -40,7 +61,9 @@ def _check_filter(frame, db_path, option, value):
     known = sorted(frame[option].unique())
     if value not in known:
         listed = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-        raise InputError(f'--{option} "{value}": no such {option} in {db_path} ({option}s: {listed or "none"})')
+        raise InputError(
+            f'--{option} "{value}": no such {option} in {db_path} ({option}s: {listed or "none"})'
+        )
 
 
 def load(db_path, *, device=None, problem=None, template=None):

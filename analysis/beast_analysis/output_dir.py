@@ -34,7 +34,9 @@ def check_replaceable(out_dir, marker, text, what):
     if not out.is_dir():
         raise InputError(f"{out_dir} exists and is not a directory")
     if any(out.iterdir()) and not _is_previous(out, marker, text):
-        raise InputError(f"{out_dir} is not empty and not a previous {what}: refusing to replace it")
+        raise InputError(
+            f"{out_dir} is not empty and not a previous {what}: refusing to replace it"
+        )
 
 
 @contextlib.contextmanager

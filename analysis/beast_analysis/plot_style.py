@@ -12,7 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # before pyplot: files only, works without a display
 
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 DPI = 100
 
@@ -38,7 +38,9 @@ def message_figure(path, title, message):
 
 
 def wrap(text, width=40):
-    return "\n".join(textwrap.wrap(str(text), width, break_long_words=True, break_on_hyphens=False)) or str(text)
+    return "\n".join(
+        textwrap.wrap(str(text), width, break_long_words=True, break_on_hyphens=False)
+    ) or str(text)
 
 
 def short_problem(key, width=40):

@@ -19,8 +19,12 @@ _GROUP = ["template", "problem", "device"]
 # Most distinct values a parameter's box plot shows one box each for.
 _MAX_BOXES = 24
 _STATUS_COLORS = {
-    "compile_error": "tab:orange", "runtime_error": "tab:red", "crashed": "tab:purple",
-    "timeout": "tab:brown", "wrong_result": "tab:pink", "pruned_after_compile": "tab:gray",
+    "compile_error": "tab:orange",
+    "runtime_error": "tab:red",
+    "crashed": "tab:purple",
+    "timeout": "tab:brown",
+    "wrong_result": "tab:pink",
+    "pruned_after_compile": "tab:gray",
 }
 
 
@@ -40,8 +44,15 @@ def times_distribution(frame, path):
     jitter = numpy.random.default_rng(0)
     for i, (_, times) in enumerate(groups, start=1):
         # Every config as a dot (jittered vertically) shows the shape the box summarises.
-        ax.scatter(times, i + jitter.uniform(-0.25, 0.25, len(times)), s=3, alpha=0.25,
-                   color="tab:blue", zorder=2, linewidths=0)
+        ax.scatter(
+            times,
+            i + jitter.uniform(-0.25, 0.25, len(times)),
+            s=3,
+            alpha=0.25,
+            color="tab:blue",
+            zorder=2,
+            linewidths=0,
+        )
     ax.set_yticks(range(1, len(groups) + 1))
     ax.set_yticklabels([group_label(*key, count=len(t)) for key, t in groups], fontsize=7)
     ax.invert_yaxis()
@@ -70,18 +81,30 @@ def _boxes(values, relative):
     import pandas
 
     series = pandas.Series(relative.to_numpy(), index=range(len(values)))
-    distinct = sorted(set(values), key=lambda v: (not _is_number(v), v if _is_number(v) else str(v)))
+    distinct = sorted(
+        set(values), key=lambda v: (not _is_number(v), v if _is_number(v) else str(v))
+    )
     if len(distinct) <= _MAX_BOXES:
-        return ([str(v) for v in distinct],
-                [series[[i for i, v in enumerate(values) if v == d]].to_numpy() for d in distinct], "")
+        return (
+            [str(v) for v in distinct],
+            [series[[i for i, v in enumerate(values) if v == d]].to_numpy() for d in distinct],
+            "",
+        )
     if all(_is_number(v) for v in distinct):
         bins = pandas.qcut(pandas.Series(values, dtype=float), q=12, duplicates="drop")
         labels = [f"{interval.left:g}..{interval.right:g}" for interval in bins.cat.categories]
-        return labels, [series[(bins == c).to_numpy()].to_numpy() for c in bins.cat.categories], "value ranges"
+        return (
+            labels,
+            [series[(bins == c).to_numpy()].to_numpy() for c in bins.cat.categories],
+            "value ranges",
+        )
     counts = pandas.Series([str(v) for v in values]).value_counts().index[:_MAX_BOXES]
     text = [str(v) for v in values]
-    return (list(counts), [series[[i for i, v in enumerate(text) if v == c]].to_numpy() for c in counts],
-            f"the {_MAX_BOXES} most frequent of {len(distinct)} values")
+    return (
+        list(counts),
+        [series[[i for i, v in enumerate(text) if v == c]].to_numpy() for c in counts],
+        f"the {_MAX_BOXES} most frequent of {len(distinct)} values",
+    )
 
 
 def parameter_effects(frame, template, names, path):
@@ -98,12 +121,15 @@ def parameter_effects(frame, template, names, path):
     constant = [n for n in names if n not in varying]
     note = f"Constant among the ok configs: {', '.join(constant)}." if constant else ""
     if not varying:
-        message_figure(path, title, f"Every parameter of {template} has one value among its ok configs.")
+        message_figure(
+            path, title, f"Every parameter of {template} has one value among its ok configs."
+        )
         return note
     columns = min(3, len(varying))
     rows = math.ceil(len(varying) / columns)
-    fig, axes = figure(4.2 * columns, 3.2 * rows, nrows=rows, ncols=columns, squeeze=False,
-                       layout="constrained")
+    fig, axes = figure(
+        4.2 * columns, 3.2 * rows, nrows=rows, ncols=columns, squeeze=False, layout="constrained"
+    )
     for ax, name in zip(axes.flat, varying):
         labels, arrays, how = _boxes([p.get(name) for p in ok["params"]], relative)
         ax.boxplot(arrays, whis=(0, 100), widths=0.6)
@@ -112,7 +138,7 @@ def parameter_effects(frame, template, names, path):
         ax.set_yscale("log")
         ax.set_title(name + (f" ({how})" if how else ""), fontsize=9)
         ax.grid(axis="y", which="both", alpha=0.3)
-    for ax in list(axes.flat)[len(varying):]:
+    for ax in list(axes.flat)[len(varying) :]:
         ax.set_axis_off()
     fig.supylabel("time / best time (log)")
     fig.suptitle(wrap(title, 100))
@@ -142,17 +168,37 @@ def baseline(winner_rows, path):
         ax.scatter([best], [i], color="tab:blue", zorder=3, label="tuned best" if i == 0 else None)
         if default is None:
             missing += 1
-            ax.annotate("no default config measured ok", (best, i), xytext=(6, 0),
-                        textcoords="offset points", va="center", fontsize=7)
+            ax.annotate(
+                "no default config measured ok",
+                (best, i),
+                xytext=(6, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=7,
+            )
             continue
         ax.plot([best, default], [i, i], color="tab:gray", zorder=2)
-        ax.scatter([default], [i], color="tab:gray", marker="s", zorder=3,
-                   label=None if labelled else "default config")
+        ax.scatter(
+            [default],
+            [i],
+            color="tab:gray",
+            marker="s",
+            zorder=3,
+            label=None if labelled else "default config",
+        )
         labelled = True
-        ax.annotate(f"{row['speedup_vs_default']:.2f}x", (max(best, default), i), xytext=(6, 0),
-                    textcoords="offset points", va="center", fontsize=7)
+        ax.annotate(
+            f"{row['speedup_vs_default']:.2f}x",
+            (max(best, default), i),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=7,
+        )
     ax.set_yticks(range(len(winner_rows)))
-    ax.set_yticklabels([group_label(r["template"], r["problem"], r["device"]) for r in winner_rows], fontsize=7)
+    ax.set_yticklabels(
+        [group_label(r["template"], r["problem"], r["device"]) for r in winner_rows], fontsize=7
+    )
     ax.set_ylim(len(winner_rows) - 0.5, -0.5)
     ax.set_xscale("log")
     times = [t for r in winner_rows for t in compared_times(r) if t]
@@ -163,7 +209,9 @@ def baseline(winner_rows, path):
     ax.legend(loc="lower right", fontsize=8)
     save(fig, path)
     if missing:
-        return f"{missing} of {len(winner_rows)} have no default config measured ok, so no baseline."
+        return (
+            f"{missing} of {len(winner_rows)} have no default config measured ok, so no baseline."
+        )
     return ""
 
 
@@ -184,12 +232,20 @@ def failures(frame, path):
     for status in MEASUREMENT_STATUSES:
         if status in ("ok", "compiled") or status not in counts.columns or not counts[status].any():
             continue
-        ax.barh(range(len(counts)), counts[status], left=left, color=_STATUS_COLORS[status],
-                label=status, height=0.6)
+        ax.barh(
+            range(len(counts)),
+            counts[status],
+            left=left,
+            color=_STATUS_COLORS[status],
+            label=status,
+            height=0.6,
+        )
         left = [a + b for a, b in zip(left, counts[status])]
     ok = counts["ok"] if "ok" in counts.columns else [0] * len(counts)
     ax.set_yticks(range(len(counts)))
-    ax.set_yticklabels([group_label(*key) + f"\n{n} ok" for key, n in zip(counts.index, ok)], fontsize=7)
+    ax.set_yticklabels(
+        [group_label(*key) + f"\n{n} ok" for key, n in zip(counts.index, ok)], fontsize=7
+    )
     ax.invert_yaxis()
     ax.set_xlabel("failed configs")
     ax.set_title(title)

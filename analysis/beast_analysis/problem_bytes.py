@@ -47,10 +47,20 @@ def min_bytes(key):
             n, c, h, w = (_int(fields, name) for name in ("N", "C", "H", "W"))
             k, r, s = (_int(fields, name) for name in ("K", "R", "S"))
             groups = _int(fields, "groups", default=1)
-            p = _out_extent(h, _int(fields, "pad_h", "pad", default=0), _int(fields, "dilation_h", "dilation", default=1),
-                            r, _int(fields, "stride_h", "stride", default=1))
-            q = _out_extent(w, _int(fields, "pad_w", "pad", default=0), _int(fields, "dilation_w", "dilation", default=1),
-                            s, _int(fields, "stride_w", "stride", default=1))
+            p = _out_extent(
+                h,
+                _int(fields, "pad_h", "pad", default=0),
+                _int(fields, "dilation_h", "dilation", default=1),
+                r,
+                _int(fields, "stride_h", "stride", default=1),
+            )
+            q = _out_extent(
+                w,
+                _int(fields, "pad_w", "pad", default=0),
+                _int(fields, "dilation_w", "dilation", default=1),
+                s,
+                _int(fields, "stride_w", "stride", default=1),
+            )
             return element * (n * c * h * w + k * (c // groups) * r * s + n * k * p * q)
     except (KeyError, ValueError):
         return None

@@ -34,51 +34,131 @@ def _check_params(frame, db_path, params):
         known += [n for n in measurements.param_names(frame, template) if n not in known]
     for name in params or ():
         if name not in known:
-            raise InputError(f'--param "{name}": no such parameter in {db_path} (parameters: {", ".join(known) or "none"})')
+            raise InputError(
+                f'--param "{name}": no such parameter in {db_path} (parameters: {", ".join(known) or "none"})'
+            )
 
 
 def _summary(frame, db_path, filters):
     counts = {s: int((frame["status"] == s).sum()) for s in MEASUREMENT_STATUSES}
     chosen = ", ".join(f"--{k} {v}" for k, v in filters.items() if v) or "none"
-    counted = ", ".join(plural(frame[column].nunique(), noun) for column, noun in (
-        ("config_id", "config"), ("template", "template"), ("problem", "problem"), ("device", "device")))
-    intro = (f"<p>Database <code>{esc(os.path.abspath(db_path))}</code>, filters: {esc(chosen)}. "
-             f"{plural(len(frame), 'measurement')}: {counted} (the newest version of each "
-             f"template).</p>\n")
+    counted = ", ".join(
+        plural(frame[column].nunique(), noun)
+        for column, noun in (
+            ("config_id", "config"),
+            ("template", "template"),
+            ("problem", "problem"),
+            ("device", "device"),
+        )
+    )
+    intro = (
+        f"<p>Database <code>{esc(os.path.abspath(db_path))}</code>, filters: {esc(chosen)}. "
+        f"{plural(len(frame), 'measurement')}: {counted} (the newest version of each "
+        f"template).</p>\n"
+    )
     devices = frame.drop_duplicates("device")[["device", "backend", "limits_json"]]
     device_rows = []
     for _, d in devices.iterrows():
         peaks = roofline.device_peaks(d["limits_json"])
-        device_rows.append((d["device"], d["backend"], number(peaks.gflops) if peaks.gflops else "unknown",
-                            peaks.source or "\u2014", number(peaks.bandwidth) if peaks.bandwidth else "unknown"))
-    return (intro + table(["status", "measurements"], list(counts.items()), numeric={1})
-            + table(["device", "backend", "peak GFLOP/s", "peak source", "bandwidth GB/s"], device_rows,
-                    numeric={2, 4}))
+        device_rows.append(
+            (
+                d["device"],
+                d["backend"],
+                number(peaks.gflops) if peaks.gflops else "unknown",
+                peaks.source or "\u2014",
+                number(peaks.bandwidth) if peaks.bandwidth else "unknown",
+            )
+        )
+    return (
+        intro
+        + table(["status", "measurements"], list(counts.items()), numeric={1})
+        + table(
+            ["device", "backend", "peak GFLOP/s", "peak source", "bandwidth GB/s"],
+            device_rows,
+            numeric={2, 4},
+        )
+    )
 
 
 def _winners_table(rows, flops):
     body = []
     for r in rows:
-        gflops = flops.get(r["problem"], 0) / (r["median_ms"] * 1e6) if flops.get(r["problem"]) else r["gflops"]
-        body.append((r["device"], r["problem"], r["template"], r["config"], number(r["median_ms"]),
-                     number(gflops), number(r["default_ms"]), number(r["speedup_vs_default"], 3)))
-    return table(["device", "problem", "template", "config", "median ms", "GFLOP/s", "default ms",
-                  "speed-up"], body, numeric={4, 5, 6, 7})
+        gflops = (
+            flops.get(r["problem"], 0) / (r["median_ms"] * 1e6)
+            if flops.get(r["problem"])
+            else r["gflops"]
+        )
+        body.append(
+            (
+                r["device"],
+                r["problem"],
+                r["template"],
+                r["config"],
+                number(r["median_ms"]),
+                number(gflops),
+                number(r["default_ms"]),
+                number(r["speedup_vs_default"], 3),
+            )
+        )
+    return table(
+        [
+            "device",
+            "problem",
+            "template",
+            "config",
+            "median ms",
+            "GFLOP/s",
+            "default ms",
+            "speed-up",
+        ],
+        body,
+        numeric={4, 5, 6, 7},
+    )
 
 
 def _vendor_section(rows, plot):
-    body = [(r["device"], r["problem"], r["library"], r["version"] or "\u2014",
-             r["status"] + (f": {r['reason']}" if r["reason"] else ""), number(r["baseline_ms"]),
-             r["template"] or "\u2014", r["config"] or "\u2014", number(r["tuned_ms"]), number(r["speedup"], 3))
-            for r in rows]
+    body = [
+        (
+            r["device"],
+            r["problem"],
+            r["library"],
+            r["version"] or "\u2014",
+            r["status"] + (f": {r['reason']}" if r["reason"] else ""),
+            number(r["baseline_ms"]),
+            r["template"] or "\u2014",
+            r["config"] or "\u2014",
+            number(r["tuned_ms"]),
+            number(r["speedup"], 3),
+        )
+        for r in rows
+    ]
     if not rows:
-        return (plot("vendor.png", vendor.plot, rows) + "<p>No vendor library baseline for these devices "
-                "and problems (<code>beast tune --baselines clblast</code> measures CLBlast).</p>\n")
-    return (plot("vendor.png", vendor.plot, rows)
-            + "<p>Speed-up = the library's median time / the tuned winner's (the fastest template "
-              "on that device and problem).</p>\n"
-            + table(["device", "problem", "library", "version", "status", "baseline ms", "tuned template",
-                     "tuned config", "tuned ms", "speed-up"], body, numeric={5, 8, 9}))
+        return (
+            plot("vendor.png", vendor.plot, rows)
+            + "<p>No vendor library baseline for these devices "
+            "and problems (<code>beast tune --baselines clblast</code> measures CLBlast).</p>\n"
+        )
+    return (
+        plot("vendor.png", vendor.plot, rows)
+        + "<p>Speed-up = the library's median time / the tuned winner's (the fastest template "
+        "on that device and problem).</p>\n"
+        + table(
+            [
+                "device",
+                "problem",
+                "library",
+                "version",
+                "status",
+                "baseline ms",
+                "tuned template",
+                "tuned config",
+                "tuned ms",
+                "speed-up",
+            ],
+            body,
+            numeric={5, 8, 9},
+        )
+    )
 
 
 def _template_section(frame, template, names, param_filter, plot_dir, slug, files):
@@ -88,16 +168,26 @@ def _template_section(frame, template, names, param_filter, plot_dir, slug, file
         note = plots.parameter_effects(frame, template, shown, plot_dir / effect)
     else:
         note = ""
-        message_figure(plot_dir / effect, f"{template}: effect of each parameter",
-                       f"No --param names a parameter of {template}.")
+        message_figure(
+            plot_dir / effect,
+            f"{template}: effect of each parameter",
+            f"No --param names a parameter of {template}.",
+        )
     result = importance.fit(frame, template, names)
     bars = f"importance_{slug}.png"
     importance_note = importance.plot(result, template, plot_dir / bars)
     files += [effect, bars]
-    ranking = table(["parameter", "importance"], [(n, f"{v:.3f}") for n, v in result.ranking],
-                    numeric={1}) if result else ""
-    return (f"<h3>Effect of each parameter on time</h3>\n{figure('plots/' + effect, template, note)}"
-            f"<h3>Parameter importance</h3>\n{figure('plots/' + bars, template, importance_note)}{ranking}")
+    ranking = (
+        table(
+            ["parameter", "importance"], [(n, f"{v:.3f}") for n, v in result.ranking], numeric={1}
+        )
+        if result
+        else ""
+    )
+    return (
+        f"<h3>Effect of each parameter on time</h3>\n{figure('plots/' + effect, template, note)}"
+        f"<h3>Parameter importance</h3>\n{figure('plots/' + bars, template, importance_note)}{ranking}"
+    )
 
 
 def build(db_path, out_dir, *, device=None, problem=None, template=None, params=None):
@@ -119,18 +209,31 @@ def build(db_path, out_dir, *, device=None, problem=None, template=None, params=
             files.append(name)
             return figure("plots/" + name, name, draw(*args, plot_dir / name))
 
-        sections = [("Summary", _summary(frame, db_path, filters)),
-                    ("Winners", _winners_table(rows, flops) if rows else "<p>No ok measurement.</p>"),
-                    ("Distribution of times", plot("times.png", plots.times_distribution, frame)),
-                    ("Tuned best against the default config", plot("baseline.png", plots.baseline, rows)),
-                    ("Tuned against vendor libraries", _vendor_section(vendor.compare(db_path, rows, covered), plot)),
-                    ("Roofline", plot("roofline.png", roofline.plot, rows, flops, limits)),
-                    ("Failures by status", plot("failures.png", plots.failures, frame))]
+        sections = [
+            ("Summary", _summary(frame, db_path, filters)),
+            ("Winners", _winners_table(rows, flops) if rows else "<p>No ok measurement.</p>"),
+            ("Distribution of times", plot("times.png", plots.times_distribution, frame)),
+            ("Tuned best against the default config", plot("baseline.png", plots.baseline, rows)),
+            (
+                "Tuned against vendor libraries",
+                _vendor_section(vendor.compare(db_path, rows, covered), plot),
+            ),
+            ("Roofline", plot("roofline.png", roofline.plot, rows, flops, limits)),
+            ("Failures by status", plot("failures.png", plots.failures, frame)),
+        ]
         taken = set()
         for name in sorted(frame["template"].unique()):
             names = measurements.param_names(frame, name)
-            sections.append((f"Template {name}", _template_section(
-                frame, name, names, params, plot_dir, _slug(name, taken), files)))
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        (work / "index.html").write_text(page(f"beast report ({stamp})", sections), encoding="utf-8")
+            sections.append(
+                (
+                    f"Template {name}",
+                    _template_section(
+                        frame, name, names, params, plot_dir, _slug(name, taken), files
+                    ),
+                )
+            )
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        (work / "index.html").write_text(
+            page(f"beast report ({stamp})", sections), encoding="utf-8"
+        )
     return {"out": os.fspath(out_dir), "files": ["index.html"] + [f"plots/{f}" for f in files]}

@@ -6,6 +6,7 @@ report, which `beast report` may replace.
 """
 
 import html
+import math
 
 GENERATOR = '<meta name="generator" content="beast report">'
 
@@ -28,7 +29,7 @@ def esc(value):
 def number(value, digits=4):
     """A float to `digits` significant digits, without an exponent from 0.001 to
     10^15 (13640, not 1.364e+04); an em dash when absent."""
-    if value is None or value != value:  # None or NaN
+    if value is None or math.isnan(value):
         return "\u2014"
     text = f"{value:.{digits}g}"
     if "e" in text and 1 <= abs(value) < 1e15:
@@ -44,10 +45,12 @@ def table(headers, rows, numeric=()):
     """An HTML table; columns whose index is in numeric align right. Cells are escaped."""
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
     body = "".join(
-        "<tr>" + "".join(
+        "<tr>"
+        + "".join(
             f'<td class="num">{esc(c)}</td>' if i in numeric else f"<td>{esc(c)}</td>"
             for i, c in enumerate(row)
-        ) + "</tr>\n"
+        )
+        + "</tr>\n"
         for row in rows
     )
     return f"<table>\n<tr>{head}</tr>\n{body}</table>\n"
@@ -60,10 +63,14 @@ def figure(src, alt, note=""):
 
 def page(title, sections):
     """sections: [(heading, html)]; the headings also make the contents list."""
-    contents = "".join(f'<li><a href="#s{i}">{esc(h)}</a></li>' for i, (h, _) in enumerate(sections))
-    body = "".join(f'<h2 id="s{i}">{esc(h)}</h2>\n{content}\n' for i, (h, content) in enumerate(sections))
+    contents = "".join(
+        f'<li><a href="#s{i}">{esc(h)}</a></li>' for i, (h, _) in enumerate(sections)
+    )
+    body = "".join(
+        f'<h2 id="s{i}">{esc(h)}</h2>\n{content}\n' for i, (h, content) in enumerate(sections)
+    )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"{GENERATOR}\n<title>{esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f"<h1>{esc(title)}</h1>\n<ul>{contents}</ul>\n{body}</body>\n</html>\n"
     )

@@ -20,7 +20,6 @@ from beast_analysis.plot_style import figure, message_figure, save, wrap
 from beast_analysis.problem_bytes import min_bytes
 from beast_analysis.report_html import number
 
-
 # gflops and bandwidth are None when unknown; source says where gflops came
 # from ("measured: HOW" or "specification"), None with it.
 Peaks = namedtuple("Peaks", "gflops source bandwidth")
@@ -40,7 +39,11 @@ def device_peaks(limits_json):
         valid = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
         return float(value) if valid else None
 
-    measured, specified, bandwidth = known("peak_gflops_measured"), known("peak_gflops"), known("bandwidth_gbs")
+    measured, specified, bandwidth = (
+        known("peak_gflops_measured"),
+        known("peak_gflops"),
+        known("bandwidth_gbs"),
+    )
     if measured:
         method = limits.get("peak_method")
         how = method if isinstance(method, str) and method else "method not recorded"
@@ -113,23 +116,51 @@ def _panel(ax, device, points, peaks):
         ridge = peak / bandwidth
         lo, hi = min(lo, ridge / 10), max(hi, ridge * 10)
         grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
-        ax.plot(grid, [min(peak, bandwidth * x) for x in grid], color="black",
-                label=f"roof: {peak:g} GFLOP/s ({origin}), {bandwidth:g} GB/s")
+        ax.plot(
+            grid,
+            [min(peak, bandwidth * x) for x in grid],
+            color="black",
+            label=f"roof: {peak:g} GFLOP/s ({origin}), {bandwidth:g} GB/s",
+        )
     elif peak:
-        ax.axhline(peak, color="black", label=f"peak {peak:g} GFLOP/s ({origin}; bandwidth unknown)")
+        ax.axhline(
+            peak, color="black", label=f"peak {peak:g} GFLOP/s ({origin}; bandwidth unknown)"
+        )
     elif bandwidth:
-        ax.plot([lo, hi], [bandwidth * lo, bandwidth * hi], color="black",
-                label=f"bandwidth {bandwidth:g} GB/s (peak FLOP/s unknown)")
+        ax.plot(
+            [lo, hi],
+            [bandwidth * lo, bandwidth * hi],
+            color="black",
+            label=f"bandwidth {bandwidth:g} GB/s (peak FLOP/s unknown)",
+        )
     if not (peak and bandwidth):
-        ax.text(0.02, 0.98, wrap(_unknown_note(peak, bandwidth), 60), transform=ax.transAxes,
-                va="top", fontsize=8, color="darkred")
+        ax.text(
+            0.02,
+            0.98,
+            wrap(_unknown_note(peak, bandwidth), 60),
+            transform=ax.transAxes,
+            va="top",
+            fontsize=8,
+            color="darkred",
+        )
     for (x, y), row in points:
         ax.scatter([x], [y], zorder=3)
-        ax.annotate(wrap(f"{row['template']} {row['problem']}", 45), (x, y), fontsize=6,
-                    xytext=(4, 4), textcoords="offset points")
+        ax.annotate(
+            wrap(f"{row['template']} {row['problem']}", 45),
+            (x, y),
+            fontsize=6,
+            xytext=(4, 4),
+            textcoords="offset points",
+        )
     if not points:
-        ax.text(0.5, 0.5, "no winner with a known arithmetic intensity", transform=ax.transAxes,
-                ha="center", va="center")
+        ax.text(
+            0.5,
+            0.5,
+            "no winner with a known arithmetic intensity",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+        )
     ax.set_xlim(lo, hi)
     if points:
         ys = [p[1] for p, _ in points] + ([peak] if peak else [])
@@ -143,4 +174,6 @@ def _unknown_note(peak, bandwidth):
         return "peak FLOP/s and bandwidth of this device unknown (0 or absent in its limits): points only, no roof"
     if not bandwidth:
         return "bandwidth of this device unknown (0 or absent in its limits): the peak alone"
-    return "peak FLOP/s of this device unknown (0 or absent in its limits): the bandwidth line alone"
+    return (
+        "peak FLOP/s of this device unknown (0 or absent in its limits): the bandwidth line alone"
+    )

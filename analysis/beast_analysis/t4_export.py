@@ -58,16 +58,23 @@ def _result(row):
         found.append({"name": "time", "value": row["median_ms"], "unit": "ms"})
     elif error_class:
         found.append({"name": "time", "value": error_class, "unit": ""})
-    for name, column, unit in (("GFLOP/s", "gflops", "GFLOP/s"), ("spread", "spread", ""),
-                               ("max_error", "max_error", "")):
+    for name, column, unit in (
+        ("GFLOP/s", "gflops", "GFLOP/s"),
+        ("spread", "spread", ""),
+        ("max_error", "max_error", ""),
+    ):
         if _finite(row[column]):
             found.append({"name": name, "value": row[column], "unit": unit})
     found.append({"name": "status", "value": row["status"], "unit": ""})
     if row["error_text"]:
         found.append({"name": "error", "value": row["error_text"], "unit": ""})
     return {
-        "timestamp": row["created_at"], "configuration": row["params"], "times": times,
-        "invalidity": invalidity, "correctness": correctness, "measurements": found,
+        "timestamp": row["created_at"],
+        "configuration": row["params"],
+        "times": times,
+        "invalidity": invalidity,
+        "correctness": correctness,
+        "measurements": found,
         "objectives": ["time"],
     }
 
@@ -75,7 +82,9 @@ def _result(row):
 def _select(frame, db_path, filters):
     if frame.empty:
         chosen = " ".join(f"--{k} {v}" for k, v in filters.items() if v)
-        raise InputError(f"{db_path}: no measurements to export" + (f" for {chosen}" if chosen else ""))
+        raise InputError(
+            f"{db_path}: no measurements to export" + (f" for {chosen}" if chosen else "")
+        )
     combos = frame[["device", "problem", "template"]].drop_duplicates()
     if len(combos) > 1:
         first = combos.iloc[0]
@@ -97,15 +106,23 @@ def document(db_path, *, device=None, problem=None, template=None):
     doc = {
         "schema_version": SCHEMA_VERSION,
         "metadata": {
-            "generator": "beast export-results", "timeunit": "milliseconds",
-            "database": os.path.abspath(db_path), "device": first["device"], "backend": first["backend"],
-            "problem": first["problem"], "op": first["op"], "flops": first["flops"],
-            "template": first["template"], "template_hash": first["template_hash"],
+            "generator": "beast export-results",
+            "timeunit": "milliseconds",
+            "database": os.path.abspath(db_path),
+            "device": first["device"],
+            "backend": first["backend"],
+            "problem": first["problem"],
+            "op": first["op"],
+            "flops": first["flops"],
+            "template": first["template"],
+            "template_hash": first["template_hash"],
         },
         "results": [_result(row) for row in frame.to_dict("records")],
     }
     schema = json.loads(schema_path().read_text())
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(doc)
+    )
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path)
         raise AssertionError(f"the T4 document fails {schema_path()} at {where}: {error.message}")
@@ -121,7 +138,9 @@ def export(db_path, out_path, **filters):
         raise InputError(f"{out_path} is a directory")
     if not out.absolute().parent.is_dir():
         raise InputError(f"{out_path}: no such directory {out.absolute().parent}")
-    handle, temporary = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.absolute().parent)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{out.name}.", suffix=".tmp", dir=out.absolute().parent
+    )
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             # dumps, not dump: only dumps uses the C encoder (seconds for 10^4 results).

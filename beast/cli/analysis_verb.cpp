@@ -73,7 +73,8 @@ int RunAnalysisVerb(const std::string& subcommand, const Argv& args) {
   try {
     child = std::make_unique<ChildProcess>(o, "cannot run the analysis Python " + paths.python);
   } catch (const Error& e) {
-    throw Error(ErrorCode::kEnvironment, e.what() + std::string(" (set BEAST_PYTHON, or run ./run)"));
+    throw Error(ErrorCode::kEnvironment,
+                e.what() + std::string(" (set BEAST_PYTHON, or run ./run)"));
   }
   const int status = child->Wait();
   if (WIFEXITED(status)) return WEXITSTATUS(status);

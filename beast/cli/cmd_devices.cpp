@@ -2,15 +2,14 @@
 // compiler that builds its kernels (whose version each measurement records).
 // Without a CUDA driver it says so in one line and still lists the OpenCL devices.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "beast/cli/command_line.hpp"
+#include "beast/cli/verbs.hpp"
 #include "harness/cuda/cuda_driver.hpp"
 #include "harness/opencl/opencl_devices.hpp"
-#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 namespace {
@@ -54,12 +53,13 @@ void PrintDevice(const DeviceInfo& d) {
   const DeviceLimits& l = d.limits;
   std::printf("%-9s %s (%s; %s; driver %s)\n", d.Id().c_str(), d.name.c_str(), d.vendor.c_str(),
               d.arch.c_str(), d.driver_version.c_str());
-  std::printf("          work-group <= %lld (%lld x %lld x %lld), local memory %lld KiB, "
-              "global memory %.1f GiB,\n          %lld compute units at %lld MHz, warp/multiple %lld\n",
-              (long long)l.max_work_group_size, (long long)l.max_work_item_sizes[0],
-              (long long)l.max_work_item_sizes[1], (long long)l.max_work_item_sizes[2],
-              (long long)(l.local_mem_bytes / 1024), l.global_mem_bytes / 1073741824.0,
-              (long long)l.compute_units, (long long)l.clock_mhz, (long long)l.warp_size);
+  std::printf(
+      "          work-group <= %lld (%lld x %lld x %lld), local memory %lld KiB, "
+      "global memory %.1f GiB,\n          %lld compute units at %lld MHz, warp/multiple %lld\n",
+      (long long)l.max_work_group_size, (long long)l.max_work_item_sizes[0],
+      (long long)l.max_work_item_sizes[1], (long long)l.max_work_item_sizes[2],
+      (long long)(l.local_mem_bytes / 1024), l.global_mem_bytes / 1073741824.0,
+      (long long)l.compute_units, (long long)l.clock_mhz, (long long)l.warp_size);
   std::printf("          compiler %s\n", CompilerText(d).c_str());
 }
 
@@ -83,7 +83,8 @@ int Devices(const Argv& argv) {
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  if (opencl.empty()) std::printf("no OpenCL device found (is an OpenCL ICD such as PoCL installed?)\n");
+  if (opencl.empty())
+    std::printf("no OpenCL device found (is an OpenCL ICD such as PoCL installed?)\n");
   for (const auto& d : opencl) PrintDevice(d);
   if (!cuda.driver_loaded) {
     std::printf("%s\n", cuda.message.c_str());

@@ -2,18 +2,17 @@
 // CMake project with a C API), then says what it wrote and how to build it.
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "beast/cli/command_line.hpp"
+#include "beast/cli/device_name.hpp"
+#include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
 #include "beast/export/exporter.hpp"
 #include "beast/problem/problem.hpp"
-#include "beast/cli/device_name.hpp"
 #include "results_db/store.hpp"
-#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 namespace {
@@ -62,14 +61,11 @@ std::vector<std::string> ReadShapes(const std::string& path) {
 void PrintJson(const ExportSummary& s) {
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   for (const ExportEntry& e : s.entries) {
-    nlohmann::ordered_json entry = {{"problem", e.problem_key},
-                                    {"template", e.template_name},
-                                    {"template_hash", e.template_hash},
-                                    {"config", e.config_key},
-                                    {"device", e.device_name},
-                                    {"driver", e.device_driver},
-                                    {"median_ms", e.median_ms},
-                                    {"tier", e.nearest ? "nearest" : "exact"}};
+    nlohmann::ordered_json entry = {
+        {"problem", e.problem_key},         {"template", e.template_name},
+        {"template_hash", e.template_hash}, {"config", e.config_key},
+        {"device", e.device_name},          {"driver", e.device_driver},
+        {"median_ms", e.median_ms},         {"tier", e.nearest ? "nearest" : "exact"}};
     if (e.nearest) {
       entry["source_problem"] = e.source_problem;
       entry["distance"] = e.distance;
@@ -133,8 +129,10 @@ void PrintSummary(const ExportOptions& options, const ExportSummary& s) {
 }  // namespace
 
 int Export(const Argv& argv) {
-  VerbApp app("export", "Write the tuned kernel library as a CMake project.\n"
-                         "usage: beast export --out DIR ... | beast export --check DIR", kDetails);
+  VerbApp app("export",
+              "Write the tuned kernel library as a CMake project.\n"
+              "usage: beast export --out DIR ... | beast export --check DIR",
+              kDetails);
   ExportOptions options = ExportOptions::Defaults();
   options.db_path = "beast.db";
   std::string check_dir, shapes;

@@ -6,16 +6,15 @@
 // or two devices compared on their common problems.
 #include <charconv>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "beast/cli/command_line.hpp"
+#include "beast/cli/device_name.hpp"
+#include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
 #include "beast/problem/problem.hpp"
-#include "beast/cli/device_name.hpp"
 #include "results_db/store.hpp"
-#include "beast/cli/verbs.hpp"
 
 namespace beast::cli {
 namespace {
@@ -166,8 +165,8 @@ void PrintCsv(const std::vector<results_db::ResultRow>& rows,
   for (const auto& r : rows) {
     std::string vs;
     if (any_resources) {
-      vs += "," + OptInt(r.registers) + "," + OptInt(r.spill_bytes) + "," +
-            OptInt(r.stack_bytes) + "," + OptInt(r.shared_bytes);
+      vs += "," + OptInt(r.registers) + "," + OptInt(r.spill_bytes) + "," + OptInt(r.stack_bytes) +
+            "," + OptInt(r.shared_bytes);
     }
     for (const auto& library : libraries) vs += "," + Opt(VsLibrary(r, library));
     std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(),
@@ -201,8 +200,8 @@ void PrintTable(const std::vector<results_db::ResultRow>& rows,
     if (r.median_ms) std::snprintf(median, sizeof median, "%.6f", *r.median_ms);
     if (r.gflops) std::snprintf(gflops, sizeof gflops, "%.2f", *r.gflops);
     std::printf("%-20s %-14s %11s %9s %8s%s %-8s  %s\n%*s  %s\n%*s  %s\n", r.template_name.c_str(),
-                StatusName(r.status), median, gflops, Ratio(r.speedup_vs_default).c_str(), vs.c_str(),
-                r.is_default ? "default" : "", r.config_key.c_str(), indent, "",
+                StatusName(r.status), median, gflops, Ratio(r.speedup_vs_default).c_str(),
+                vs.c_str(), r.is_default ? "default" : "", r.config_key.c_str(), indent, "",
                 r.device_name.c_str(), indent, "", r.problem_key.c_str());
     if (HasResources(r)) std::printf("%*s  %s\n", indent, "", ResourcesText(r).c_str());
     if (r.confirmed_ms) {

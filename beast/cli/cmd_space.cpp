@@ -2,7 +2,6 @@
 // before pruning and after each constraint, and the final count.
 #include <chrono>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "beast/cli/command_line.hpp"
@@ -122,9 +121,9 @@ int T1Space(const SpaceArgs& args, const BindOptions& options) {
 
 int Space(const Argv& argv) {
   VerbApp app("space",
-                         "Size a template's search space and explain its pruning.\n"
-                         "usage: beast space TEMPLATE --problem P [--device D] | --t1 FILE",
-                         kDetails);
+              "Size a template's search space and explain its pruning.\n"
+              "usage: beast space TEMPLATE --problem P [--device D] | --t1 FILE",
+              kDetails);
   SpaceArgs args;
   app.add_option("--problem", args.problem, "the problem the space is bound to");
   app.add_option("--device", args.device, "the device (default opencl:0)");

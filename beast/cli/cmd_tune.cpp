@@ -2,21 +2,20 @@
 // with a progress line and a table of winners (or a JSON summary) at the end.
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "beast/cli/command_line.hpp"
 #include "beast/cli/tune_json.hpp"
-#include "harness/devices/device_resolver.hpp"
-#include "beast/core/error.hpp"
-#include "beast/tuner/multi_device_tune.hpp"
-#include "beast/core/paths.hpp"
-#include "beast/tuner/tuner.hpp"
-#include "beast/space/user_constraints.hpp"
 #include "beast/cli/verbs.hpp"
+#include "beast/core/error.hpp"
+#include "beast/core/paths.hpp"
+#include "beast/space/user_constraints.hpp"
+#include "beast/tuner/multi_device_tune.hpp"
+#include "beast/tuner/tuner.hpp"
+#include "harness/devices/device_resolver.hpp"
 
 namespace beast::cli {
 namespace {
@@ -200,7 +199,8 @@ void ReadCompiling(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
   if (Given(app, "--compile-jobs") && a.compile_jobs < 0)
     throw Error(ErrorCode::kBadArgument, "--compile-jobs must not be negative");
   if (a.compile_jobs > 0 && o->cache_dir.empty())
-    throw Error(ErrorCode::kBadArgument, "--compile-jobs needs the program cache (drop --no-cache)");
+    throw Error(ErrorCode::kBadArgument,
+                "--compile-jobs needs the program cache (drop --no-cache)");
   o->compile_jobs = static_cast<int>(a.compile_jobs);
 }
 
@@ -238,7 +238,8 @@ int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>
   } else if (run.interrupted && run.groups.empty()) {
     std::printf("run interrupted, run the same command again to resume\n");
   } else {
-    for (const TuneSummary& group : run.groups) std::fputs(FormatTuneSummary(group).c_str(), stdout);
+    for (const TuneSummary& group : run.groups)
+      std::fputs(FormatTuneSummary(group).c_str(), stdout);
   }
   return run.interrupted ? 130 : 0;
 }
@@ -246,8 +247,7 @@ int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>
 }  // namespace
 
 int Tune(const Argv& argv) {
-  VerbApp app("tune", "Tune templates on problems on a device, into a database.",
-                         kDetails);
+  VerbApp app("tune", "Tune templates on problems on a device, into a database.", kDetails);
   TuneArgs a;
   DeclareOptions(app, &a);
   std::vector<std::string> positional;

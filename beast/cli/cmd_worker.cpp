@@ -12,8 +12,8 @@ namespace beast::cli {
 
 int Worker(const Argv& argv) {
   VerbApp app("worker",
-                         "The device worker (or, with --compile, a compile worker) that beast tune "
-                         "starts itself; not for use by hand.");
+              "The device worker (or, with --compile, a compile worker) that beast tune "
+              "starts itself; not for use by hand.");
   long device_index = -1, fd = -1;
   std::string cache_dir, backend_name = "opencl", arch;
   bool compile = false;
@@ -34,8 +34,7 @@ int Worker(const Argv& argv) {
     return RunCompileWorker(*backend, static_cast<int>(device_index), static_cast<int>(fd),
                             cache_dir, arch);
   }
-  return RunDeviceWorker(*backend, static_cast<int>(device_index), static_cast<int>(fd),
-                         cache_dir);
+  return RunDeviceWorker(*backend, static_cast<int>(device_index), static_cast<int>(fd), cache_dir);
 }
 
 }  // namespace beast::cli

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <iostream>
 
-#include "beast/core/error.hpp"
 #include "beast/cli/verbs.hpp"
+#include "beast/core/error.hpp"
 
 namespace {
 

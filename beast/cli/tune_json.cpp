@@ -12,10 +12,11 @@ Json PositiveOrNull(double v) { return v > 0 ? Json(v) : Json(nullptr); }
 // The re-measurement that confirmed the pair's winner; null when none stands.
 Json ConfirmationJson(const PairSummary& p) {
   if (p.confirmed_candidates < 2) return nullptr;
-  return {{"candidates", p.confirmed_candidates},
-          {"median_ms", p.confirmed_ms},
-          {"this_run", p.confirmed_now},
-          {"by_median_alone", p.unconfirmed_best.empty() ? Json(nullptr) : Json(p.unconfirmed_best)}};
+  return {
+      {"candidates", p.confirmed_candidates},
+      {"median_ms", p.confirmed_ms},
+      {"this_run", p.confirmed_now},
+      {"by_median_alone", p.unconfirmed_best.empty() ? Json(nullptr) : Json(p.unconfirmed_best)}};
 }
 
 Json PairJson(const PairSummary& p) {
@@ -31,11 +32,11 @@ Json PairJson(const PairSummary& p) {
   }
   Json baseline = nullptr;
   if (p.baseline_ms > 0) {
-    baseline = {{"library", p.baseline_library},
-                {"routine", p.baseline_routine},
-                {"median_ms", p.baseline_ms},
-                {"speedup", p.has_best && p.best_ms > 0 ? Json(p.baseline_ms / p.best_ms)
-                                                        : Json(nullptr)}};
+    baseline = {
+        {"library", p.baseline_library},
+        {"routine", p.baseline_routine},
+        {"median_ms", p.baseline_ms},
+        {"speedup", p.has_best && p.best_ms > 0 ? Json(p.baseline_ms / p.best_ms) : Json(nullptr)}};
   }
   Json registers = nullptr;
   if (p.min_registers >= 0) registers = {{"min", p.min_registers}, {"max", p.max_registers}};

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "beast/core/error.hpp"
 #include "beast/compile/compile_protocol.hpp"
+#include "beast/core/error.hpp"
 #include "beast/worker/worker_process.hpp"
 #include "beast/worker/worker_protocol.hpp"
 

@@ -10,17 +10,17 @@
 #include <map>
 #include <memory>
 
+#include "beast/compile/compile_protocol.hpp"
+#include "beast/compile/compile_worker.hpp"
 #include "beast/core/error.hpp"
 #include "beast/problem/problem.hpp"
-#include "beast/compile/compile_worker.hpp"
-#include "beast/compile/compile_protocol.hpp"
-#include "harness/opencl/opencl_cached_build.hpp"
-#include "harness/cuda/cuda_build.hpp"
-#include "harness/opencl/opencl_context.hpp"
-#include "harness/cache/program_cache.hpp"
 #include "beast/worker/instance_measure.hpp"
 #include "beast/worker/problem_data.hpp"
 #include "beast/worker/worker_protocol.hpp"
+#include "harness/cache/program_cache.hpp"
+#include "harness/cuda/cuda_build.hpp"
+#include "harness/opencl/opencl_cached_build.hpp"
+#include "harness/opencl/opencl_context.hpp"
 
 namespace beast {
 namespace {

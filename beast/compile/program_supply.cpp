@@ -44,8 +44,7 @@ ProgramSupply::ProgramSupply(const SupplyOptions& options, const DeviceInfo& dev
 
 PreparedInstance ProgramSupply::Prepare(size_t job) const {
   const ProgramJob& j = jobs_list_.at(job);
-  return PrepareInstance(renderer_, *j.spec, *j.problem, *j.space, *j.config,
-                         backend_);
+  return PrepareInstance(renderer_, *j.spec, *j.problem, *j.space, *j.config, backend_);
 }
 
 std::optional<ProgramSupply::Supplied> ProgramSupply::Take(size_t job,

@@ -75,7 +75,8 @@ struct Wiring {
     lifted[i] = w.source[i] < 0 ? -1 : fcntl(w.source[i], F_DUPFD_CLOEXEC, lift);
     if (w.source[i] >= 0 && lifted[i] < 0) _exit(127);
   }
-  const int socket_lifted = w.socket_source < 0 ? -1 : fcntl(w.socket_source, F_DUPFD_CLOEXEC, lift);
+  const int socket_lifted =
+      w.socket_source < 0 ? -1 : fcntl(w.socket_source, F_DUPFD_CLOEXEC, lift);
   const int error_lifted = fcntl(w.exec_error, F_DUPFD_CLOEXEC, lift);
   if ((w.socket_source >= 0 && socket_lifted < 0) || error_lifted < 0) _exit(127);
   for (int i = 0; i < 3; ++i) {
@@ -119,8 +120,8 @@ struct Ends {
   int null_fd = -1;
 
   void CloseAll() {
-    for (int* fd : {&socket[0], &socket[1], &output[0], &output[1], &exec_error[0],
-                    &exec_error[1], &null_fd})
+    for (int* fd :
+         {&socket[0], &socket[1], &output[0], &output[1], &exec_error[0], &exec_error[1], &null_fd})
       CloseFd(fd);
   }
   void CloseChilds() {

@@ -42,7 +42,7 @@ class ChildProcess {
     // SIGINT and SIGTERM at their defaults, whatever this process does with
     // them (Python needs that to turn Ctrl-C into KeyboardInterrupt).
     bool ignore_interrupt = false;
-    bool no_core_dump = false;        // a crash leaves no core file
+    bool no_core_dump = false;  // a crash leaves no core file
     // Whether to close every descriptor the child was not given. Off, the
     // child keeps those without close-on-exec (a terminal's, say).
     bool close_others = true;

@@ -1,13 +1,12 @@
 // Config canonical text, hash and JSON (config.hpp).
 #include "beast/core/config.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <cctype>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "beast/core/error.hpp"
 
@@ -89,12 +88,14 @@ Config Config::ParseKey(const std::string& key) {
   while (std::getline(items, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw Error(ErrorCode::kBadArgument, "config \"" + key + "\": expected NAME=VALUE, got \"" + item + "\"");
+      throw Error(ErrorCode::kBadArgument,
+                  "config \"" + key + "\": expected NAME=VALUE, got \"" + item + "\"");
     }
     names.push_back(item.substr(0, eq));
     Value value;
     if (!ParseLiteral(item.substr(eq + 1), &value)) {
-      throw Error(ErrorCode::kBadArgument, "config \"" + key + "\": value of " + names.back() + " is not a number");
+      throw Error(ErrorCode::kBadArgument,
+                  "config \"" + key + "\": value of " + names.back() + " is not a number");
     }
     values.push_back(value);
   }

@@ -21,8 +21,8 @@ class Config {
   // nullptr when the config has no such parameter.
   const Value* Find(const std::string& name) const;
 
-  std::string Key() const;   // canonical text, the identity in the database
-  std::string Hash() const;  // 16 hex digits of FNV-1a 64 over Key()
+  std::string Key() const;     // canonical text, the identity in the database
+  std::string Hash() const;    // 16 hex digits of FNV-1a 64 over Key()
   std::string ToJson() const;  // {"MWG": 32, ...}
 
   // Parses Key()'s form back; values are expressions' literal forms.

@@ -10,21 +10,20 @@
 namespace beast {
 
 enum class ErrorCode {
-  kBadArgument,     // malformed command line, problem string, device selector
-  kBadInput,        // malformed file (space description, constraint set, T1 file)
-  kNotFound,        // unknown template, device, parameter, file
-  kEmptySpace,      // constraints prune the space to nothing
-  kDatabase,        // not a beast database, wrong schema version, I/O failure
-  kEnvironment,     // missing driver, compiler, interpreter
-  kInternal,        // a failure of a tool beast drives (e.g. renderer crashed)
+  kBadArgument,  // malformed command line, problem string, device selector
+  kBadInput,     // malformed file (space description, constraint set, T1 file)
+  kNotFound,     // unknown template, device, parameter, file
+  kEmptySpace,   // constraints prune the space to nothing
+  kDatabase,     // not a beast database, wrong schema version, I/O failure
+  kEnvironment,  // missing driver, compiler, interpreter
+  kInternal,     // a failure of a tool beast drives (e.g. renderer crashed)
 };
 
 const char* ErrorCodeName(ErrorCode code);
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCode code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ErrorCode code() const { return code_; }
 
  private:
@@ -35,7 +34,7 @@ class Error : public std::runtime_error {
 
 }  // namespace beast
 
-#define BEAST_CHECK(condition)                                   \
-  do {                                                           \
+#define BEAST_CHECK(condition)                                              \
+  do {                                                                      \
     if (!(condition)) ::beast::CheckFailed(__FILE__, __LINE__, #condition); \
   } while (0)

@@ -9,11 +9,11 @@
 namespace beast {
 
 struct Paths {
-  std::string root;            // the beast source (or install) tree
-  std::string templates_dir;   // ROOT/kernel_templates
-  std::string constraints_dir; // ROOT/constraints
-  std::string render_script;   // ROOT/harness/render.py
-  std::string python;          // Python with Jinja2
+  std::string root;             // the beast source (or install) tree
+  std::string templates_dir;    // ROOT/kernel_templates
+  std::string constraints_dir;  // ROOT/constraints
+  std::string render_script;    // ROOT/harness/render.py
+  std::string python;           // Python with Jinja2
 
   static Paths Default();
 };

@@ -28,8 +28,8 @@ enum class Status : uint8_t {
 
 // Every status, in the schema's order.
 inline constexpr Status kAllStatuses[] = {
-    Status::kOk,      Status::kCompileError, Status::kRuntimeError,       Status::kCrashed,
-    Status::kTimeout, Status::kWrongResult,  Status::kPrunedAfterCompile, Status::kCompiled,
+    Status::kOk,         Status::kCompileError, Status::kRuntimeError,       Status::kCrashed,
+    Status::kTimeout,    Status::kWrongResult,  Status::kPrunedAfterCompile, Status::kCompiled,
     Status::kUnsupported};
 
 // "ok", "compile_error", "runtime_error", "crashed", "timeout",

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <string>
 
-
 namespace beast {
 namespace {
 

@@ -16,9 +16,24 @@ struct Value {
   };
 
   Value() : i(0) {}
-  static Value Int(int64_t v) { Value x; x.kind = Kind::kInt; x.i = v; return x; }
-  static Value Float(double v) { Value x; x.kind = Kind::kFloat; x.f = v; return x; }
-  static Value Bool(bool v) { Value x; x.kind = Kind::kBool; x.i = v ? 1 : 0; return x; }
+  static Value Int(int64_t v) {
+    Value x;
+    x.kind = Kind::kInt;
+    x.i = v;
+    return x;
+  }
+  static Value Float(double v) {
+    Value x;
+    x.kind = Kind::kFloat;
+    x.f = v;
+    return x;
+  }
+  static Value Bool(bool v) {
+    Value x;
+    x.kind = Kind::kBool;
+    x.i = v ? 1 : 0;
+    return x;
+  }
 
   bool IsFloat() const { return kind == Kind::kFloat; }
   double AsDouble() const { return kind == Kind::kFloat ? f : static_cast<double>(i); }

@@ -40,7 +40,8 @@ class YamlReader {
     }
   }
 
-  YAML::Node Required(const YAML::Node& map, const std::string& key, const std::string& what) const {
+  YAML::Node Required(const YAML::Node& map, const std::string& key,
+                      const std::string& what) const {
     YAML::Node node = map[key];
     if (!node.IsDefined() || node.IsNull()) Fail(map, what + " lacks \"" + key + "\"");
     return node;

@@ -11,10 +11,10 @@
 #include <tuple>
 
 #include "beast/core/error.hpp"
-#include "beast/export/exporter.hpp"
-#include "beast/space/space_spec.hpp"
 #include "beast/export/export_nearest.hpp"
 #include "beast/export/export_plan.hpp"
+#include "beast/export/exporter.hpp"
+#include "beast/space/space_spec.hpp"
 #include "results_db/store.hpp"
 
 namespace beast {

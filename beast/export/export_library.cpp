@@ -8,12 +8,12 @@
 
 #include "beast/core/config.hpp"
 #include "beast/core/error.hpp"
-#include "beast/export/exporter.hpp"
 #include "beast/core/paths.hpp"
-#include "beast/problem/problem.hpp"
 #include "beast/export/export_folder.hpp"
 #include "beast/export/export_plan.hpp"
 #include "beast/export/export_table.hpp"
+#include "beast/export/exporter.hpp"
+#include "beast/problem/problem.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 
 namespace beast {

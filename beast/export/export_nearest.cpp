@@ -7,11 +7,11 @@
 #include <memory>
 #include <set>
 
-#include "beast/space/bound_space.hpp"
 #include "beast/core/config.hpp"
 #include "beast/core/error.hpp"
-#include "beast/space/space_spec.hpp"
 #include "beast/export/export_plan.hpp"
+#include "beast/space/bound_space.hpp"
+#include "beast/space/space_spec.hpp"
 
 namespace beast {
 namespace {

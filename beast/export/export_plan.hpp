@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/problem/device.hpp"
 #include "beast/export/exporter.hpp"
+#include "beast/problem/device.hpp"
 #include "beast/problem/problem.hpp"
 #include "results_db/query.hpp"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/expr/expr.hpp"
 #include "beast/core/value.hpp"
+#include "beast/expr/expr.hpp"
 #include "beast/expr/expr_op.hpp"
 
 namespace beast {

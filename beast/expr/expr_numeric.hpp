@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "beast/expr/expr.hpp"
 #include "beast/core/value.hpp"
+#include "beast/expr/expr.hpp"
 
 namespace beast::expr {
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "beast/expr/expr.hpp"
 #include "beast/core/value.hpp"
+#include "beast/expr/expr.hpp"
 #include "beast/expr/expr_int_path.hpp"
 #include "beast/expr/expr_op.hpp"
 

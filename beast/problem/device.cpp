@@ -8,7 +8,6 @@
 
 namespace beast {
 
-
 std::string DeviceInfo::Id() const {
   return std::string(BackendName(backend)) + ":" + (index >= 0 ? std::to_string(index) : arch);
 }

@@ -25,8 +25,10 @@ std::string DeviceLimitsToJson(const DeviceLimits& l) {
 
 DeviceLimits DeviceLimitsFromJson(const std::string& json) {
   const nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw Error(ErrorCode::kBadInput, "device limits are not valid JSON: " + json);
-  if (!j.is_object()) throw Error(ErrorCode::kBadInput, "device limits are not a JSON object: " + json);
+  if (j.is_discarded())
+    throw Error(ErrorCode::kBadInput, "device limits are not valid JSON: " + json);
+  if (!j.is_object())
+    throw Error(ErrorCode::kBadInput, "device limits are not a JSON object: " + json);
   DeviceLimits l;
   try {
     auto get = [&](const char* key, auto* out) {

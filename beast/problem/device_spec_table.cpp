@@ -25,8 +25,8 @@ DeviceInfo LoadDeviceSpec(const std::string& constraints_dir, const std::string&
   if (!std::filesystem::is_regular_file(path)) {
     std::string known;
     for (const auto& a : KnownDeviceSpecs(constraints_dir)) known += (known.empty() ? "" : " ") + a;
-    throw Error(ErrorCode::kNotFound, "cuda:" + arch + ": no spec table for " + arch + " in " + constraints_dir +
-                                          "/devices (known: " + known + ")");
+    throw Error(ErrorCode::kNotFound, "cuda:" + arch + ": no spec table for " + arch + " in " +
+                                          constraints_dir + "/devices (known: " + known + ")");
   }
   YamlReader reader(path);
   YAML::Node root;
@@ -35,9 +35,10 @@ DeviceInfo LoadDeviceSpec(const std::string& constraints_dir, const std::string&
   } catch (const YAML::Exception& e) {
     throw Error(ErrorCode::kBadInput, path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
-  reader.CheckKeys(root, {"arch", "name", "max_work_group_size", "max_work_item_sizes", "local_mem_bytes",
-                          "compute_units", "clock_mhz", "warp_size", "max_registers_per_thread", "peak_gflops",
-                          "bandwidth_gbs"},
+  reader.CheckKeys(root,
+                   {"arch", "name", "max_work_group_size", "max_work_item_sizes", "local_mem_bytes",
+                    "compute_units", "clock_mhz", "warp_size", "max_registers_per_thread",
+                    "peak_gflops", "bandwidth_gbs"},
                    "a device spec table");
   DeviceInfo d;
   d.backend = Backend::kCuda;
@@ -65,7 +66,8 @@ DeviceInfo LoadDeviceSpec(const std::string& constraints_dir, const std::string&
   DeviceLimits& l = d.limits;
   l.max_work_group_size = integer("max_work_group_size");
   YAML::Node sizes = reader.Required(root, "max_work_item_sizes", "a device spec table");
-  if (!sizes.IsSequence() || sizes.size() != 3) reader.Fail(sizes, "max_work_item_sizes must list 3 sizes");
+  if (!sizes.IsSequence() || sizes.size() != 3)
+    reader.Fail(sizes, "max_work_item_sizes must list 3 sizes");
   for (int i = 0; i < 3; ++i) l.max_work_item_sizes[i] = sizes[i].as<int64_t>();
   l.local_mem_bytes = integer("local_mem_bytes");
   l.compute_units = integer("compute_units");

@@ -77,7 +77,8 @@ struct KeyRule {
 
 template <typename Shape>
 void SetDtype(const Item& item, Shape*) {
-  if (item.value != "f32") item.Fail("dtype \"" + item.value + "\" is not supported (supported: f32)");
+  if (item.value != "f32")
+    item.Fail("dtype \"" + item.value + "\" is not supported (supported: f32)");
 }
 
 const KeyRule<Conv2dShape> kConvKeys[] = {
@@ -210,7 +211,9 @@ Problem Problem::Gemm(const GemmShape& shape, DType dtype) {
 
 void Problem::Validate() const {
   auto positive = [](int64_t v, const char* name) {
-    if (v <= 0) throw Error(ErrorCode::kBadArgument, std::string(name) + " must be positive, not " + std::to_string(v));
+    if (v <= 0)
+      throw Error(ErrorCode::kBadArgument,
+                  std::string(name) + " must be positive, not " + std::to_string(v));
   };
   if (op_ == OpKind::kGemm) {
     positive(gemm_.m, "M");
@@ -231,11 +234,11 @@ void Problem::Validate() const {
   positive(c.dilation_h, "dilation_h");
   positive(c.dilation_w, "dilation_w");
   positive(c.groups, "groups");
-  if (c.pad_h < 0 || c.pad_w < 0) throw Error(ErrorCode::kBadArgument, "padding must not be negative");
+  if (c.pad_h < 0 || c.pad_w < 0)
+    throw Error(ErrorCode::kBadArgument, "padding must not be negative");
   if (c.c % c.groups != 0 || c.k % c.groups != 0) {
-    throw Error(ErrorCode::kBadArgument, "groups=" + std::to_string(c.groups) +
-                                             " must divide C=" + std::to_string(c.c) +
-                                             " and K=" + std::to_string(c.k));
+    throw Error(ErrorCode::kBadArgument, "groups=" + std::to_string(c.groups) + " must divide C=" +
+                                             std::to_string(c.c) + " and K=" + std::to_string(c.k));
   }
   if (c.OutH() <= 0 || c.OutW() <= 0) {
     throw Error(ErrorCode::kBadArgument,
@@ -247,8 +250,8 @@ void Problem::Validate() const {
 std::string Problem::Key() const {
   std::ostringstream o;
   if (op_ == OpKind::kGemm) {
-    o << "gemm:M=" << gemm_.m << ",N=" << gemm_.n << ",K=" << gemm_.k
-      << ",transA=" << gemm_.trans_a << ",transB=" << gemm_.trans_b;
+    o << "gemm:M=" << gemm_.m << ",N=" << gemm_.n << ",K=" << gemm_.k << ",transA=" << gemm_.trans_a
+      << ",transB=" << gemm_.trans_b;
     if (gemm_.col_major) o << ",layout=col";  // row-major keys stay as they always were
     o << ",dtype=f32";
     return o.str();
@@ -279,17 +282,31 @@ std::map<std::string, int64_t> Problem::Variables() const {
       // read row-major, C^T = op(B)^T op(A)^T: an N x M product whose first
       // operand is the B buffer, with the transpositions swapped. `col_major`
       // tells the template to take its (A, B, C) arguments in that role.
-      return {{"M", g.n}, {"N", g.m}, {"K", g.k}, {"trans_a", g.trans_b},
-              {"trans_b", g.trans_a}, {"col_major", 1}};
+      return {
+          {"M", g.n},      {"N", g.m}, {"K", g.k}, {"trans_a", g.trans_b}, {"trans_b", g.trans_a},
+          {"col_major", 1}};
     }
-    return {{"M", g.m}, {"N", g.n}, {"K", g.k},
-            {"trans_a", g.trans_a}, {"trans_b", g.trans_b}, {"col_major", 0}};
+    return {{"M", g.m},      {"N", g.n}, {"K", g.k}, {"trans_a", g.trans_a}, {"trans_b", g.trans_b},
+            {"col_major", 0}};
   }
   const Conv2dShape& c = conv_;
-  return {{"N", c.n}, {"C", c.c}, {"H", c.h}, {"W", c.w}, {"K", c.k}, {"R", c.r}, {"S", c.s},
-          {"P", c.OutH()}, {"Q", c.OutW()}, {"stride_h", c.stride_h}, {"stride_w", c.stride_w},
-          {"pad_h", c.pad_h}, {"pad_w", c.pad_w}, {"dilation_h", c.dilation_h},
-          {"dilation_w", c.dilation_w}, {"groups", c.groups}, {"bias", c.bias ? 1 : 0}};
+  return {{"N", c.n},
+          {"C", c.c},
+          {"H", c.h},
+          {"W", c.w},
+          {"K", c.k},
+          {"R", c.r},
+          {"S", c.s},
+          {"P", c.OutH()},
+          {"Q", c.OutW()},
+          {"stride_h", c.stride_h},
+          {"stride_w", c.stride_w},
+          {"pad_h", c.pad_h},
+          {"pad_w", c.pad_w},
+          {"dilation_h", c.dilation_h},
+          {"dilation_w", c.dilation_w},
+          {"groups", c.groups},
+          {"bias", c.bias ? 1 : 0}};
 }
 
 std::string Problem::OpName() const { return op_ == OpKind::kConv2d ? "conv2d" : "gemm"; }

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <map>
 
-#include "beast/space/bound_space.hpp"
 #include "beast/core/error.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/space/bound_space_impl.hpp"
 
 namespace beast {

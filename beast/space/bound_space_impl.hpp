@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/space/bound_space.hpp"
 #include "beast/core/error.hpp"
+#include "beast/space/bound_space.hpp"
 
 namespace beast {
 namespace space {

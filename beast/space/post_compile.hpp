@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/space/bound_space.hpp"
 #include "beast/problem/device.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/space/compiled_resources.hpp"
 
 namespace beast {
@@ -28,8 +28,7 @@ std::vector<const ConstraintSpec*> UnappliedPostCompile(const BoundSpace& space,
 
 // One line naming the post-compile constraints of `spaces` the backend cannot
 // apply (each once) and why; "" when there are none.
-std::string UnappliedPostCompileLine(const std::vector<const BoundSpace*>& spaces,
-                                     Backend backend);
+std::string UnappliedPostCompileLine(const std::vector<const BoundSpace*>& spaces, Backend backend);
 
 // Why `config`, compiled with `resources`, fails a post-compile constraint in
 // force; nullopt when it passes. Constraints reading a resource that is not

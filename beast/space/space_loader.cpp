@@ -9,15 +9,14 @@
 
 #include "beast/core/config.hpp"
 #include "beast/core/error.hpp"
-#include "beast/space/space_spec.hpp"
 #include "beast/space/space_names_check.hpp"
+#include "beast/space/space_spec.hpp"
 #include "beast/space/space_yaml.hpp"
 
 namespace beast {
 namespace {
 
 namespace fs = std::filesystem;
-
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -183,8 +182,8 @@ void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
       L.Fail(dims, std::string("launch ") + key + " must list 1 to 3 sizes");
     Expr* target = std::string(key) == "global" ? spec->launch_global : spec->launch_local;
     for (size_t d = 0; d < 3; ++d) {
-      target[d] =
-          d < dims.size() ? ParseExprAt(L, dims[d], std::string("launch ") + key) : Expr::Parse("1");
+      target[d] = d < dims.size() ? ParseExprAt(L, dims[d], std::string("launch ") + key)
+                                  : Expr::Parse("1");
     }
   }
   if (launch["dynamic_local_bytes"].IsDefined()) {

@@ -115,8 +115,8 @@ void CheckParams(const SpaceSpec& spec, const Names& names) {
     if (!p.has_default) continue;
     for (const auto& n : p.default_value.Names()) {
       if (!names.Fixed(n)) {
-        Fail(p.where, "default of " + p.name + " may read only problem and device names, not \"" +
-                          n + "\"");
+        Fail(p.where,
+             "default of " + p.name + " may read only problem and device names, not \"" + n + "\"");
       }
     }
   }

@@ -83,8 +83,8 @@ ConstraintSpec ReadCondition(const std::string& path, const YAML::Node& c, size_
   }
   for (const auto& n : constraint.expr.Names()) {
     if (!names.count(n)) {
-      Fail(path, where + " \"" + constraint.expr.text() + "\" names unknown parameter \"" + n +
-                     "\"");
+      Fail(path,
+           where + " \"" + constraint.expr.text() + "\" names unknown parameter \"" + n + "\"");
     }
   }
   return constraint;
@@ -108,7 +108,8 @@ SpaceSpec LoadT1(const std::string& path) {
   YAML::Node space = root["ConfigurationSpace"];
   if (!space.IsMap()) Fail(path, "ConfigurationSpace (an object) is required");
   YAML::Node params = space["TuningParameters"];
-  if (!params.IsSequence()) Fail(path, "ConfigurationSpace.TuningParameters (an array) is required");
+  if (!params.IsSequence())
+    Fail(path, "ConfigurationSpace.TuningParameters (an array) is required");
   SpaceSpec spec;
   spec.name = path;
   spec.space_path = path;

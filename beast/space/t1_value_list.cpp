@@ -61,7 +61,8 @@ class ListParser {
     if (pos_ == start) Fail("expected a value at position " + std::to_string(pos_ + 1));
     return text_.substr(start, pos_ - start);
   }
-  static Value Constant(const std::string& text, const std::string& name = "", const Value* bound = nullptr) {
+  static Value Constant(const std::string& text, const std::string& name = "",
+                        const Value* bound = nullptr) {
     return Expr::Parse(text).Evaluate([&](const std::string& n, Value* v) {
       if (bound && n == name) return *v = *bound, true;
       return false;
@@ -105,7 +106,9 @@ class ListParser {
     if (Accept("for")) {
       Skip();
       size_t start = pos_;
-      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+      while (pos_ < text_.size() &&
+             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+        ++pos_;
       std::string name = text_.substr(start, pos_ - start);
       if (name.empty()) Fail("expected a loop variable after \"for\"");
       Expect("in");

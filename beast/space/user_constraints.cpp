@@ -22,23 +22,34 @@ ConstraintSpec ReadConstraint(const YamlReader& L, const YAML::Node& node) {
   c.expr = ParseExprAt(L, L.Required(node, "expr", "a constraint"), "constraint");
   if (node["kind"].IsDefined()) {
     std::string kind = L.Scalar(node["kind"], "kind");
-    if (kind == "hard") c.kind = ConstraintKind::kHard;
-    else if (kind == "soft") c.kind = ConstraintKind::kSoft;
-    else L.Fail(node["kind"], "constraint kind must be hard or soft, not \"" + kind + "\"");
+    if (kind == "hard")
+      c.kind = ConstraintKind::kHard;
+    else if (kind == "soft")
+      c.kind = ConstraintKind::kSoft;
+    else
+      L.Fail(node["kind"], "constraint kind must be hard or soft, not \"" + kind + "\"");
   }
   if (node["class"].IsDefined()) {
     std::string cls = L.Scalar(node["class"], "class");
-    if (cls == "hardware") c.cls = ConstraintClass::kHardware;
-    else if (cls == "correctness") c.cls = ConstraintClass::kCorrectness;
-    else if (cls == "efficiency") c.cls = ConstraintClass::kEfficiency;
-    else if (cls == "user") c.cls = ConstraintClass::kUser;
-    else L.Fail(node["class"], "constraint class must be hardware, correctness, efficiency or user");
+    if (cls == "hardware")
+      c.cls = ConstraintClass::kHardware;
+    else if (cls == "correctness")
+      c.cls = ConstraintClass::kCorrectness;
+    else if (cls == "efficiency")
+      c.cls = ConstraintClass::kEfficiency;
+    else if (cls == "user")
+      c.cls = ConstraintClass::kUser;
+    else
+      L.Fail(node["class"], "constraint class must be hardware, correctness, efficiency or user");
   }
   if (node["stage"].IsDefined()) {
     std::string stage = L.Scalar(node["stage"], "stage");
-    if (stage == "before_compile") c.stage = ConstraintStage::kBeforeCompile;
-    else if (stage == "after_compile") c.stage = ConstraintStage::kAfterCompile;
-    else L.Fail(node["stage"], "constraint stage must be before_compile or after_compile");
+    if (stage == "before_compile")
+      c.stage = ConstraintStage::kBeforeCompile;
+    else if (stage == "after_compile")
+      c.stage = ConstraintStage::kAfterCompile;
+    else
+      L.Fail(node["stage"], "constraint stage must be before_compile or after_compile");
   }
   return c;
 }
@@ -80,8 +91,9 @@ std::vector<ConstraintSpec> LoadConstraintFile(const std::string& path_or_set,
   }
   std::ifstream in(path);
   if (!in) {
-    throw Error(ErrorCode::kNotFound, path + ": cannot be read (neither a file nor a set in " +
-                                          (constraints_dir.empty() ? "constraints" : constraints_dir) + "/sets)");
+    throw Error(ErrorCode::kNotFound,
+                path + ": cannot be read (neither a file nor a set in " +
+                    (constraints_dir.empty() ? "constraints" : constraints_dir) + "/sets)");
   }
   std::stringstream text;
   text << in.rdbuf();
@@ -93,7 +105,8 @@ std::vector<ConstraintSpec> LoadConstraintFile(const std::string& path_or_set,
     throw Error(ErrorCode::kBadInput, path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
   YAML::Node list = root.IsMap() ? root["constraints"] : root;
-  if (!list.IsSequence()) reader.Fail(root, "expected a list of constraints (or a mapping with \"constraints:\")");
+  if (!list.IsSequence())
+    reader.Fail(root, "expected a list of constraints (or a mapping with \"constraints:\")");
   std::vector<ConstraintSpec> out;
   for (const auto& node : list) {
     ConstraintSpec c = ReadConstraint(reader, node);

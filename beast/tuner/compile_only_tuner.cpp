@@ -19,16 +19,16 @@
 
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
-#include "beast/space/template_vars.hpp"
-#include "harness/cuda/cuda_build.hpp"
-#include "harness/cuda/nvrtc_compiler.hpp"
-#include "harness/render/renderer.hpp"
 #include "beast/space/post_compile.hpp"
+#include "beast/space/template_vars.hpp"
 #include "beast/tuner/progress.hpp"
-#include "results_db/store.hpp"
 #include "beast/tuner/run_failure.hpp"
 #include "beast/tuner/tune_loop.hpp"
 #include "beast/tuner/tune_plan.hpp"
+#include "harness/cuda/cuda_build.hpp"
+#include "harness/cuda/nvrtc_compiler.hpp"
+#include "harness/render/renderer.hpp"
+#include "results_db/store.hpp"
 
 namespace beast {
 namespace {
@@ -59,7 +59,7 @@ Outcome CompileOne(const PlannedPair& pair, const Config& config, const DeviceIn
                              TemplateVars(spec, *pair.problem, instance, Backend::kCuda));
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
-    out.status = Status::kCompileError;  // a template that fails to render is data
+    out.status = Status::kCompileError;           // a template that fails to render is data
     out.error_text = std::string("render: ") + e.what();
     return out;
   }
@@ -146,7 +146,6 @@ void CompileAll(const std::vector<const Config*>& todo, unsigned threads,
   if (failure) std::rethrow_exception(failure);
 }
 
-
 // The measurer of a compile-only run: each pair's configs compiled on every
 // core; the range of registers ends the pair.
 class NvrtcMeasurer : public ConfigMeasurer {
@@ -232,8 +231,8 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   results_db::Store store = results_db::Store::Open(o.db_path);
   // The spec table stands for the device: its name says that nothing ran on it.
   const int64_t device_id =
-      store.UpsertDevice({device.backend, summary.device_name, device.vendor,
-                          device.driver_version, device.arch, DeviceLimitsToJson(device.limits)});
+      store.UpsertDevice({device.backend, summary.device_name, device.vendor, device.driver_version,
+                          device.arch, DeviceLimitsToJson(device.limits)});
   const int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
   if (o.progress) {
     std::fprintf(stderr, "compile-only for %s (%s, spec table): NVRTC %s on %u threads\n",
@@ -246,8 +245,8 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   if (!o.cache_dir.empty()) cache = std::make_unique<harness::ProgramCache>(o.cache_dir);
   summary.cache_dir = o.cache_dir;
   NvrtcMeasurer measurer(device, renderer, cache.get(), store, device_id, summary);
-  TuneLoopContext loop{store, progress, device_id, run_id, summary.compiler,
-                       summary.compiler_version};
+  TuneLoopContext loop{store,  progress,         device_id,
+                       run_id, summary.compiler, summary.compiler_version};
   try {
     summary.pairs = TunePairs(loop, pairs, measurer, stop);
   } catch (...) {

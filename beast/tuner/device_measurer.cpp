@@ -68,8 +68,7 @@ void DeviceMeasurer::BeginPair(const PlannedPair& pair, const PairIds&, double* 
                                double* best_gflops) {
   if (!pair.has_default && c_.options.progress) {
     std::fprintf(stderr, "%s: the default config does not fit %s (%s); no baseline for speed-ups\n",
-                 pair.spec->name.c_str(), pair.problem->Key().c_str(),
-                 pair.no_default_why.c_str());
+                 pair.spec->name.c_str(), pair.problem->Key().c_str(), pair.no_default_why.c_str());
   }
   const std::string problem = pair.problem->Key();
   if (!best_ms_by_problem_.count(problem)) {
@@ -178,8 +177,8 @@ void DeviceMeasurer::Confirm(const PlannedPair& pair, const PairIds& ids,
                          c_.options.progress};
   ProgramSupply::DeviceBusy busy(c_.supply);
   const auto start = std::chrono::steady_clock::now();
-  ps->confirmed_now = ConfirmPair(context, pair, ids.problem, ids.template_version, stop) ==
-                      ConfirmStatus::kDone;
+  ps->confirmed_now =
+      ConfirmPair(context, pair, ids.problem, ids.template_version, stop) == ConfirmStatus::kDone;
   if (ps->confirmed_now) c_.summary.confirm_seconds += Seconds(start);
 }
 

@@ -13,7 +13,6 @@
 #include <memory>
 #include <set>
 
-#include "harness/devices/device_resolver.hpp"
 #include "beast/core/child_process.hpp"
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
@@ -21,6 +20,7 @@
 #include "beast/tuner/tune_plan.hpp"
 #include "beast/tuner/tune_share.hpp"
 #include "beast/worker/worker_wire.hpp"
+#include "harness/devices/device_resolver.hpp"
 
 namespace beast {
 namespace {
@@ -111,7 +111,8 @@ void SpawnAll(const std::vector<std::vector<size_t>>& groups,
                     {"--shard", std::to_string(k) + "/" + std::to_string(group.size())});
       if (!options.progress) args.push_back("--quiet");
       children->push_back(Spawn(id, executable, args));
-      if (g_child_count < kMaxChildren) g_children[g_child_count++] = children->back().process->pid();
+      if (g_child_count < kMaxChildren)
+        g_children[g_child_count++] = children->back().process->pid();
     }
   }
 }

@@ -2,14 +2,13 @@
 #include "beast/tuner/tune_baselines.hpp"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
-#include "beast/worker/baseline_measure.hpp"
 #include "beast/core/error.hpp"
-#include "harness/opencl/clblast_baseline.hpp"
+#include "beast/worker/baseline_measure.hpp"
 #include "harness/cuda/cuda_library_call.hpp"
+#include "harness/opencl/clblast_baseline.hpp"
 
 namespace beast {
 

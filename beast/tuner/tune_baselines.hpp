@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "beast/worker/baseline_measure.hpp"
 #include "beast/problem/device.hpp"
 #include "beast/problem/problem.hpp"
 #include "beast/tuner/tuner.hpp"
+#include "beast/worker/baseline_measure.hpp"
+#include "beast/worker/worker_client.hpp"
 #include "harness/measure/peak_flops.hpp"
 #include "harness/measure/timing.hpp"
 #include "results_db/store.hpp"
-#include "beast/worker/worker_client.hpp"
 
 namespace beast {
 

@@ -12,11 +12,11 @@
 #include <optional>
 #include <string>
 
-#include "harness/render/renderer.hpp"
-#include "harness/measure/timing.hpp"
-#include "results_db/store.hpp"
 #include "beast/tuner/tune_plan.hpp"
 #include "beast/worker/worker_client.hpp"
+#include "harness/measure/timing.hpp"
+#include "harness/render/renderer.hpp"
+#include "results_db/store.hpp"
 
 namespace beast {
 

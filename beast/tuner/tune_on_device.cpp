@@ -137,10 +137,10 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
                          jobs.jobs, executable);
     summary.compile_jobs = supply.pool_jobs();
     summary.pool_paused_while_timing = supply.pool_jobs() > 0 && supply.cpu_device();
-    DeviceMeasurer measurer({o, device, renderer, worker, store, supply, jobs, plan, device_id,
-                             run_id, summary});
-    TuneLoopContext loop{store, progress, device_id, run_id, device.compiler,
-                         device.compiler_version};
+    DeviceMeasurer measurer(
+        {o, device, renderer, worker, store, supply, jobs, plan, device_id, run_id, summary});
+    TuneLoopContext loop{store,  progress,        device_id,
+                         run_id, device.compiler, device.compiler_version};
     summary.pairs = TunePairs(loop, pairs, measurer, stop);
     summary.compile_wait_seconds = supply.wait_seconds();
     summary.compile_pool_error = supply.pool_error();

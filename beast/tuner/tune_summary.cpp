@@ -55,9 +55,9 @@ std::string FailuresLine(const PairSummary& p) {
 
 // Which device measured, and with which others.
 std::string HeaderLines(const TuneSummary& s) {
-  std::string out = "winners on " + s.device_id + " (" + s.device_name + ")" +
-                    (s.interrupted ? " — run interrupted, run the same command again to resume" : "") +
-                    "\n";
+  std::string out =
+      "winners on " + s.device_id + " (" + s.device_name + ")" +
+      (s.interrupted ? " — run interrupted, run the same command again to resume" : "") + "\n";
   if (s.devices.empty()) return out;
   std::string names;
   for (const std::string& d : s.devices) names += (names.empty() ? "" : ", ") + d;

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "beast/space/bound_space.hpp"
+#include "beast/core/status.hpp"
 #include "beast/problem/device.hpp"
 #include "beast/problem/problem.hpp"
-#include "beast/core/status.hpp"
+#include "beast/space/bound_space.hpp"
 
 namespace beast {
 
@@ -79,8 +79,8 @@ struct TuneOptions {
 // measurement, or the one the database already held).
 struct BaselineSummary {
   std::string problem_key;
-  std::string library;   // "clblast"
-  std::string routine;   // "Sgemm", "Convgemm"
+  std::string library;  // "clblast"
+  std::string routine;  // "Sgemm", "Convgemm"
   Status status = Status::kOk;
   double median_ms = 0;  // when ok
   double gflops = 0;     // when ok

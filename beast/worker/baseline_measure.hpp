@@ -6,10 +6,10 @@
 #pragma once
 
 #include "beast/problem/problem.hpp"
+#include "beast/worker/instance_measure.hpp"
+#include "harness/measure/timing.hpp"
 #include "harness/opencl/clblast_baseline.hpp"
 #include "harness/opencl/opencl_context.hpp"
-#include "harness/measure/timing.hpp"
-#include "beast/worker/instance_measure.hpp"
 
 namespace beast {
 

@@ -4,8 +4,8 @@
 #include <functional>
 #include <memory>
 
-#include "harness/opencl/opencl_kernel.hpp"
 #include "beast/worker/measure_steps.hpp"
+#include "harness/opencl/opencl_kernel.hpp"
 
 namespace beast {
 

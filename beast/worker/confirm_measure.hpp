@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "beast/worker/confirm_protocol.hpp"
-#include "harness/opencl/opencl_context.hpp"
-#include "harness/measure/timing.hpp"
 #include "beast/worker/instance_measure.hpp"
+#include "harness/measure/timing.hpp"
+#include "harness/opencl/opencl_context.hpp"
 
 namespace beast {
 

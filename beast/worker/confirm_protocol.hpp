@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "beast/core/status.hpp"
 #include "harness/measure/launch.hpp"
 #include "harness/measure/timing.hpp"
-#include "beast/core/status.hpp"
 
 namespace beast {
 

@@ -9,15 +9,15 @@
 
 #include "beast/core/error.hpp"
 #include "beast/problem/problem.hpp"
+#include "beast/worker/measure_steps.hpp"
+#include "beast/worker/problem_data.hpp"
+#include "beast/worker/worker_device.hpp"
+#include "harness/cache/program_cache.hpp"
 #include "harness/cuda/cuda_build.hpp"
 #include "harness/cuda/cuda_context.hpp"
 #include "harness/cuda/cuda_kernel.hpp"
 #include "harness/cuda/cuda_library_call.hpp"
 #include "harness/cuda/cuda_peak_flops.hpp"
-#include "harness/cache/program_cache.hpp"
-#include "beast/worker/measure_steps.hpp"
-#include "beast/worker/problem_data.hpp"
-#include "beast/worker/worker_device.hpp"
 
 namespace beast {
 namespace {

@@ -1,8 +1,8 @@
 // Build, validate and time one instance (instance_measure.hpp).
 #include "beast/worker/instance_measure.hpp"
 
-#include "harness/opencl/opencl_kernel.hpp"
 #include "beast/worker/measure_steps.hpp"
+#include "harness/opencl/opencl_kernel.hpp"
 
 namespace beast {
 

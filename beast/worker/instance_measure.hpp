@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "beast/space/compiled_resources.hpp"
-#include "harness/opencl/opencl_kernel.hpp"
-#include "harness/opencl/opencl_context.hpp"
-#include "harness/measure/timing.hpp"
-#include "beast/worker/problem_data.hpp"
 #include "beast/core/status.hpp"
+#include "beast/space/compiled_resources.hpp"
+#include "beast/worker/problem_data.hpp"
+#include "harness/measure/timing.hpp"
+#include "harness/opencl/opencl_context.hpp"
+#include "harness/opencl/opencl_kernel.hpp"
 
 namespace beast {
 

@@ -5,12 +5,12 @@
 
 #include <optional>
 
-#include "beast/space/bound_space.hpp"
 #include "beast/problem/device.hpp"
 #include "beast/problem/problem.hpp"
-#include "harness/render/renderer.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/worker/instance_measure.hpp"
 #include "beast/worker/worker_protocol.hpp"
+#include "harness/render/renderer.hpp"
 
 namespace beast {
 

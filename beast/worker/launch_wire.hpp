@@ -2,8 +2,8 @@
 // compile and confirmation messages alike), in worker_wire.hpp's format.
 #pragma once
 
-#include "harness/measure/launch.hpp"
 #include "beast/worker/worker_wire.hpp"
+#include "harness/measure/launch.hpp"
 
 namespace beast {
 

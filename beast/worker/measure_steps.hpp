@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "beast/worker/confirm_protocol.hpp"
-#include "harness/measure/launch.hpp"
-#include "harness/measure/timing.hpp"
 #include "beast/worker/instance_measure.hpp"
 #include "beast/worker/problem_data.hpp"
+#include "harness/measure/launch.hpp"
+#include "harness/measure/timing.hpp"
 
 namespace beast {
 
@@ -41,7 +41,8 @@ void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
 // GPU: every later launch would fail too): that candidate is `crashed` and
 // the rounds end, the others keeping the samples they have.
 void InterleavedRounds(const std::vector<std::function<harness::LaunchResult()>>& launches,
-                       const harness::BenchmarkPlan& plan, const std::function<bool()>& device_works,
+                       const harness::BenchmarkPlan& plan,
+                       const std::function<bool()>& device_works,
                        std::vector<ConfirmResult>* results);
 
 }  // namespace beast

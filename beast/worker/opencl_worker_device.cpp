@@ -4,14 +4,14 @@
 #include <map>
 #include <memory>
 
-#include "beast/worker/baseline_measure.hpp"
 #include "beast/problem/problem.hpp"
+#include "beast/worker/baseline_measure.hpp"
 #include "beast/worker/confirm_measure.hpp"
-#include "harness/opencl/opencl_context.hpp"
-#include "harness/opencl/opencl_peak_flops.hpp"
-#include "harness/cache/program_cache.hpp"
 #include "beast/worker/problem_data.hpp"
 #include "beast/worker/worker_device.hpp"
+#include "harness/cache/program_cache.hpp"
+#include "harness/opencl/opencl_context.hpp"
+#include "harness/opencl/opencl_peak_flops.hpp"
 
 namespace beast {
 namespace {

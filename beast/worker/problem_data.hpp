@@ -11,12 +11,12 @@
 namespace beast {
 
 struct ProblemData {
-  std::vector<float> input0;      // conv2d: x; gemm: A
-  std::vector<float> input1;      // conv2d: w; gemm: B
-  std::vector<float> bias;        // conv2d with bias: b (K values); else empty
-  std::vector<float> reference;   // the exact output, rounded to float
+  std::vector<float> input0;         // conv2d: x; gemm: A
+  std::vector<float> input1;         // conv2d: w; gemm: B
+  std::vector<float> bias;           // conv2d with bias: b (K values); else empty
+  std::vector<float> reference;      // the exact output, rounded to float
   std::vector<float> abs_reference;  // the same over absolute values (error bound)
-  int64_t reduction_length = 1;   // terms per output
+  int64_t reduction_length = 1;      // terms per output
   size_t output_count = 0;
 };
 

@@ -11,11 +11,11 @@
 
 #include "beast/problem/device.hpp"
 #include "beast/worker/confirm_protocol.hpp"
+#include "beast/worker/instance_measure.hpp"
+#include "beast/worker/worker_protocol.hpp"
 #include "harness/measure/baseline_result.hpp"
 #include "harness/measure/peak_flops.hpp"
 #include "harness/measure/timing.hpp"
-#include "beast/worker/instance_measure.hpp"
-#include "beast/worker/worker_protocol.hpp"
 
 namespace beast {
 

@@ -24,12 +24,12 @@
 #include <optional>
 #include <string>
 
-#include "harness/measure/baseline_result.hpp"
-#include "harness/opencl/opencl_kernel.hpp"
-#include "harness/measure/peak_flops.hpp"
-#include "harness/measure/timing.hpp"
 #include "beast/worker/instance_measure.hpp"
 #include "beast/worker/worker_wire.hpp"
+#include "harness/measure/baseline_result.hpp"
+#include "harness/measure/peak_flops.hpp"
+#include "harness/measure/timing.hpp"
+#include "harness/opencl/opencl_kernel.hpp"
 
 namespace beast {
 

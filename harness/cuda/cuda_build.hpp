@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "harness/cuda/nvrtc_compiler.hpp"
 #include "harness/cache/program_cache.hpp"
+#include "harness/cuda/nvrtc_compiler.hpp"
 
 namespace beast::harness {
 

@@ -105,7 +105,8 @@ namespace {
 std::string GridOf(const LaunchGeometry& g, const std::string& name, unsigned grid[3],
                    unsigned block[3]) {
   if (g.dims < 1 || g.dims > 3)
-    return "launch of '" + name + "' has " + std::to_string(g.dims) + " dimensions (1 to 3 allowed)";
+    return "launch of '" + name + "' has " + std::to_string(g.dims) +
+           " dimensions (1 to 3 allowed)";
   for (int d = 0; d < g.dims; ++d) {
     // As OpenCL requires: whole blocks only, so a kernel written for OpenCL's
     // NDRange sees the same work-items here.

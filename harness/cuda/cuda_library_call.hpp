@@ -11,10 +11,10 @@
 #include <memory>
 #include <string>
 
+#include "beast/core/status.hpp"
 #include "beast/problem/problem.hpp"
 #include "harness/cuda/cuda_context.hpp"
 #include "harness/measure/launch.hpp"
-#include "beast/core/status.hpp"
 
 namespace beast::harness {
 

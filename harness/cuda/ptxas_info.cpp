@@ -17,7 +17,8 @@ CudaResources ParsePtxasInfo(const std::string& log, const std::string& kernel_n
   bool in_kernel = false;
   const std::regex entry(R"(Compiling entry function '([^']+)')");
   const std::regex properties(R"(Function properties for (\S+))");
-  const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  const std::regex frame(
+      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   const std::regex used(R"(Used (\d+) registers)");
   const std::regex smem(R"((\d+) bytes smem)");
   std::smatch m;

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "beast/problem/device_spec_table.hpp"
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
+#include "beast/problem/device_spec_table.hpp"
 #include "harness/cuda/cuda_driver.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "harness/opencl/opencl_devices.hpp"

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "beast/problem/problem.hpp"
-#include "harness/opencl/opencl_context.hpp"
 #include "harness/measure/baseline_result.hpp"
 #include "harness/measure/timing.hpp"
+#include "harness/opencl/opencl_context.hpp"
 
 namespace beast::harness {
 

@@ -19,7 +19,7 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 ProgramKey OpenClKeyFor(const OpenClContext& context, const std::string& source,
-                  const std::string& options) {
+                        const std::string& options) {
   const DeviceInfo& d = context.device();
   return ProgramKey{source, options, d.name + "\n" + d.driver_version + "\n" + d.compiler_version};
 }
@@ -42,7 +42,7 @@ std::string ProgramBinary(const OpenClProgram& program) {
 }
 
 OpenClBuildResult BuildFromBinary(OpenClContext& context, const std::string& binary,
-                            const std::string& options) {
+                                  const std::string& options) {
   OpenClBuildResult result;
   auto start = std::chrono::steady_clock::now();
   OpenClContext::Impl& impl = context.impl();
@@ -87,7 +87,7 @@ bool StoreBuild(const ProgramCache& cache, const ProgramKey& key, const OpenClBu
 }
 
 OpenClBuildResult BuildOpenClThroughCache(OpenClContext& context, const ProgramCache& cache,
-                              const std::string& source, const std::string& options) {
+                                          const std::string& source, const std::string& options) {
   auto start = std::chrono::steady_clock::now();
   const ProgramKey key = OpenClKeyFor(context, source, options);
   if (std::optional<CachedProgram> entry = cache.Load(key)) {

@@ -7,19 +7,19 @@
 
 #include <string>
 
-#include "harness/opencl/opencl_context.hpp"
 #include "harness/cache/program_cache.hpp"
+#include "harness/opencl/opencl_context.hpp"
 
 namespace beast::harness {
 
 // The key of `source` built with `options` by `context`'s compiler.
 ProgramKey OpenClKeyFor(const OpenClContext& context, const std::string& source,
-                  const std::string& options);
+                        const std::string& options);
 
 // Through the cache, as above. Never throws for a bad source (that is data);
 // a cache entry that cannot be written is simply not written.
 OpenClBuildResult BuildOpenClThroughCache(OpenClContext& context, const ProgramCache& cache,
-                              const std::string& source, const std::string& options);
+                                          const std::string& source, const std::string& options);
 
 // The binary of a built program (CL_PROGRAM_BINARIES of its one device);
 // empty when the runtime gives none.
@@ -29,7 +29,7 @@ std::string ProgramBinary(const OpenClProgram& program);
 // the reason in `log` when the runtime refuses it. compile_ms is the time this
 // took.
 OpenClBuildResult BuildFromBinary(OpenClContext& context, const std::string& binary,
-                            const std::string& options);
+                                  const std::string& options);
 
 // Stores `build`'s outcome under `key`: the binary of a program that built
 // (taken now, so it holds whatever the runtime generated since the build), or

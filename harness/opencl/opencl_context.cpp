@@ -96,7 +96,8 @@ void OpenClContext::UseProgramCache(std::shared_ptr<const ProgramCache> cache) {
   cache_ = std::move(cache);
 }
 
-OpenClBuildResult OpenClContext::BuildFromSource(const std::string& source, const std::string& options) {
+OpenClBuildResult OpenClContext::BuildFromSource(const std::string& source,
+                                                 const std::string& options) {
   OpenClBuildResult result;
   auto start = std::chrono::steady_clock::now();
   const char* text = source.c_str();

@@ -35,9 +35,11 @@ std::string PlatformVersion(cl_device_id device) {
   }
   auto text = [&](cl_platform_info what) {
     size_t size = 0;
-    if (clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return std::string();
+    if (clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0)
+      return std::string();
     std::string value(size, '\0');
-    if (clGetPlatformInfo(platform, what, size, value.data(), nullptr) != CL_SUCCESS) return std::string();
+    if (clGetPlatformInfo(platform, what, size, value.data(), nullptr) != CL_SUCCESS)
+      return std::string();
     while (!value.empty() && (value.back() == '\0' || value.back() == ' ')) value.pop_back();
     return value;
   };

@@ -13,7 +13,7 @@ namespace beast::harness {
 
 struct OpenClKernel::Impl {
   OpenClContext::Impl* context = nullptr;
-  OpenClProgram program;        // keeps the cl_program alive as long as the kernel
+  OpenClProgram program;              // keeps the cl_program alive as long as the kernel
   std::vector<OpenClKernelArg> args;  // keeps the bound buffers alive
   cl_kernel kernel = nullptr;
   std::string name;

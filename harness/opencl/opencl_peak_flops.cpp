@@ -83,9 +83,9 @@ PeakFlopsResult MeasureOpenClPeakFlops(OpenClContext& context, const BenchmarkPl
     if (!program) continue;
     // a = 0.999, b = 0.001: every chain converges to 1, never to inf or a subnormal.
     int iterations = kProbeIterations;
-    OpenClKernel runner(
-        context, program, "beast_peak_fma",
-        {out, OpenClKernelArg::Float(0.999f), OpenClKernelArg::Float(0.001f), OpenClKernelArg::Int32(iterations)});
+    OpenClKernel runner(context, program, "beast_peak_fma",
+                        {out, OpenClKernelArg::Float(0.999f), OpenClKernelArg::Float(0.001f),
+                         OpenClKernelArg::Int32(iterations)});
     LaunchGeometry geometry;
     geometry.dims = 1;
     geometry.local[0] = v.local;
@@ -100,9 +100,9 @@ PeakFlopsResult MeasureOpenClPeakFlops(OpenClContext& context, const BenchmarkPl
     }
     double scale = kTargetLaunchMs / std::max(probe.kernel_ms, 1e-3);
     iterations = static_cast<int>(std::clamp(kProbeIterations * scale, 256.0, 16.0 * (1 << 20)));
-    OpenClKernel timed(
-        context, program, "beast_peak_fma",
-        {out, OpenClKernelArg::Float(0.999f), OpenClKernelArg::Float(0.001f), OpenClKernelArg::Int32(iterations)});
+    OpenClKernel timed(context, program, "beast_peak_fma",
+                       {out, OpenClKernelArg::Float(0.999f), OpenClKernelArg::Float(0.001f),
+                        OpenClKernelArg::Int32(iterations)});
     std::string failure;
     std::vector<double> samples =
         BenchmarkLaunches([&] { return timed.Launch(geometry); }, plan, &failure);

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/opencl/opencl_context.hpp"
 #include "harness/measure/peak_flops.hpp"
 #include "harness/measure/timing.hpp"
+#include "harness/opencl/opencl_context.hpp"
 
 namespace beast::harness {
 
@@ -29,6 +29,5 @@ PeakFlopsResult MeasureOpenClPeakFlops(OpenClContext& context, const BenchmarkPl
 
 // The source of one variant (exposed for tests).
 std::string OpenClPeakKernelSource(int chains);
-
 
 }  // namespace beast::harness

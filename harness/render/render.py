@@ -89,17 +89,20 @@ def render_request(env, templates_dir, request):
     template = request.get("template")
     variables = request.get("vars", {})
     if not isinstance(template, str) or not template:
-        return {"error": "bad request: \"template\" must be a non-empty string"}
+        return {"error": 'bad request: "template" must be a non-empty string'}
     if not isinstance(variables, dict):
-        return {"error": "bad request: \"vars\" must be a JSON object"}
+        return {"error": 'bad request: "vars" must be a JSON object'}
     try:
         return {"source": env.get_template(template).render(**variables)}
     except jinja2.TemplateNotFound as exc:
         return {"error": "template not found: %s (under %s)" % (exc.name, templates_dir)}
-    except Exception as exc:  # every template failure is data for the caller
+    except Exception as exc:  # noqa: BLE001 - every template failure is data for the caller
         where = _template_location(exc, templates_dir) or template
-        kind = "" if isinstance(exc, (jinja2.UndefinedError, TemplateFailure)) else (
-            type(exc).__name__ + ": ")
+        kind = (
+            ""
+            if isinstance(exc, (jinja2.UndefinedError, TemplateFailure))
+            else (type(exc).__name__ + ": ")
+        )
         return {"error": "%s: %s%s" % (where, kind, _one_line(exc))}
 
 
@@ -132,14 +135,17 @@ def main():
     parser.add_argument("--templates", required=True, help="the kernel_templates directory")
     args = parser.parse_args()
     if not os.path.isdir(args.templates):
-        sys.stdout.write(json.dumps(
-            {"fatal": "templates directory %s does not exist" % args.templates}) + "\n")
+        sys.stdout.write(
+            json.dumps({"fatal": "templates directory %s does not exist" % args.templates}) + "\n"
+        )
         sys.stdout.flush()
         sys.exit(3)
     # Undecodable input bytes become U+FFFD rather than killing the server.
-    stdin = open(sys.stdin.fileno(), "r", encoding="utf-8", errors="replace", closefd=False)
-    stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)
-    serve(args.templates, stdin, stdout)
+    with (
+        open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False) as stdin,
+        open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False) as stdout,
+    ):
+        serve(args.templates, stdin, stdout)
 
 
 if __name__ == "__main__":

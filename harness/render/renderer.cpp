@@ -65,7 +65,8 @@ void Renderer::Start() {
   o.out = ChildProcess::Stream::kSocket;
   o.err = ChildProcess::Stream::kCapture;
   try {
-    child_ = std::make_unique<ChildProcess>(o, "cannot start Python \"" + python_ + "\" for the renderer");
+    child_ = std::make_unique<ChildProcess>(
+        o, "cannot start Python \"" + python_ + "\" for the renderer");
   } catch (const Error& e) {
     throw Error(ErrorCode::kEnvironment, e.what() + std::string(kInstallHint));
   }
@@ -187,7 +188,8 @@ std::string Renderer::Render(const std::string& template_rel_path,
   std::lock_guard<std::mutex> lock(mutex_);
   const nlohmann::json fields = ParseReply(Request(line, template_rel_path));
   if (const std::string* source = StringField(fields, "source")) return *source;
-  if (const std::string* error = StringField(fields, "error")) throw Error(ErrorCode::kBadInput, *error);
+  if (const std::string* error = StringField(fields, "error"))
+    throw Error(ErrorCode::kBadInput, *error);
   throw Error(ErrorCode::kInternal, "renderer: reply has neither source nor error");
 }
 

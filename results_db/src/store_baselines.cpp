@@ -68,8 +68,7 @@ std::vector<BaselineRow> Store::Baselines(const BaselineFilter& filter) {
   return rows;
 }
 
-void Store::Impl::AttachBaselines(std::vector<ResultRow>& rows,
-                                  std::optional<int64_t> device_id) {
+void Store::Impl::AttachBaselines(std::vector<ResultRow>& rows, std::optional<int64_t> device_id) {
   if (rows.empty()) return;
   auto& query = Prepared(kFastestSql, "finding the fastest baselines");
   internal::StatementScope scope(query);

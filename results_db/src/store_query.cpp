@@ -208,9 +208,10 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.compile_ms = query.ColumnOptionalDouble(19);
     row.confirmed_ms = query.ColumnOptionalDouble(26);
     row.speedup_vs_default =
-        row.status == beast::Status::kOk ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
-                                                query.ColumnOptionalDouble(27), row.confirmed_ms)
-                           : std::nullopt;
+        row.status == beast::Status::kOk
+            ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
+                                 query.ColumnOptionalDouble(27), row.confirmed_ms)
+            : std::nullopt;
     row.error_text = query.ColumnText(21);
     row.registers = query.ColumnOptionalInt(22);
     row.spill_bytes = query.ColumnOptionalInt(23);

@@ -128,8 +128,8 @@ void Store::FinishRun(int64_t run_id, RunEnd end) {
 
 bool Store::RecordMeasurement(const MeasurementRecord& m) {
   if (!beast::IsMeasurementStatus(m.status)) {
-    throw Error(ErrorCode::kBadArgument, std::string("a measurement cannot be '") +
-                                             beast::StatusName(m.status) + "'");
+    throw Error(ErrorCode::kBadArgument,
+                std::string("a measurement cannot be '") + beast::StatusName(m.status) + "'");
   }
   // One statement in autocommit mode is one transaction: once this returns the
   // row is in the WAL and survives the process being killed.

@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "beast/space/bound_space.hpp"
 #include "beast/core/error.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/space/t1_import.hpp"
 #include "naive_filter.hpp"
 

@@ -21,14 +21,17 @@ import os
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")
 OUT = os.path.dirname(os.path.abspath(__file__))
-MAX_GFLOP = 0.04   # per shape at the batch chosen
+MAX_GFLOP = 0.04  # per shape at the batch chosen
 PER_CATEGORY = 5
 
 
 def onnx_cases():
-    cases = json.load(open(os.path.join(SHARED, "onnx_conv", "conv_cases.json")))
-    lines = ["# name N C H W K R S stride_h stride_w pad_h pad_w dilation_h dilation_w groups bias",
-             "# then lines x, w, b (when bias), y: the tensor's values (NCHW, filter KCRS)"]
+    with open(os.path.join(SHARED, "onnx_conv", "conv_cases.json")) as stream:
+        cases = json.load(stream)
+    lines = [
+        "# name N C H W K R S stride_h stride_w pad_h pad_w dilation_h dilation_w groups bias",
+        "# then lines x, w, b (when bias), y: the tensor's values (NCHW, filter KCRS)",
+    ]
     for name, case in cases.items():
         a = case["attrs"]
         n, c, h, w = case["x"]["dims"]
@@ -48,7 +51,23 @@ def onnx_cases():
         bias = case["b"]
         if isinstance(bias, dict):
             bias = bias["data"]
-        fields = [n, c, h, w, k, r, s, sh, sw, pads[0], pads[1], dh, dw, groups, int(bias is not None)]
+        fields = [
+            n,
+            c,
+            h,
+            w,
+            k,
+            r,
+            s,
+            sh,
+            sw,
+            pads[0],
+            pads[1],
+            dh,
+            dw,
+            groups,
+            int(bias is not None),
+        ]
         lines.append("case %s %s" % (name, " ".join(str(v) for v in fields)))
         tensors = [("x", case["x"]["data"]), ("w", case["w"]["data"])]
         if bias is not None:
@@ -65,17 +84,51 @@ def out_size(size, pad, dil, taps, stride):
 
 def shape_rows(max_gflop=MAX_GFLOP):
     rows = []
-    for r in csv.DictReader(open(os.path.join(SHARED, "deepbench", "deepbench_conv_problems.csv"))):
-        rows.append(dict(src="deepbench:" + r["set"], N=1, C=int(r["C"]), H=int(r["H"]),
-                         W=int(r["W"]), K=int(r["K"]), R=int(r["R"]), S=int(r["S"]),
-                         sh=int(r["stride_h"]), sw=int(r["stride_w"]), ph=int(r["pad_h"]),
-                         pw=int(r["pad_w"]), dh=1, dw=1, G=1))
-    for r in csv.DictReader(open(os.path.join(SHARED, "benchdnn", "benchdnn_conv2d_shapes.csv"))):
-        rows.append(dict(src="benchdnn:" + r["name"], N=1, C=int(r["C"]), H=int(r["H"]),
-                         W=int(r["W"]), K=int(r["K"]), R=int(r["R"]), S=int(r["S"]),
-                         sh=int(r["stride_h"]), sw=int(r["stride_w"]), ph=int(r["pad_h"]),
-                         pw=int(r["pad_w"]), dh=int(r["dil_h"]) + 1, dw=int(r["dil_w"]) + 1,
-                         G=int(r["G"]), batch=int(r["N"])))
+    with open(os.path.join(SHARED, "deepbench", "deepbench_conv_problems.csv")) as stream:
+        deepbench = list(csv.DictReader(stream))
+    with open(os.path.join(SHARED, "benchdnn", "benchdnn_conv2d_shapes.csv")) as stream:
+        benchdnn = list(csv.DictReader(stream))
+    for r in deepbench:
+        rows.append(
+            dict(
+                src="deepbench:" + r["set"],
+                N=1,
+                C=int(r["C"]),
+                H=int(r["H"]),
+                W=int(r["W"]),
+                K=int(r["K"]),
+                R=int(r["R"]),
+                S=int(r["S"]),
+                sh=int(r["stride_h"]),
+                sw=int(r["stride_w"]),
+                ph=int(r["pad_h"]),
+                pw=int(r["pad_w"]),
+                dh=1,
+                dw=1,
+                G=1,
+            )
+        )
+    for r in benchdnn:
+        rows.append(
+            dict(
+                src="benchdnn:" + r["name"],
+                N=1,
+                C=int(r["C"]),
+                H=int(r["H"]),
+                W=int(r["W"]),
+                K=int(r["K"]),
+                R=int(r["R"]),
+                S=int(r["S"]),
+                sh=int(r["stride_h"]),
+                sw=int(r["stride_w"]),
+                ph=int(r["pad_h"]),
+                pw=int(r["pad_w"]),
+                dh=int(r["dil_h"]) + 1,
+                dw=int(r["dil_w"]) + 1,
+                G=int(r["G"]),
+                batch=int(r["N"]),
+            )
+        )
     kept = []
     for r in rows:
         r["P"] = out_size(r["H"], r["ph"], r["dh"], r["R"], r["sh"])
@@ -91,7 +144,10 @@ def shape_rows(max_gflop=MAX_GFLOP):
 CATEGORIES = [
     ("1x1 stride 1", lambda r: r["R"] == r["S"] == 1 and r["sh"] == 1 and r["G"] == 1),
     ("1x1 stride 2", lambda r: r["R"] == r["S"] == 1 and r["sh"] == 2 and r["G"] == 1),
-    ("3x3 stride 1", lambda r: r["R"] == r["S"] == 3 and r["sh"] == 1 and r["G"] == 1 and r["dh"] == 1),
+    (
+        "3x3 stride 1",
+        lambda r: r["R"] == r["S"] == 3 and r["sh"] == 1 and r["G"] == 1 and r["dh"] == 1,
+    ),
     ("3x3 stride 2", lambda r: r["R"] == r["S"] == 3 and r["sh"] == 2 and r["G"] == 1),
     ("5x5", lambda r: r["R"] == r["S"] == 5 and r["G"] == 1),
     ("7x7", lambda r: r["R"] == r["S"] == 7 and r["G"] == 1),
@@ -99,15 +155,34 @@ CATEGORIES = [
     ("depthwise", lambda r: r["G"] > 1 and r["G"] == r["C"] == r["K"]),
     ("grouped", lambda r: 1 < r["G"] < r["C"]),
     ("dilated", lambda r: r["dh"] > 1 or r["dw"] > 1),
-    ("odd sizes", lambda r: r["H"] % 2 == 1 and r["W"] % 2 == 1 and r["C"] % 2 == 1 and r["G"] == 1),
+    (
+        "odd sizes",
+        lambda r: r["H"] % 2 == 1 and r["W"] % 2 == 1 and r["C"] % 2 == 1 and r["G"] == 1,
+    ),
 ]
 
 
 def shape_key(r):
-    return "conv2d:N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,S=%d,stride_h=%d,stride_w=%d,pad_h=%d," \
-           "pad_w=%d,dilation_h=%d,dilation_w=%d,groups=%d" % (
-               r["N"], r["C"], r["H"], r["W"], r["K"], r["R"], r["S"], r["sh"], r["sw"],
-               r["ph"], r["pw"], r["dh"], r["dw"], r["G"])
+    return (
+        "conv2d:N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,S=%d,stride_h=%d,stride_w=%d,pad_h=%d,"
+        "pad_w=%d,dilation_h=%d,dilation_w=%d,groups=%d"
+        % (
+            r["N"],
+            r["C"],
+            r["H"],
+            r["W"],
+            r["K"],
+            r["R"],
+            r["S"],
+            r["sh"],
+            r["sw"],
+            r["ph"],
+            r["pw"],
+            r["dh"],
+            r["dw"],
+            r["G"],
+        )
+    )
 
 
 def resnet50_conv1():
@@ -120,7 +195,11 @@ def resnet50_conv1():
     r["Q"] = out_size(r["W"], r["pw"], r["dw"], r["S"], r["sw"])
     r["gflop"] = 2e-9 * r["N"] * r["K"] * r["P"] * r["Q"] * r["C"] * r["R"] * r["S"]
     assert (r["C"], r["R"], r["sh"], r["ph"]) == (3, 7, 2, 3) and r["gflop"] <= MAX_GFLOP
-    return "%s  # 7x7 stride 2 pad 3, %s at 30x30, %.4f GFLOP" % (shape_key(r), r["src"], r["gflop"])
+    return "%s  # 7x7 stride 2 pad 3, %s at 30x30, %.4f GFLOP" % (
+        shape_key(r),
+        r["src"],
+        r["gflop"],
+    )
 
 
 def sweep_shapes():
@@ -144,13 +223,15 @@ def sweep_shapes():
             if taken == PER_CATEGORY:
                 break
     chosen.append(resnet50_conv1())
-    header = ["# Convolution shapes of the correctness sweep (at most %g GFLOP each), %d per" % (
-                  MAX_GFLOP, PER_CATEGORY),
-              "# category, drawn by tests/data/make_conv_sweep_data.py from DeepBench and oneDNN",
-              "# benchdnn (Apache-2.0), at N=1 but N=2 where benchdnn's row has it and the",
-              "# budget allows; and ResNet-50's 7x7 stride-2 first layer, scaled down. One",
-              "# problem per line; after # the category, the source and the size. The layout",
-              "# is added by the test."]
+    header = [
+        "# Convolution shapes of the correctness sweep (at most %g GFLOP each), %d per"
+        % (MAX_GFLOP, PER_CATEGORY),
+        "# category, drawn by tests/data/make_conv_sweep_data.py from DeepBench and oneDNN",
+        "# benchdnn (Apache-2.0), at N=1 but N=2 where benchdnn's row has it and the",
+        "# budget allows; and ResNet-50's 7x7 stride-2 first layer, scaled down. One",
+        "# problem per line; after # the category, the source and the size. The layout",
+        "# is added by the test.",
+    ]
     return header + chosen
 
 

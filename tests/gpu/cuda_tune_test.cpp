@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "support/command_runner.hpp"
 #include "harness/cuda/cuda_context.hpp"
 #include "harness/cuda/cuda_driver.hpp"
 #include "harness/cuda/cuda_kernel.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {
@@ -111,7 +111,8 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   ASSERT_EQ(rows.size(), 16u);
   int ok = 0;
   for (const auto& [key, r] : rows) {
-    EXPECT_TRUE(r.status == beast::Status::kOk || r.status == beast::Status::kCompileError || r.status == beast::Status::kRuntimeError)
+    EXPECT_TRUE(r.status == beast::Status::kOk || r.status == beast::Status::kCompileError ||
+                r.status == beast::Status::kRuntimeError)
         << key << ": " << r.status;
     if (r.status != beast::Status::kOk) continue;
     ++ok;
@@ -125,7 +126,8 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   results_db::Store store = results_db::Store::OpenExisting(db_);
   std::map<std::string, std::string> baselines;
   for (const auto& b : store.Baselines())
-    baselines[b.library + " " + b.routine] = std::string(beast::StatusName(b.status)) + " " + b.error_text;
+    baselines[b.library + " " + b.routine] =
+        std::string(beast::StatusName(b.status)) + " " + b.error_text;
   EXPECT_EQ(baselines["cublas cublasSgemm"], "ok ");
   EXPECT_EQ(baselines["cudnn cudnnConvolutionForward"], "ok ");
 
@@ -155,9 +157,12 @@ TEST_F(CudaGpu, ACrashAHangAndAWrongAnswerAreRecordedAndTheRunGoesOn) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::map<std::string, results_db::ResultRow> rows = Rows();
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(rows["test/faulty MODE=0"].status, beast::Status::kOk) << rows["test/faulty MODE=0"].error_text;
-  EXPECT_EQ(rows["test/faulty MODE=1"].status, beast::Status::kCrashed) << rows["test/faulty MODE=1"].error_text;
-  EXPECT_EQ(rows["test/faulty MODE=2"].status, beast::Status::kTimeout) << rows["test/faulty MODE=2"].error_text;
+  EXPECT_EQ(rows["test/faulty MODE=0"].status, beast::Status::kOk)
+      << rows["test/faulty MODE=0"].error_text;
+  EXPECT_EQ(rows["test/faulty MODE=1"].status, beast::Status::kCrashed)
+      << rows["test/faulty MODE=1"].error_text;
+  EXPECT_EQ(rows["test/faulty MODE=2"].status, beast::Status::kTimeout)
+      << rows["test/faulty MODE=2"].error_text;
   EXPECT_EQ(rows["test/faulty MODE=3"].status, beast::Status::kWrongResult)
       << rows["test/faulty MODE=3"].error_text;
 }
@@ -172,7 +177,8 @@ TEST_F(CudaGpu, LaunchTimeParametersShareProgramsAndRunCorrectly) {
   EXPECT_EQ(testing::JsonOf(run.output)["programs_compiled"], 2) << run.output;
   std::map<std::string, results_db::ResultRow> rows = Rows();
   ASSERT_EQ(rows.size(), 10u);
-  for (const auto& [key, r] : rows) EXPECT_EQ(r.status, beast::Status::kOk) << key << ": " << r.error_text;
+  for (const auto& [key, r] : rows)
+    EXPECT_EQ(r.status, beast::Status::kOk) << key << ": " << r.error_text;
 }
 
 }  // namespace

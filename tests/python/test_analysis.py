@@ -11,8 +11,8 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-import beast_analysis  # noqa: E402
-from beast_analysis import BeastDatabaseError, status_counts, winners  # noqa: E402
+import beast_analysis
+from beast_analysis import BeastDatabaseError, status_counts, winners
 
 GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
 CONV = "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32"
@@ -43,24 +43,59 @@ def db_path(tmp_path):
     path = tmp_path / "beast.db"
     connection = create_database(path)
     run = add(connection, "runs", command="beast tune", beast_version="0.1.0")
-    gpu = add(connection, "devices", backend="opencl", name="GPU", vendor="Vendor",
-              driver_version="1.0", arch="OpenCL 3.0")
-    cpu = add(connection, "devices", backend="opencl", name="CPU", vendor="Vendor",
-              driver_version="1.0", arch="OpenCL 3.0")
+    gpu = add(
+        connection,
+        "devices",
+        backend="opencl",
+        name="GPU",
+        vendor="Vendor",
+        driver_version="1.0",
+        arch="OpenCL 3.0",
+    )
+    cpu = add(
+        connection,
+        "devices",
+        backend="opencl",
+        name="CPU",
+        vendor="Vendor",
+        driver_version="1.0",
+        arch="OpenCL 3.0",
+    )
     gemm = add(connection, "problems", key=GEMM, op="gemm", flops=524288.0)
     add(connection, "problems", key=CONV, op="conv2d", flops=73728.0)
-    tiled = add(connection, "templates", name="gemm/tiled", hash="aaaa",
-                source_path="kernel_templates/gemm/tiled.cl.j2")
+    tiled = add(
+        connection,
+        "templates",
+        name="gemm/tiled",
+        hash="aaaa",
+        source_path="kernel_templates/gemm/tiled.cl.j2",
+    )
     configs = {
-        mwg: add(connection, "configs", template_id=tiled, config_key=f"MWG={mwg}",
-                 config_hash=f"h{mwg}", params_json=f'{{"MWG": {mwg}}}')
+        mwg: add(
+            connection,
+            "configs",
+            template_id=tiled,
+            config_key=f"MWG={mwg}",
+            config_hash=f"h{mwg}",
+            params_json=f'{{"MWG": {mwg}}}',
+        )
         for mwg in (16, 32, 64, 128)
     }
 
     def measure(device, mwg, median=None, status="ok", is_default=0):
-        add(connection, "measurements", run_id=run, device_id=device, problem_id=gemm,
-            config_id=configs[mwg], is_default=is_default, status=status, median_ms=median,
-            spread=0.0 if median else None, gflops=0.524288 / median if median else None)
+        add(
+            connection,
+            "measurements",
+            run_id=run,
+            device_id=device,
+            problem_id=gemm,
+            config_id=configs[mwg],
+            is_default=is_default,
+            status=status,
+            median_ms=median,
+            spread=0.0 if median else None,
+            gflops=0.524288 / median if median else None,
+        )
 
     measure(gpu, 16, 8.0, is_default=1)
     measure(gpu, 32, 2.0)
@@ -75,8 +110,10 @@ def db_path(tmp_path):
 
 def test_winners_are_the_best_ok_config_with_speedup(db_path):
     rows = winners(db_path)
-    assert [(r["device"], r["template"], r["config"], r["median_ms"], r["speedup_vs_default"])
-            for r in rows] == [
+    assert [
+        (r["device"], r["template"], r["config"], r["median_ms"], r["speedup_vs_default"])
+        for r in rows
+    ] == [
         ("CPU", "gemm/tiled", "MWG=16", 5.0, 1.0),
         ("GPU", "gemm/tiled", "MWG=32", 2.0, 4.0),
     ]
@@ -96,18 +133,25 @@ def test_winners_are_the_best_ok_config_with_speedup(db_path):
 def test_winners_follow_the_confirmation_that_stands(db_path):
     """The confirmed_medians view ranks winners as beast query --best does."""
     connection = sqlite3.connect(db_path, isolation_level=None)
-    ids = dict(connection.execute(
-        "SELECT c.config_key, c.id FROM configs c").fetchall())
+    ids = dict(connection.execute("SELECT c.config_key, c.id FROM configs c").fetchall())
     gpu = connection.execute("SELECT id FROM devices WHERE name = 'GPU'").fetchone()[0]
-    confirmation = add(connection, "confirmations", run_id=1, device_id=gpu, problem_id=1,
-                       template_id=1)
+    confirmation = add(
+        connection, "confirmations", run_id=1, device_id=gpu, problem_id=1, template_id=1
+    )
     for key, median in (("MWG=32", 2.5), ("MWG=64", 2.25)):
-        add(connection, "confirmation_results", confirmation_id=confirmation,
-            config_id=ids[key], status="ok", median_ms=median)
+        add(
+            connection,
+            "confirmation_results",
+            confirmation_id=confirmation,
+            config_id=ids[key],
+            status="ok",
+            median_ms=median,
+        )
     connection.close()
     rows = winners(db_path, device="GPU")
     assert [(r["config"], r["median_ms"], r["confirmed_ms"]) for r in rows] == [
-        ("MWG=64", 4.0, 2.25)]
+        ("MWG=64", 4.0, 2.25)
+    ]
     # CPU has no confirmation: its lowest median still wins.
     assert [r["config"] for r in winners(db_path, device="CPU")] == ["MWG=16"]
     # The default took no part: its first median against the winner's.
@@ -120,14 +164,25 @@ def test_speedup_over_a_default_confirmed_beside_the_winner(db_path):
     not the default's first median (8 ms) against the winner's."""
     connection = sqlite3.connect(db_path, isolation_level=None)
     ids = dict(connection.execute("SELECT c.config_key, c.id FROM configs c").fetchall())
-    confirmation = add(connection, "confirmations", run_id=1, device_id=1, problem_id=1,
-                       template_id=1)
+    confirmation = add(
+        connection, "confirmations", run_id=1, device_id=1, problem_id=1, template_id=1
+    )
     for key, median in (("MWG=16", 3.0), ("MWG=32", 2.5), ("MWG=64", 2.25)):
-        add(connection, "confirmation_results", confirmation_id=confirmation,
-            config_id=ids[key], status="ok", median_ms=median)
+        add(
+            connection,
+            "confirmation_results",
+            confirmation_id=confirmation,
+            config_id=ids[key],
+            status="ok",
+            median_ms=median,
+        )
     connection.close()
     [row] = winners(db_path, device="GPU")
-    assert (row["config"], row["confirmed_ms"], row["default_confirmed_ms"]) == ("MWG=64", 2.25, 3.0)
+    assert (row["config"], row["confirmed_ms"], row["default_confirmed_ms"]) == (
+        "MWG=64",
+        2.25,
+        3.0,
+    )
     assert row["speedup_vs_default"] == 3.0 / 2.25
 
 
@@ -141,10 +196,24 @@ def test_winners_filters(db_path):
 def test_newest_template_version_wins_without_default(db_path):
     connection = sqlite3.connect(db_path, isolation_level=None)
     tiled_v2 = add(connection, "templates", name="gemm/tiled", hash="bbbb", source_path="")
-    config = add(connection, "configs", template_id=tiled_v2, config_key="MWG=32",
-                 config_hash="h32", params_json="{}")
-    add(connection, "measurements", run_id=1, device_id=1, problem_id=1, config_id=config,
-        status="ok", median_ms=3.0)
+    config = add(
+        connection,
+        "configs",
+        template_id=tiled_v2,
+        config_key="MWG=32",
+        config_hash="h32",
+        params_json="{}",
+    )
+    add(
+        connection,
+        "measurements",
+        run_id=1,
+        device_id=1,
+        problem_id=1,
+        config_id=config,
+        status="ok",
+        median_ms=3.0,
+    )
     connection.close()
     gpu = winners(db_path, device="GPU")
     assert [(r["template_hash"], r["median_ms"], r["speedup_vs_default"]) for r in gpu] == [
@@ -206,4 +275,5 @@ def test_newer_schema_version(db_path):
     with pytest.raises(BeastDatabaseError) as error:
         winners(db_path)
     assert str(error.value) == (
-        f"{db_path}: database schema version 5 is newer than this beast (4): upgrade beast")
+        f"{db_path}: database schema version 5 is newer than this beast (4): upgrade beast"
+    )

@@ -15,10 +15,10 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-from beast_analysis import cli, winners  # noqa: E402
-from beast_analysis.identity import hash_text  # noqa: E402
-from beast_analysis.kernel_tuner_import import import_cache  # noqa: E402
-from beast_analysis.t4_export import SCHEMA_NAME  # noqa: E402
+from beast_analysis import cli, winners
+from beast_analysis.identity import hash_text
+from beast_analysis.kernel_tuner_import import import_cache
+from beast_analysis.t4_export import SCHEMA_NAME
 
 DATA = REPO_ROOT / "tests" / "data" / "kernel_tuner"
 A100 = DATA / "convolution_A100.json.gz"
@@ -65,16 +65,27 @@ def test_a100_import_counts(a100_db):
     connection = sqlite3.connect(path)
     assert connection.execute("SELECT count(*) FROM configs").fetchone()[0] == 4362
     assert connection.execute("SELECT name, backend FROM devices").fetchall() == [
-        ("NVIDIA A100-PCIE-40GB", "kernel_tuner")]
+        ("NVIDIA A100-PCIE-40GB", "kernel_tuner")
+    ]
     assert connection.execute("SELECT key, op, flops FROM problems").fetchall() == [
-        ("kt:convolution_kernel:4096x4096", "kernel_tuner", 2.0 * 4096 * 4096 * 15 * 15)]
-    assert connection.execute("SELECT name FROM templates").fetchall() == [("kernel_tuner/convolution_kernel",)]
-    statuses = dict(connection.execute(
-        "SELECT error_text, count(*) FROM measurements WHERE status != 'ok' GROUP BY error_text"))
+        ("kt:convolution_kernel:4096x4096", "kernel_tuner", 2.0 * 4096 * 4096 * 15 * 15)
+    ]
+    assert connection.execute("SELECT name FROM templates").fetchall() == [
+        ("kernel_tuner/convolution_kernel",)
+    ]
+    statuses = dict(
+        connection.execute(
+            "SELECT error_text, count(*) FROM measurements WHERE status != 'ok' GROUP BY error_text"
+        )
+    )
     assert statuses == {"RuntimeFailedConfig": 155, "CompilationFailedConfig": 6}
-    key, config_hash = connection.execute("SELECT config_key, config_hash FROM configs LIMIT 1").fetchone()
-    assert key == ("block_size_x=16,block_size_y=1,tile_size_x=1,tile_size_y=1,read_only=0,"
-                   "use_padding=0,use_shmem=0,use_cmem=1,filter_height=15,filter_width=15")
+    key, config_hash = connection.execute(
+        "SELECT config_key, config_hash FROM configs LIMIT 1"
+    ).fetchone()
+    assert key == (
+        "block_size_x=16,block_size_y=1,tile_size_x=1,tile_size_y=1,read_only=0,"
+        "use_padding=0,use_shmem=0,use_cmem=1,filter_height=15,filter_width=15"
+    )
     assert config_hash == hash_text(key)
     assert connection.execute("PRAGMA application_id").fetchone()[0] == 0x42454153
     assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
@@ -130,39 +141,83 @@ def test_cache_left_open_by_a_killed_run(tmp_path, suffix, capsys):
 
 def test_header_only_cache_imports_nothing(tmp_path):
     path = tmp_path / "empty.json"
-    path.write_text(open_cache_text({"device_name": "GPU", "kernel_name": "k", "problem_size": [8, 8],
-                                     "tune_params_keys": ["X"], "tune_params": {"X": [1, 2]}, "cache": {}})
-                    .rstrip(","))
+    path.write_text(
+        open_cache_text(
+            {
+                "device_name": "GPU",
+                "kernel_name": "k",
+                "problem_size": [8, 8],
+                "tune_params_keys": ["X"],
+                "tune_params": {"X": [1, 2]},
+                "cache": {},
+            }
+        ).rstrip(",")
+    )
     summary = import_cache(path, tmp_path / "beast.db")
     assert (summary["configs"], summary["problem"]) == (0, "kt:k:8x8")
 
 
 def small_cache(entries, **header):
-    document = {"device_name": "GPU", "kernel_name": "k", "problem_size": 64, "tune_params_keys": ["X", "Y"],
-                "tune_params": {"X": [1, 2], "Y": [1]}, "cache": {}}
+    document = {
+        "device_name": "GPU",
+        "kernel_name": "k",
+        "problem_size": 64,
+        "tune_params_keys": ["X", "Y"],
+        "tune_params": {"X": [1, 2], "Y": [1]},
+        "cache": {},
+    }
     document.update(header)
     for i, (x, time) in enumerate(entries):
-        document["cache"][f"{x},1"] = {"X": x, "Y": 1, "time": time, "times": [time] if not isinstance(time, str) else []}
+        document["cache"][f"{x},1"] = {
+            "X": x,
+            "Y": 1,
+            "time": time,
+            "times": [time] if not isinstance(time, str) else [],
+        }
     return document
 
 
 def test_statuses_of_failed_entries(tmp_path):
     path = tmp_path / "c.json"
-    path.write_text(json.dumps(small_cache([(1, 2.0), (2, "InvalidConfig"), (3, "CompilationFailedConfig"),
-                                            (4, "RuntimeFailedConfig"), (5, 1e20)])))
+    path.write_text(
+        json.dumps(
+            small_cache(
+                [
+                    (1, 2.0),
+                    (2, "InvalidConfig"),
+                    (3, "CompilationFailedConfig"),
+                    (4, "RuntimeFailedConfig"),
+                    (5, 1e20),
+                ]
+            )
+        )
+    )
     db = tmp_path / "beast.db"
     summary = import_cache(path, db, device_name="Other GPU", default="X=1,Y=1")
-    assert summary["statuses"] == {"ok": 1, "pruned_after_compile": 1, "compile_error": 1, "runtime_error": 2}
+    assert summary["statuses"] == {
+        "ok": 1,
+        "pruned_after_compile": 1,
+        "compile_error": 1,
+        "runtime_error": 2,
+    }
     assert summary["device"] == "Other GPU"
     connection = sqlite3.connect(db)
-    rows = connection.execute("SELECT c.config_key, m.status, m.median_ms, m.is_default, m.error_text "
-                              "FROM measurements m JOIN configs c ON c.id = m.config_id ORDER BY m.id").fetchall()
+    rows = connection.execute(
+        "SELECT c.config_key, m.status, m.median_ms, m.is_default, m.error_text "
+        "FROM measurements m JOIN configs c ON c.id = m.config_id ORDER BY m.id"
+    ).fetchall()
     assert rows == [
         ("X=1,Y=1", "ok", 2.0, 1, ""),
         ("X=2,Y=1", "pruned_after_compile", None, 0, "InvalidConfig"),
         ("X=3,Y=1", "compile_error", None, 0, "CompilationFailedConfig"),
         ("X=4,Y=1", "runtime_error", None, 0, "RuntimeFailedConfig"),
-        ("X=5,Y=1", "runtime_error", None, 0, "time 1e+20: Kernel Tuner's value for a failed config"),
+        (
+            "X=5,Y=1",
+            "runtime_error",
+            None,
+            0,
+            "time 1e+20: Kernel Tuner's value for a failed config",
+        ),
     ]
     connection.close()
 
@@ -191,16 +246,25 @@ def test_import_of_json_that_is_not_a_cache(tmp_path, capsys):
     err, path = bad_import(capsys, tmp_path, json.dumps({"kernel_name": "k"}))
     assert err == f'beast import: {path}: not a Kernel Tuner cache file: no "tune_params_keys"\n'
     err, path = bad_import(capsys, tmp_path, json.dumps({"results": [], "schema_version": "1.0.0"}))
-    assert err == (f'beast import: {path}: not a Kernel Tuner cache file: it holds "results", as a T4 '
-                   'results file does, and no "cache"\n')
+    assert err == (
+        f'beast import: {path}: not a Kernel Tuner cache file: it holds "results", as a T4 '
+        'results file does, and no "cache"\n'
+    )
     err, path = bad_import(capsys, tmp_path, "[1, 2]")
-    assert err == f"beast import: {path}: not a Kernel Tuner cache file: the top level is a JSON array, not an object\n"
+    assert (
+        err
+        == f"beast import: {path}: not a Kernel Tuner cache file: the top level is a JSON array, not an object\n"
+    )
 
 
 def test_import_of_a_bad_entry_writes_nothing(tmp_path, capsys):
-    err, path = bad_import(capsys, tmp_path, json.dumps(small_cache([(1, 2.0), (2, "SomethingElse")])))
-    assert err == (f'beast import: {path}: cache entry "2,1": unknown error "SomethingElse" as its time '
-                   "(known: CompilationFailedConfig, RuntimeFailedConfig, InvalidConfig)\n")
+    err, path = bad_import(
+        capsys, tmp_path, json.dumps(small_cache([(1, 2.0), (2, "SomethingElse")]))
+    )
+    assert err == (
+        f'beast import: {path}: cache entry "2,1": unknown error "SomethingElse" as its time '
+        "(known: CompilationFailedConfig, RuntimeFailedConfig, InvalidConfig)\n"
+    )
     document = small_cache([(1, 2.0)])
     del document["cache"]["1,1"]["Y"]
     err, path = bad_import(capsys, tmp_path, json.dumps(document))
@@ -209,12 +273,16 @@ def test_import_of_a_bad_entry_writes_nothing(tmp_path, capsys):
 
 def test_import_without_a_device_name(tmp_path, capsys):
     err, path = bad_import(capsys, tmp_path, json.dumps(small_cache([(1, 2.0)], device_name="")))
-    assert err == (f"beast import: {path}: the cache names no device (device_name is empty); "
-                   "name it with --device-name\n")
+    assert err == (
+        f"beast import: {path}: the cache names no device (device_name is empty); "
+        "name it with --device-name\n"
+    )
 
 
 def test_import_default_naming_an_unknown_parameter(tmp_path, capsys):
-    err, _ = bad_import(capsys, tmp_path, json.dumps(small_cache([(1, 2.0)])), extra=("--default", "X=1,Z=2"))
+    err, _ = bad_import(
+        capsys, tmp_path, json.dumps(small_cache([(1, 2.0)])), extra=("--default", "X=1,Z=2")
+    )
     assert err == 'beast import: --default: unknown parameter "Z" (parameters of k: X, Y)\n'
 
 
@@ -242,11 +310,17 @@ def newer_database(tmp_path):
 @pytest.mark.parametrize("verb", ["import", "export-results", "report"])
 def test_newer_schema_is_refused(tmp_path, capsys, verb):
     db, cache = newer_database(tmp_path)
-    argv = {"import": ["--kernel-tuner", cache], "export-results": ["--t4", tmp_path / "out.json"],
-            "report": ["--out", tmp_path / "report"]}[verb]
+    argv = {
+        "import": ["--kernel-tuner", cache],
+        "export-results": ["--t4", tmp_path / "out.json"],
+        "report": ["--out", tmp_path / "report"],
+    }[verb]
     code, out, err = run_cli(capsys, verb, "--db", db, *argv)
     assert (code, out) == (1, "")
-    assert err == f"beast {verb}: {db}: database schema version 5 is newer than this beast (4): upgrade beast\n"
+    assert (
+        err
+        == f"beast {verb}: {db}: database schema version 5 is newer than this beast (4): upgrade beast\n"
+    )
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "report").exists()
 
 
@@ -282,17 +356,28 @@ def test_t4_export_needs_one_combination(tmp_path, capsys):
         import_cache(path, db)
     out = tmp_path / "out.json"
     code, _, err = run_cli(capsys, "export-results", "--db", db, "--t4", out)
-    assert (code, err) == (1, (
-        f"beast export-results: {db} holds 2 (device, problem, template) combinations and a T4 file holds "
-        'one: choose with --device, --problem, --template (e.g. --device "GPU" --problem "kt:k1:64" '
-        '--template "kernel_tuner/k1")\n'))
+    assert (code, err) == (
+        1,
+        (
+            f"beast export-results: {db} holds 2 (device, problem, template) combinations and a T4 file holds "
+            'one: choose with --device, --problem, --template (e.g. --device "GPU" --problem "kt:k1:64" '
+            '--template "kernel_tuner/k1")\n'
+        ),
+    )
     assert not out.exists()
-    code, _, err = run_cli(capsys, "export-results", "--db", db, "--t4", out, "--template", "kernel_tuner/k2")
+    code, _, err = run_cli(
+        capsys, "export-results", "--db", db, "--t4", out, "--template", "kernel_tuner/k2"
+    )
     assert (code, err) == (0, "")
     (result,) = json.loads(out.read_text())["results"]
     assert result["configuration"] == {"X": 1, "Y": 1}
     assert result["invalidity"] == "correct"
     assert result["measurements"][0] == {"name": "time", "value": 2.0, "unit": "ms"}
     code, _, err = run_cli(capsys, "export-results", "--db", db, "--t4", out, "--template", "k3")
-    assert (code, err) == (1, f'beast export-results: --template "k3": no such template in {db} '
-                              "(templates: kernel_tuner/k1, kernel_tuner/k2)\n")
+    assert (code, err) == (
+        1,
+        (
+            f'beast export-results: --template "k3": no such template in {db} '
+            "(templates: kernel_tuner/k1, kernel_tuner/k2)\n"
+        ),
+    )

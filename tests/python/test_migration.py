@@ -14,9 +14,9 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-from beast_analysis import BeastDatabaseError, SCHEMA_VERSION, winners  # noqa: E402
-from beast_analysis.db_migrate import migrations  # noqa: E402
-from beast_analysis.kernel_tuner_import import import_cache  # noqa: E402
+from beast_analysis import SCHEMA_VERSION, BeastDatabaseError, winners
+from beast_analysis.db_migrate import migrations
+from beast_analysis.kernel_tuner_import import import_cache
 
 GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
 
@@ -43,16 +43,23 @@ def schema_of(path):
     connection = sqlite3.connect(path)
     objects = connection.execute(
         "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
-        "ORDER BY type, name").fetchall()
+        "ORDER BY type, name"
+    ).fetchall()
     schema = [("version", connection.execute("PRAGMA user_version").fetchone()[0])] + objects
     for kind, name, _ in objects:
         if kind == "table":
-            schema += [("column", name) + tuple(row)
-                       for row in connection.execute(f"PRAGMA table_xinfo({name})")]
-            schema += [("index", name) + tuple(row)
-                       for row in connection.execute(f"PRAGMA index_list({name})")]
-            schema += [("foreign key", name) + tuple(row)
-                       for row in connection.execute(f"PRAGMA foreign_key_list({name})")]
+            schema += [
+                ("column", name) + tuple(row)
+                for row in connection.execute(f"PRAGMA table_xinfo({name})")
+            ]
+            schema += [
+                ("index", name) + tuple(row)
+                for row in connection.execute(f"PRAGMA index_list({name})")
+            ]
+            schema += [
+                ("foreign key", name) + tuple(row)
+                for row in connection.execute(f"PRAGMA foreign_key_list({name})")
+            ]
     connection.close()
     return schema
 
@@ -72,7 +79,8 @@ def test_reader_upgrades_a_version_1_file(tmp_path):
     path = make_v1(tmp_path / "v1.db")
     rows = winners(path)
     assert [(row["config"], row["median_ms"], row["speedup_vs_default"]) for row in rows] == [
-        ("MWG=32", 2.0, 4.0)]
+        ("MWG=32", 2.0, 4.0)
+    ]
     assert schema_of(path) == schema_of(fresh(tmp_path / "fresh.db"))
     assert ("table", "baselines", "baselines") in schema_of(path)
 
@@ -80,9 +88,18 @@ def test_reader_upgrades_a_version_1_file(tmp_path):
 def test_import_upgrades_a_version_1_file(tmp_path):
     path = make_v1(tmp_path / "v1.db")
     cache = tmp_path / "c.json"
-    cache.write_text(json.dumps({
-        "device_name": "GPU", "kernel_name": "k", "problem_size": 64, "tune_params_keys": ["X"],
-        "tune_params": {"X": [1]}, "cache": {"1": {"X": 1, "time": 2.0, "times": [2.0]}}}))
+    cache.write_text(
+        json.dumps(
+            {
+                "device_name": "GPU",
+                "kernel_name": "k",
+                "problem_size": 64,
+                "tune_params_keys": ["X"],
+                "tune_params": {"X": [1]},
+                "cache": {"1": {"X": 1, "time": 2.0, "times": [2.0]}},
+            }
+        )
+    )
     import_cache(cache, path)
     connection = sqlite3.connect(path)
     assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
@@ -110,18 +127,26 @@ def test_reader_upgrades_a_version_2_file(tmp_path):
     connection.close()
     rows = winners(path)
     assert [(row["config"], row["median_ms"], row["speedup_vs_default"]) for row in rows] == [
-        ("MWG=32", 3.0, 2.0)]
+        ("MWG=32", 3.0, 2.0)
+    ]
     assert schema_of(path) == schema_of(fresh(tmp_path / "fresh.db"))
     connection = sqlite3.connect(path)
-    assert connection.execute(
-        "SELECT group_concat(id || ' ' || compiler_version || ' ' || ifnull(registers, 'null'), ', ') "
-        "FROM measurements").fetchone()[0] == "4 PoCL 6.0 null, 8 PoCL 6.0 null"
+    assert (
+        connection.execute(
+            "SELECT group_concat(id || ' ' || compiler_version || ' ' || ifnull(registers, 'null'), ', ') "
+            "FROM measurements"
+        ).fetchone()[0]
+        == "4 PoCL 6.0 null, 8 PoCL 6.0 null"
+    )
     # The status compile-only tuning records passes the widened CHECK.
-    connection.execute("INSERT INTO configs (id, template_id, config_key, config_hash, params_json) "
-                       "VALUES (3, 1, 'MWG=64', 'h64', '{}')")
+    connection.execute(
+        "INSERT INTO configs (id, template_id, config_key, config_hash, params_json) "
+        "VALUES (3, 1, 'MWG=64', 'h64', '{}')"
+    )
     connection.execute(
         "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, registers) "
-        "VALUES (1, 1, 1, 3, 'compiled', 32)")
+        "VALUES (1, 1, 1, 3, 'compiled', 32)"
+    )
     assert connection.execute("SELECT max(id), registers FROM measurements").fetchone() == (9, 32)
     connection.close()
 
@@ -135,7 +160,8 @@ def test_failed_upgrade_leaves_version_1(tmp_path):
         winners(path)
     assert str(error.value) == (
         f"{path}: upgrading from schema version 1 with 0002_baselines_provenance.sql: "
-        "table baselines already exists")
+        "table baselines already exists"
+    )
     connection = sqlite3.connect(path)
     assert connection.execute("PRAGMA user_version").fetchone()[0] == 1
     columns = [row[1] for row in connection.execute("PRAGMA table_info(measurements)")]
@@ -152,5 +178,7 @@ def test_measurement_statuses_are_the_schemas():
 
     schema = (REPO_ROOT / "results_db" / "schema.sql").read_text()
     table = schema[schema.index("CREATE TABLE measurements (") :]
-    check = table[table.index("CHECK (status IN (") : table.index("))", table.index("CHECK (status IN ("))]
+    check = table[
+        table.index("CHECK (status IN (") : table.index("))", table.index("CHECK (status IN ("))
+    ]
     assert tuple(re.findall(r"'([a-z_]+)'", check)) == MEASUREMENT_STATUSES

@@ -9,7 +9,6 @@ with Python's own semantics (the space language is a Python subset).
 
 import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
@@ -26,31 +25,67 @@ render = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(render)
 
 DEVICE = {  # PoCL on a 2-core CPU, as `beast devices` reports it
-    "device_max_work_group_size": 4096, "device_max_work_item_size_0": 4096,
-    "device_max_work_item_size_1": 4096, "device_max_work_item_size_2": 4096,
-    "device_local_mem_bytes": 524288, "device_static_local_mem_bytes": 524288,
-    "device_compute_units": 2, "device_warp_size": 8,
+    "device_max_work_group_size": 4096,
+    "device_max_work_item_size_0": 4096,
+    "device_max_work_item_size_1": 4096,
+    "device_max_work_item_size_2": 4096,
+    "device_local_mem_bytes": 524288,
+    "device_static_local_mem_bytes": 524288,
+    "device_compute_units": 2,
+    "device_warp_size": 8,
     "device_max_registers_per_thread": 0,
 }
 
 
-def conv_problem(N=1, C=64, H=56, W=56, K=64, R=3, S=3, stride=(1, 1), pad=(1, 1),
-                 dilation=(1, 1), groups=1, bias=0):
-    p = {"N": N, "C": C, "H": H, "W": W, "K": K, "R": R, "S": S,
-         "stride_h": stride[0], "stride_w": stride[1], "pad_h": pad[0], "pad_w": pad[1],
-         "dilation_h": dilation[0], "dilation_w": dilation[1], "groups": groups, "bias": bias}
+def conv_problem(
+    N=1,
+    C=64,
+    H=56,
+    W=56,
+    K=64,
+    R=3,
+    S=3,
+    stride=(1, 1),
+    pad=(1, 1),
+    dilation=(1, 1),
+    groups=1,
+    bias=0,
+):
+    p = {
+        "N": N,
+        "C": C,
+        "H": H,
+        "W": W,
+        "K": K,
+        "R": R,
+        "S": S,
+        "stride_h": stride[0],
+        "stride_w": stride[1],
+        "pad_h": pad[0],
+        "pad_w": pad[1],
+        "dilation_h": dilation[0],
+        "dilation_w": dilation[1],
+        "groups": groups,
+        "bias": bias,
+    }
     p["P"] = (H + 2 * pad[0] - dilation[0] * (R - 1) - 1) // stride[0] + 1
     p["Q"] = (W + 2 * pad[1] - dilation[1] * (S - 1) - 1) // stride[1] + 1
     return p
 
 
 def gemm_problem(M=512, N=512, K=512, trans_a=0, trans_b=0, col_major=0):
-    return {"M": M, "N": N, "K": K, "trans_a": trans_a, "trans_b": trans_b,
-            "col_major": col_major}
+    return {"M": M, "N": N, "K": K, "trans_a": trans_a, "trans_b": trans_b, "col_major": col_major}
 
 
-_FUNCTIONS = {"ceil_div": lambda a, b: -(-a // b), "min": min, "max": max, "abs": abs,
-              "int": int, "float": float, "__builtins__": {}}
+_FUNCTIONS = {
+    "ceil_div": lambda a, b: -(-a // b),
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "int": int,
+    "float": float,
+    "__builtins__": {},
+}
 _COMPILED = {}
 
 
@@ -74,7 +109,7 @@ def value_set(param, names):
     if "range" in param:
         return list(range(*[_eval(v, names) for v in param["range"]]))
     lo, hi = [_eval(v, names) for v in param["pow2"]]
-    return [2 ** e for e in range(0, 31) if lo <= 2 ** e <= hi]
+    return [2**e for e in range(31) if lo <= 2**e <= hi]
 
 
 def complete(space, problem, config, hard_only=True):
@@ -146,9 +181,14 @@ def env():
 
 def render_ok(env, space_name, problem, config, backend="opencl"):
     space = load_space(space_name)
-    reply = render.render_request(env, TEMPLATES, {
-        "template": source_name(space_name, space),
-        "vars": template_vars(space, problem, config, backend)})
+    reply = render.render_request(
+        env,
+        TEMPLATES,
+        {
+            "template": source_name(space_name, space),
+            "vars": template_vars(space, problem, config, backend),
+        },
+    )
     assert "error" not in reply, reply.get("error")
     return reply["source"]
 
@@ -157,12 +197,15 @@ CONV_DEFAULT = conv_problem()
 GEMM_DEFAULT = gemm_problem()
 
 
-@pytest.mark.parametrize("space_name,problem", [
-    ("conv2d/direct_nchw", CONV_DEFAULT),
-    ("conv2d/direct_nchw", conv_problem(C=3, H=7, W=7, K=5, stride=(2, 2))),
-    ("gemm/tiled", GEMM_DEFAULT),
-    ("gemm/tiled", gemm_problem(M=37, N=45, K=29, trans_a=1, trans_b=1)),
-])
+@pytest.mark.parametrize(
+    "space_name,problem",
+    [
+        ("conv2d/direct_nchw", CONV_DEFAULT),
+        ("conv2d/direct_nchw", conv_problem(C=3, H=7, W=7, K=5, stride=(2, 2))),
+        ("gemm/tiled", GEMM_DEFAULT),
+        ("gemm/tiled", gemm_problem(M=37, N=45, K=29, trans_a=1, trans_b=1)),
+    ],
+)
 def test_default_config_renders(env, space_name, problem):
     space = load_space(space_name)
     config = default_config(space, problem)
@@ -189,14 +232,22 @@ def test_space_sizes_on_default_problems():
 
 CONV_CONFIGS = [
     # tails everywhere, vectors, staging with a partial channel chunk, rolled filter loops
-    (conv_problem(C=3, H=7, W=7, K=5, stride=(2, 2)),
-     dict(KWI=4, PWI=2, VW=4, QWI=8, LQ=2, LP=2, LK=2, USE_LOCAL=1, CB=2, UNROLL_RS=0)),
-    (conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2, bias=1),
-     dict(KWI=2, PWI=1, VW=2, QWI=4, LQ=4, LP=2, LK=1, USE_LOCAL=0, CB=1, UNROLL_RS=1)),
-    (conv_problem(C=4, H=10, W=9, K=6, stride=(2, 1), pad=(2, 1), dilation=(2, 2), groups=2),
-     dict(KWI=1, PWI=4, VW=8, QWI=8, LQ=1, LP=1, LK=4, USE_LOCAL=0, CB=1, UNROLL_RS=0)),
-    (CONV_DEFAULT,
-     dict(KWI=8, PWI=2, VW=8, QWI=8, LQ=1, LP=4, LK=1, USE_LOCAL=1, CB=4, UNROLL_RS=1)),
+    (
+        conv_problem(C=3, H=7, W=7, K=5, stride=(2, 2)),
+        dict(KWI=4, PWI=2, VW=4, QWI=8, LQ=2, LP=2, LK=2, USE_LOCAL=1, CB=2, UNROLL_RS=0),
+    ),
+    (
+        conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2, bias=1),
+        dict(KWI=2, PWI=1, VW=2, QWI=4, LQ=4, LP=2, LK=1, USE_LOCAL=0, CB=1, UNROLL_RS=1),
+    ),
+    (
+        conv_problem(C=4, H=10, W=9, K=6, stride=(2, 1), pad=(2, 1), dilation=(2, 2), groups=2),
+        dict(KWI=1, PWI=4, VW=8, QWI=8, LQ=1, LP=1, LK=4, USE_LOCAL=0, CB=1, UNROLL_RS=0),
+    ),
+    (
+        CONV_DEFAULT,
+        dict(KWI=8, PWI=2, VW=8, QWI=8, LQ=1, LP=4, LK=1, USE_LOCAL=1, CB=4, UNROLL_RS=1),
+    ),
 ]
 
 
@@ -212,39 +263,98 @@ def test_conv_configs_render(env, problem, config):
 
 
 GEMM_CONFIGS = [
-    (gemm_problem(M=37, N=44, K=29), dict(MWG=32, NWG=32, MDIMC=8, NDIMC=4, SA=1, SB=1, VWM=1,
-                                          VWN=4, STRM=0, STRN=0, KWI=2, KWG=16)),
-    (gemm_problem(M=37, N=45, K=29, trans_a=1), dict(MWG=16, NWG=16, MDIMC=4, NDIMC=4, SA=0,
-                                                     SB=1, VWM=1, VWN=1, STRM=1, STRN=0, KWI=1,
-                                                     KWG=16)),
-    (gemm_problem(M=64, N=32, K=40, trans_a=1, trans_b=1),
-     dict(MWG=32, NWG=16, MDIMC=8, NDIMC=2, SA=1, SB=0, VWM=4, VWN=8, STRM=1, STRN=0, KWI=4,
-          KWG=16)),
-    (GEMM_DEFAULT, dict(MWG=32, NWG=64, MDIMC=8, NDIMC=4, SA=0, SB=0, VWM=1, VWN=8, STRM=0,
-                        STRN=1, KWI=8, KWG=8)),
-    (gemm_problem(M=64, N=32, K=40, trans_a=1),
-     dict(MWG=32, NWG=32, MDIMC=4, NDIMC=8, SA=0, SB=0, VWM=2, VWN=4, STRM=0, STRN=1, KWI=2,
-          KWG=2)),
+    (
+        gemm_problem(M=37, N=44, K=29),
+        dict(
+            MWG=32,
+            NWG=32,
+            MDIMC=8,
+            NDIMC=4,
+            SA=1,
+            SB=1,
+            VWM=1,
+            VWN=4,
+            STRM=0,
+            STRN=0,
+            KWI=2,
+            KWG=16,
+        ),
+    ),
+    (
+        gemm_problem(M=37, N=45, K=29, trans_a=1),
+        dict(
+            MWG=16,
+            NWG=16,
+            MDIMC=4,
+            NDIMC=4,
+            SA=0,
+            SB=1,
+            VWM=1,
+            VWN=1,
+            STRM=1,
+            STRN=0,
+            KWI=1,
+            KWG=16,
+        ),
+    ),
+    (
+        gemm_problem(M=64, N=32, K=40, trans_a=1, trans_b=1),
+        dict(
+            MWG=32,
+            NWG=16,
+            MDIMC=8,
+            NDIMC=2,
+            SA=1,
+            SB=0,
+            VWM=4,
+            VWN=8,
+            STRM=1,
+            STRN=0,
+            KWI=4,
+            KWG=16,
+        ),
+    ),
+    (
+        GEMM_DEFAULT,
+        dict(
+            MWG=32, NWG=64, MDIMC=8, NDIMC=4, SA=0, SB=0, VWM=1, VWN=8, STRM=0, STRN=1, KWI=8, KWG=8
+        ),
+    ),
+    (
+        gemm_problem(M=64, N=32, K=40, trans_a=1),
+        dict(
+            MWG=32, NWG=32, MDIMC=4, NDIMC=8, SA=0, SB=0, VWM=2, VWN=4, STRM=0, STRN=1, KWI=2, KWG=2
+        ),
+    ),
 ]
 
 
 @pytest.mark.parametrize("problem,config", GEMM_CONFIGS)
 def test_gemm_configs_render(env, problem, config):
     source = render_ok(env, "gemm/tiled", problem, config)
-    assert ("__local float As[%d];" % (config["KWG"] * config["MWG"]) in source) == bool(config["SA"])
-    assert ("__local float Bs[%d];" % (config["KWG"] * config["NWG"]) in source) == bool(config["SB"])
+    assert ("__local float As[%d];" % (config["KWG"] * config["MWG"]) in source) == bool(
+        config["SA"]
+    )
+    assert ("__local float Bs[%d];" % (config["KWG"] * config["NWG"]) in source) == bool(
+        config["SB"]
+    )
     vector = "float%d" % config["VWN"] if config["VWN"] > 1 else "float"
     assert "%s acc0_0 = " % vector in source
     # Rows of A come as vectors of VWM where they are consecutive (staged or transposed).
     vwm = config["VWM"]
     if vwm > 1:
-        assert ("const float%d av0 = vload%d(0, %s" % (vwm, vwm, "As" if config["SA"] else "A")
-                in source)
+        assert (
+            "const float%d av0 = vload%d(0, %s" % (vwm, vwm, "As" if config["SA"] else "A")
+            in source
+        )
     else:
         assert " av0 = " not in source
     # Where a work-item's first column vector starts: its own block, or strided.
-    first_col = ("tx * %d" % (config["NWG"] // config["NDIMC"]) if config["STRN"]
-                 else "tx * %d" % config["VWN"])
+    first_col = (
+        "tx * %d" % (config["NWG"] // config["NDIMC"])
+        if config["STRN"]
+        else "tx * %d" % config["VWN"]
+    )
     assert "const int n = n0 + %s;" % first_col in source
 
 
@@ -255,7 +365,14 @@ def test_cuda_branch_renders_cuda(env):
     assert "__syncthreads();" in conv
     assert "((int)threadIdx.x)" in conv and "((int)blockIdx.z)" in conv
     assert "struct beast_float4 { float s[4]; };" in conv
-    for opencl_only in ("__kernel", "__global ", "__local", "barrier(", "get_local_id", "vload4(0,"):
+    for opencl_only in (
+        "__kernel",
+        "__global ",
+        "__local",
+        "barrier(",
+        "get_local_id",
+        "vload4(0,",
+    ):
         assert opencl_only not in conv
     gemm = render_ok(env, "gemm/tiled", GEMM_CONFIGS[2][0], GEMM_CONFIGS[2][1], "cuda")
     assert 'extern "C" __global__ void __launch_bounds__(16) gemm_tiled(' in gemm
@@ -266,15 +383,23 @@ def test_cuda_branch_renders_cuda(env):
 def test_unknown_backend_is_an_error(env):
     space = load_space("gemm/tiled")
     variables = template_vars(space, GEMM_DEFAULT, default_config(space, GEMM_DEFAULT), "hip")
-    reply = render.render_request(env, TEMPLATES, {"template": "gemm/tiled.cl.j2", "vars": variables})
-    assert reply == {"error": "_common/dialect.j2:17 (from gemm/tiled.cl.j2:33): "
-                              "BACKEND must be 'opencl' or 'cuda', not 'hip'"}
+    reply = render.render_request(
+        env, TEMPLATES, {"template": "gemm/tiled.cl.j2", "vars": variables}
+    )
+    assert reply == {
+        "error": "_common/dialect.j2:17 (from gemm/tiled.cl.j2:33): "
+        "BACKEND must be 'opencl' or 'cuda', not 'hip'"
+    }
 
 
 @pytest.fixture()
 def server():
-    proc = subprocess.Popen([sys.executable, "-B", RENDER_PY, "--templates", TEMPLATES],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-B", RENDER_PY, "--templates", TEMPLATES],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     yield proc
     proc.kill()
     proc.wait()
@@ -305,26 +430,38 @@ def test_missing_variable_is_an_error_naming_it(server):
     assert reply == {"error": "gemm/tiled.cl.j2:41: 'MWG' is undefined"}
     del variables["BACKEND"]
     reply = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
-    assert reply == {"error": "_common/dialect.j2:16 (from gemm/tiled.cl.j2:33): "
-                              "'BACKEND' is undefined"}
+    assert reply == {
+        "error": "_common/dialect.j2:16 (from gemm/tiled.cl.j2:33): 'BACKEND' is undefined"
+    }
 
 
 def test_bad_requests_are_errors(server):
     assert ask(server, "not json") == {
-        "error": "bad request: not JSON: Expecting value: line 1 column 1 (char 0)"}
+        "error": "bad request: not JSON: Expecting value: line 1 column 1 (char 0)"
+    }
     assert ask(server, {"vars": {}}) == {
-        "error": "bad request: \"template\" must be a non-empty string"}
+        "error": 'bad request: "template" must be a non-empty string'
+    }
     assert ask(server, {"template": "gemm/tiled.cl.j2", "vars": [1]}) == {
-        "error": "bad request: \"vars\" must be a JSON object"}
+        "error": 'bad request: "vars" must be a JSON object'
+    }
     assert ask(server, {"template": "nope.cl.j2", "vars": {}}) == {
-        "error": "template not found: nope.cl.j2 (under %s)" % TEMPLATES}
+        "error": "template not found: nope.cl.j2 (under %s)" % TEMPLATES
+    }
 
 
 def test_missing_templates_directory_is_fatal():
-    out = subprocess.run([sys.executable, "-B", RENDER_PY, "--templates", "/nonexistent/beast"],
-                         stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-B", RENDER_PY, "--templates", "/nonexistent/beast"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 3
-    assert json.loads(out.stdout) == {"fatal": "templates directory /nonexistent/beast does not exist"}
+    assert json.loads(out.stdout) == {
+        "fatal": "templates directory /nonexistent/beast does not exist"
+    }
 
 
 DIALECT_PROBE = (
@@ -337,48 +474,105 @@ DIALECT_PROBE = (
     "{{ d.vzero('float', 4) }}|{{ d.vload(1, 'p', 'i') }}|{{ d.vload(4, 'p', 'i') }}|"
     "{{ d.vstore(1, 'v', 'p', 'i') }}|{{ d.vstore(4, 'v', 'p', 'i') }}|{{ d.vget('v', 1, 3) }}|"
     "{{ d.vget('v', 16, 11) }}|{{ d.vmake('float', 1, ['a']) }}|"
-    "{{ d.vmake('float', 2, ['a', 'b']) }}")
+    "{{ d.vmake('float', 2, ['a', 'b']) }}"
+)
 
 
 def test_dialect_opencl_spellings(env):
     assert env.from_string(DIALECT_PROBE).render(BACKEND="opencl").split("|") == [
-        "__kernel void", "__kernel __attribute__((reqd_work_group_size(8, 4, 2))) void",
-        "__global", "restrict", "__local float xs[64];", "__local",
-        "barrier(CLK_LOCAL_MEM_FENCE);", "inline", "#pragma unroll", "#pragma unroll 2",
-        "((int)get_local_id(0))", "((int)get_group_id(1))", "((int)get_local_size(2))",
-        "((int)get_num_groups(0))", "((int)get_global_id(1))", "float", "float4", "(float)0",
-        "(float4)((float)0)", "p[i]", "vload4(0, p + i)", "p[i] = v;", "vstore4(v, 0, p + i);",
-        "v", "v.sb", "(a)", "((float2)(a, b))"]
+        "__kernel void",
+        "__kernel __attribute__((reqd_work_group_size(8, 4, 2))) void",
+        "__global",
+        "restrict",
+        "__local float xs[64];",
+        "__local",
+        "barrier(CLK_LOCAL_MEM_FENCE);",
+        "inline",
+        "#pragma unroll",
+        "#pragma unroll 2",
+        "((int)get_local_id(0))",
+        "((int)get_group_id(1))",
+        "((int)get_local_size(2))",
+        "((int)get_num_groups(0))",
+        "((int)get_global_id(1))",
+        "float",
+        "float4",
+        "(float)0",
+        "(float4)((float)0)",
+        "p[i]",
+        "vload4(0, p + i)",
+        "p[i] = v;",
+        "vstore4(v, 0, p + i);",
+        "v",
+        "v.sb",
+        "(a)",
+        "((float2)(a, b))",
+    ]
 
 
 def test_dialect_cuda_spellings(env):
     assert env.from_string(DIALECT_PROBE).render(BACKEND="cuda").split("|") == [
-        'extern "C" __global__ void', 'extern "C" __global__ void __launch_bounds__(64)',
-        "", "__restrict__", "__shared__ float xs[64];", "", "__syncthreads();",
-        "__device__ __forceinline__", "#pragma unroll", "#pragma unroll 2",
-        "((int)threadIdx.x)", "((int)blockIdx.y)", "((int)blockDim.z)", "((int)gridDim.x)",
-        "((int)(blockIdx.y * blockDim.y + threadIdx.y))", "float", "beast_float4", "(float)0",
-        "beast_float4()", "p[i]", "beast_vload4(p + i)", "p[i] = v;", "beast_vstore4(v, p + i);",
-        "v", "v.s[11]", "(a)", "beast_float2{ { a, b } }"]
+        'extern "C" __global__ void',
+        'extern "C" __global__ void __launch_bounds__(64)',
+        "",
+        "__restrict__",
+        "__shared__ float xs[64];",
+        "",
+        "__syncthreads();",
+        "__device__ __forceinline__",
+        "#pragma unroll",
+        "#pragma unroll 2",
+        "((int)threadIdx.x)",
+        "((int)blockIdx.y)",
+        "((int)blockDim.z)",
+        "((int)gridDim.x)",
+        "((int)(blockIdx.y * blockDim.y + threadIdx.y))",
+        "float",
+        "beast_float4",
+        "(float)0",
+        "beast_float4()",
+        "p[i]",
+        "beast_vload4(p + i)",
+        "p[i] = v;",
+        "beast_vstore4(v, p + i);",
+        "v",
+        "v.s[11]",
+        "(a)",
+        "beast_float2{ { a, b } }",
+    ]
 
 
 def test_dialect_cuda_vector_prelude_declares_once(env):
     text = env.from_string(
         '{% import "_common/dialect.j2" as d with context %}'
-        "{{ d.vector_prelude('float', 1) }}{{ d.vector_prelude('float', 4) }}").render(BACKEND="cuda")
-    assert text.startswith("#ifndef BEAST_FLOAT4_DEFINED\n#define BEAST_FLOAT4_DEFINED\n"
-                           "struct beast_float4 { float s[4]; };\n")
+        "{{ d.vector_prelude('float', 1) }}{{ d.vector_prelude('float', 4) }}"
+    ).render(BACKEND="cuda")
+    assert text.startswith(
+        "#ifndef BEAST_FLOAT4_DEFINED\n#define BEAST_FLOAT4_DEFINED\n"
+        "struct beast_float4 { float s[4]; };\n"
+    )
     assert text.endswith("#endif\n")
-    assert env.from_string('{% import "_common/dialect.j2" as d with context %}'
-                           "{{ d.vector_prelude('float', 4) }}").render(BACKEND="opencl") == ""
+    assert (
+        env.from_string(
+            '{% import "_common/dialect.j2" as d with context %}'
+            "{{ d.vector_prelude('float', 4) }}"
+        ).render(BACKEND="opencl")
+        == ""
+    )
 
 
 def test_dialect_dynamic_local_memory(env):
     """Local memory sized at launch: a trailing __local argument on OpenCL, an
     extern __shared__ array on CUDA."""
-    probe = ('{% import "_common/dialect.j2" as d with context %}'
-             "{{ d.dynamic_local_param('float', 'stage') }}|{{ d.dynamic_local_decl('float', 'stage') }}")
+    probe = (
+        '{% import "_common/dialect.j2" as d with context %}'
+        "{{ d.dynamic_local_param('float', 'stage') }}|{{ d.dynamic_local_decl('float', 'stage') }}"
+    )
     assert env.from_string(probe).render(BACKEND="opencl").split("|") == [
-        ", __local float* stage", ""]
+        ", __local float* stage",
+        "",
+    ]
     assert env.from_string(probe).render(BACKEND="cuda").split("|") == [
-        "", "extern __shared__ float stage[];"]
+        "",
+        "extern __shared__ float stage[];",
+    ]

@@ -12,9 +12,14 @@ correctness sweep (tests/integration) and by every `beast tune`.
 import re
 
 import pytest
-
-from test_render import (CONV_DEFAULT, complete, conv_problem, count_valid, default_config,
-                         load_space, render_ok)
+from test_render import (
+    CONV_DEFAULT,
+    complete,
+    conv_problem,
+    count_valid,
+    default_config,
+    load_space,
+)
 
 NAME = "conv2d/implicit_gemm"
 LAYOUTS = ["NCHW", "NHWC"]
@@ -33,10 +38,14 @@ def config(problem=CONV_DEFAULT, **values):
 def render(env, problem, cfg, layout, backend="opencl"):
     # render_ok renders NCHW; the layout is one more template variable.
     import test_render
+
     space = load_space(NAME)
     variables = test_render.template_vars(space, problem, cfg, backend, layout)
-    reply = test_render.render.render_request(env, test_render.TEMPLATES, {
-        "template": test_render.source_name(NAME, space), "vars": variables})
+    reply = test_render.render.render_request(
+        env,
+        test_render.TEMPLATES,
+        {"template": test_render.source_name(NAME, space), "vars": variables},
+    )
     assert "error" not in reply, reply.get("error")
     return reply["source"]
 
@@ -44,6 +53,7 @@ def render(env, problem, cfg, layout, backend="opencl"):
 @pytest.fixture(scope="module")
 def env():
     import test_render
+
     return test_render.render.make_environment(test_render.TEMPLATES)
 
 
@@ -57,8 +67,11 @@ def test_space_size_on_default_problem():
 
 def test_default_config_passes_every_constraint():
     space = load_space(NAME)
-    for problem in [CONV_DEFAULT, conv_problem(C=3, H=13, W=13, K=17),
-                    conv_problem(C=32, H=14, W=14, K=32, groups=32)]:
+    for problem in [
+        CONV_DEFAULT,
+        conv_problem(C=3, H=13, W=13, K=17),
+        conv_problem(C=32, H=14, W=14, K=32, groups=32),
+    ]:
         assert complete(space, problem, default_config(space, problem), hard_only=True) is not None
     assert complete(space, CONV_DEFAULT, default_config(space, CONV_DEFAULT), hard_only=False)
 
@@ -67,7 +80,10 @@ def test_default_config_passes_every_constraint():
 def test_default_config_renders(env, layout):
     source = render(env, CONV_DEFAULT, config(), layout)
     assert source.startswith("// beast conv2d/implicit_gemm %s: MWI=4 NWI=2 VW=8 " % layout)
-    assert "__kernel __attribute__((reqd_work_group_size(4, 2, 1))) void conv2d_implicit_gemm(" in source
+    assert (
+        "__kernel __attribute__((reqd_work_group_size(4, 2, 1))) void conv2d_implicit_gemm("
+        in source
+    )
     assert source.count("__kernel") == 1
     assert "__local" not in source and "barrier(" not in source
     assert "float8 acc3_1 = (float8)((float)0);" in source
@@ -94,9 +110,18 @@ def test_cuda_branch_renders_cuda(env, layout):
     source = render(env, CONV_DEFAULT, config(), layout, "cuda")
     assert 'extern "C" __global__ void __launch_bounds__(8) conv2d_implicit_gemm(' in source
     assert "struct beast_float8 { float s[8]; };" in source
-    assert ("operator*(const beast_float8& a, const beast_float8& b)" in source) == (layout == "NHWC")
-    for opencl_only in ("__kernel", "__global ", "__local", "barrier(", "get_local_id", "vload8(0,",
-                        "select("):
+    assert ("operator*(const beast_float8& a, const beast_float8& b)" in source) == (
+        layout == "NHWC"
+    )
+    for opencl_only in (
+        "__kernel",
+        "__global ",
+        "__local",
+        "barrier(",
+        "get_local_id",
+        "vload8(0,",
+        "select(",
+    ):
         assert opencl_only not in source
 
 
@@ -107,7 +132,9 @@ TAIL_PROBLEM = conv_problem(C=3, H=13, W=13, K=17)  # nothing divides anything
 def test_tails_render_clamps_and_guards(env, layout):
     # MWG = 2 * 4 = 8 does not divide 17 channels: rows shift back inside;
     # NWG = 4 * 2 * 4 = 32 does not divide 169 pixels: pixels clamp.
-    source = render(env, TAIL_PROBLEM, config(TAIL_PROBLEM, MWI=4, NWI=2, VW=4, MDIMC=2, NDIMC=4), layout)
+    source = render(
+        env, TAIL_PROBLEM, config(TAIL_PROBLEM, MWI=4, NWI=2, VW=4, MDIMC=2, NDIMC=4), layout
+    )
     assert "const int mb = min(ms, 13);" in source
     assert "mb + 0 >= ms" in source
     if layout == "NCHW":
@@ -160,8 +187,10 @@ def test_padded_rows_render(env, layout):
     if layout == "NCHW":
         # items inside the image for every tap run the taps unrolled without
         # checks (real lanes inside, the last padding lane's load inside x)
-        assert ("const bool allfast = ih0 >= 0 && ih0 + 2 < 14 && iw0 >= 0 && iw0 + 2 + wl0 < 14"
-                " && xb0 + 50017 < 50176 && ") in source
+        assert (
+            "const bool allfast = ih0 >= 0 && ih0 + 2 < 14 && iw0 >= 0 && iw0 + 2 + wl0 < 14"
+            " && xb0 + 50017 < 50176 && "
+        ) in source
         # the others a rolled loop over the taps: a vector stays inside x for
         # a block of CB = 16 channels when it starts at or before
         # 256*196 - 8 - 15*196; a tap whose vectors all lie in rows outside
@@ -180,7 +209,9 @@ def test_padded_rows_render(env, layout):
 def test_staged_configs_render(env, layout):
     # KWG = 8 does not divide C*R*S = 27: a partial last chunk; both tiles staged
     problem = conv_problem(N=2, C=3, H=9, W=11, K=5, stride=(2, 1), pad=(0, 2), dilation=(2, 1))
-    cfg = config(problem, MWI=2, NWI=1, VW=4, MDIMC=2, NDIMC=2, SA=1, SB=1, KWG=8, KWI=2, UNROLL_RS=0)
+    cfg = config(
+        problem, MWI=2, NWI=1, VW=4, MDIMC=2, NDIMC=2, SA=1, SB=1, KWG=8, KWI=2, UNROLL_RS=0
+    )
     source = render(env, problem, cfg, layout)
     assert "__local float As[32];" in source
     assert ("__local float Bs[%d];" % (8 * 8 // (4 if layout == "NHWC" else 1))) in source
@@ -194,31 +225,48 @@ def test_staged_configs_render(env, layout):
 @pytest.mark.parametrize("staged", [0, 1])
 def test_bias_is_an_argument_between_w_and_y(env, layout, staged):
     problem = conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2, bias=1)
-    cfg = config(problem, MWI=2, NWI=1, VW=2, MDIMC=1, NDIMC=8, SA=staged, SB=staged,
-                 KWG=8 if staged else 1, UNROLL_RS=0 if staged else 1)
+    cfg = config(
+        problem,
+        MWI=2,
+        NWI=1,
+        VW=2,
+        MDIMC=1,
+        NDIMC=8,
+        SA=staged,
+        SB=staged,
+        KWG=8 if staged else 1,
+        UNROLL_RS=0 if staged else 1,
+    )
     source = render(env, problem, cfg, layout)
-    assert re.search(r"restrict w,\n\s+__global const float\* restrict b,\n\s+__global float\* restrict y\)",
-                     source)
+    assert re.search(
+        r"restrict w,\n\s+__global const float\* restrict b,\n\s+__global float\* restrict y\)",
+        source,
+    )
     assert "const float bias1 = b[g * 2 + " in source
     assert ("+ bias1;" in source) == (layout == "NHWC")
     assert ("float2 acc1_0 = ((float2)(bias1, bias1));" in source) == (layout == "NCHW")
-    plain = render(env, conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2), cfg,
-                   layout)
+    plain = render(
+        env, conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2), cfg, layout
+    )
     assert " b," not in plain and "bias" not in plain
 
 
 def test_rolled_taps_render(env):
     problem = conv_problem(C=8, H=12, W=12, K=8, R=5, S=5, stride=(2, 2), pad=(2, 2))
     for layout in LAYOUTS:
-        source = render(env, problem, config(problem, MWI=2, NWI=2, VW=2, MDIMC=2, NDIMC=4, UNROLL_RS=0), layout)
+        source = render(
+            env, problem, config(problem, MWI=2, NWI=2, VW=2, MDIMC=2, NDIMC=4, UNROLL_RS=0), layout
+        )
         assert "for (int r = 0; r < 5; ++r) {" in source
         assert "for (int s = 0; s < 5; ++s)" in source
 
 
 def test_unknown_layout_is_an_error(env):
     import test_render
+
     space = load_space(NAME)
     variables = test_render.template_vars(space, CONV_DEFAULT, config(), "opencl", "NCWH")
-    reply = test_render.render.render_request(env, test_render.TEMPLATES, {
-        "template": "conv2d/implicit_gemm.cl.j2", "vars": variables})
+    reply = test_render.render.render_request(
+        env, test_render.TEMPLATES, {"template": "conv2d/implicit_gemm.cl.j2", "vars": variables}
+    )
     assert "implicit_gemm supports NCHW and NHWC, not NCWH" in reply["error"]

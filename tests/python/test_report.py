@@ -16,18 +16,22 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-from beast_analysis import cli, importance, report  # noqa: E402
-from beast_analysis.kernel_tuner_import import import_cache  # noqa: E402
-from beast_analysis.problem_bytes import min_bytes  # noqa: E402
-from beast_analysis.roofline import device_peaks, place  # noqa: E402
+from beast_analysis import cli, importance, report
+from beast_analysis.kernel_tuner_import import import_cache
+from beast_analysis.problem_bytes import min_bytes
+from beast_analysis.roofline import device_peaks, place
 
 A100 = REPO_ROOT / "tests" / "data" / "kernel_tuner" / "convolution_A100.json.gz"
 # The default config of convolution_milo.json (the T1 description of the same space).
-A100_DEFAULT = ("block_size_x=16,block_size_y=16,tile_size_x=1,tile_size_y=1,read_only=0,"
-                "use_padding=1,use_shmem=1,use_cmem=1,filter_height=15,filter_width=15")
+A100_DEFAULT = (
+    "block_size_x=16,block_size_y=16,tile_size_x=1,tile_size_y=1,read_only=0,"
+    "use_padding=1,use_shmem=1,use_cmem=1,filter_height=15,filter_width=15"
+)
 GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
-CONV = ("conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
-        "dilation_w=1,groups=1,layout=NCHW,dtype=f32")
+CONV = (
+    "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
+    "dilation_w=1,groups=1,layout=NCHW,dtype=f32"
+)
 PLOTS = ["times.png", "baseline.png", "vendor.png", "roofline.png", "failures.png"]
 
 
@@ -46,7 +50,9 @@ def check_page(out, expected_files):
         assert (out / name).is_file()
         if name.endswith(".png"):
             assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(expected_files)
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(
+        expected_files
+    )
     assert not re.search(r"https?:", html, re.IGNORECASE)
     assert "<script" not in html and "<link" not in html
     return html
@@ -64,8 +70,11 @@ def a100_report(tmp_path_factory):
 def test_a100_report_has_every_plot(a100_report):
     _, out, summary = a100_report
     slug = "kernel_tuner_convolution_kernel"
-    expected = ["index.html"] + [f"plots/{p}" for p in PLOTS] + [f"plots/params_{slug}.png",
-                                                                 f"plots/importance_{slug}.png"]
+    expected = (
+        ["index.html"]
+        + [f"plots/{p}" for p in PLOTS]
+        + [f"plots/params_{slug}.png", f"plots/importance_{slug}.png"]
+    )
     assert summary["files"] == expected
     check_page(out, expected)
 
@@ -75,17 +84,25 @@ def test_a100_report_tables(a100_report):
     html = (out / "index.html").read_text()
     with gzip.open(A100, "rt") as stream:
         entries = json.load(stream)["cache"]
-    best = min((e for e in entries.values() if not isinstance(e["time"], str)), key=lambda e: e["time"])
+    best = min(
+        (e for e in entries.values() if not isinstance(e["time"], str)), key=lambda e: e["time"]
+    )
     default = entries["16,16,1,1,0,1,1,1,15,15"]
     assert f"<td>{best['block_size_x']}" not in html  # configs are shown as keys, not cells
-    assert (f"<td>block_size_x={best['block_size_x']},block_size_y={best['block_size_y']},"
-            f"tile_size_x={best['tile_size_x']},tile_size_y={best['tile_size_y']},") in html
+    assert (
+        f"<td>block_size_x={best['block_size_x']},block_size_y={best['block_size_y']},"
+        f"tile_size_x={best['tile_size_x']},tile_size_y={best['tile_size_y']},"
+    ) in html
     assert f'<td class="num">{default["time"] / best["time"]:.3g}</td>' in html
     assert '<tr><td>ok</td><td class="num">4201</td></tr>' in html
     assert '<tr><td>runtime_error</td><td class="num">155</td></tr>' in html
-    assert ("Not placed: kt:convolution_kernel:4096x4096 (op kernel_tuner: bytes moved unknown) "
-            "on NVIDIA A100-PCIE-40GB.") in html
-    assert "Left out, one value among the ok configs: use_cmem, filter_height, filter_width." in html
+    assert (
+        "Not placed: kt:convolution_kernel:4096x4096 (op kernel_tuner: bytes moved unknown) "
+        "on NVIDIA A100-PCIE-40GB."
+    ) in html
+    assert (
+        "Left out, one value among the ok configs: use_cmem, filter_height, filter_width." in html
+    )
     assert "Constant among the ok configs: use_cmem, filter_height, filter_width." in html
 
 
@@ -98,7 +115,9 @@ def create_database(path):
 
 def add(connection, table, **columns):
     names, marks = ", ".join(columns), ", ".join("?" for _ in columns)
-    return connection.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())).lastrowid
+    return connection.execute(
+        f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())
+    ).lastrowid
 
 
 @pytest.fixture
@@ -108,20 +127,52 @@ def beast_db(tmp_path):
     path = tmp_path / "beast.db"
     connection = create_database(path)
     run = add(connection, "runs", command="beast tune")
-    gpu = add(connection, "devices", backend="opencl", name="GPU",
-              limits_json='{"peak_gflops": 100.0, "bandwidth_gbs": 10.0}')
-    cpu = add(connection, "devices", backend="opencl", name="CPU",
-              limits_json='{"peak_gflops": 0, "bandwidth_gbs": 0}')
+    gpu = add(
+        connection,
+        "devices",
+        backend="opencl",
+        name="GPU",
+        limits_json='{"peak_gflops": 100.0, "bandwidth_gbs": 10.0}',
+    )
+    cpu = add(
+        connection,
+        "devices",
+        backend="opencl",
+        name="CPU",
+        limits_json='{"peak_gflops": 0, "bandwidth_gbs": 0}',
+    )
     gemm = add(connection, "problems", key=GEMM, op="gemm", flops=524288.0)
     tiled = add(connection, "templates", name="gemm/tiled", hash="aaaa")
-    configs = {mwg: add(connection, "configs", template_id=tiled, config_key=f"MWG={mwg},VW=1",
-                        config_hash=str(mwg), params_json=json.dumps({"MWG": mwg, "VW": 1}))
-               for mwg in (16, 32, 64, 128)}
-    for device, mwg, median, status in ((gpu, 16, 8.0, "ok"), (gpu, 32, 2.0, "ok"), (gpu, 64, 4.0, "ok"),
-                                        (gpu, 128, None, "compile_error"), (cpu, 16, 5.0, "ok"),
-                                        (cpu, 32, None, "crashed")):
-        add(connection, "measurements", run_id=run, device_id=device, problem_id=gemm, config_id=configs[mwg],
-            is_default=int(mwg == 16), status=status, median_ms=median)
+    configs = {
+        mwg: add(
+            connection,
+            "configs",
+            template_id=tiled,
+            config_key=f"MWG={mwg},VW=1",
+            config_hash=str(mwg),
+            params_json=json.dumps({"MWG": mwg, "VW": 1}),
+        )
+        for mwg in (16, 32, 64, 128)
+    }
+    for device, mwg, median, status in (
+        (gpu, 16, 8.0, "ok"),
+        (gpu, 32, 2.0, "ok"),
+        (gpu, 64, 4.0, "ok"),
+        (gpu, 128, None, "compile_error"),
+        (cpu, 16, 5.0, "ok"),
+        (cpu, 32, None, "crashed"),
+    ):
+        add(
+            connection,
+            "measurements",
+            run_id=run,
+            device_id=device,
+            problem_id=gemm,
+            config_id=configs[mwg],
+            is_default=int(mwg == 16),
+            status=status,
+            median_ms=median,
+        )
     connection.close()
     return path
 
@@ -131,13 +182,21 @@ def test_report_of_a_beast_database(beast_db, tmp_path, capsys):
     code, printed, err = run_cli(capsys, "report", "--db", beast_db, "--out", out, "--param", "MWG")
     assert (code, err) == (0, "")
     assert printed == f"wrote {out}/index.html and 7 plots under {out}/plots\n"
-    html = check_page(out, ["index.html"] + [f"plots/{p}" for p in PLOTS]
-                      + ["plots/params_gemm_tiled.png", "plots/importance_gemm_tiled.png"])
+    html = check_page(
+        out,
+        ["index.html"]
+        + [f"plots/{p}" for p in PLOTS]
+        + ["plots/params_gemm_tiled.png", "plots/importance_gemm_tiled.png"],
+    )
     assert "Not placed" not in html
-    assert ('<tr><td>GPU</td><td>opencl</td><td class="num">100</td><td>specification</td>'
-            '<td class="num">10</td></tr>') in html
-    assert ('<tr><td>CPU</td><td>opencl</td><td class="num">unknown</td><td>\u2014</td>'
-            '<td class="num">unknown</td></tr>') in html
+    assert (
+        '<tr><td>GPU</td><td>opencl</td><td class="num">100</td><td>specification</td>'
+        '<td class="num">10</td></tr>'
+    ) in html
+    assert (
+        '<tr><td>CPU</td><td>opencl</td><td class="num">unknown</td><td>\u2014</td>'
+        '<td class="num">unknown</td></tr>'
+    ) in html
     assert "Peak FLOP/s of the roof: CPU: unknown; GPU: 100 GFLOP/s, specification." in html
     assert "Constant among the ok configs" not in html  # --param MWG: VW is not plotted
     assert "Left out, one value among the ok configs" not in html  # too few configs to fit
@@ -168,20 +227,37 @@ def test_roofline_arithmetic():
     assert (intensity, gflops, reason) == (524288.0 / 49152, 0.262144, "")
     # conv2d: x 1*8*8*8 + w 8*8*3*3 + y 1*8*8*8 floats (pad 1 keeps 8x8).
     assert min_bytes(CONV) == 4 * (512 + 576 + 512)
-    assert min_bytes("conv2d:N=2,C=4,H=9,W=9,K=6,R=3,S=3,stride=2,pad=0,groups=2,dtype=f32") == \
-        4 * (2 * 4 * 9 * 9 + 6 * 2 * 3 * 3 + 2 * 6 * 4 * 4)
+    assert min_bytes(
+        "conv2d:N=2,C=4,H=9,W=9,K=6,R=3,S=3,stride=2,pad=0,groups=2,dtype=f32"
+    ) == 4 * (2 * 4 * 9 * 9 + 6 * 2 * 3 * 3 + 2 * 6 * 4 * 4)
     assert min_bytes("kt:convolution_kernel:4096x4096") is None
     assert place({"problem": "kt:k:1", "op": "kernel_tuner", "median_ms": 1.0}, 10.0) == (
-        None, "kt:k:1 (op kernel_tuner: bytes moved unknown)")
-    assert device_peaks('{"peak_gflops": 19500, "bandwidth_gbs": 1555.5}') == (19500.0, "specification", 1555.5)
+        None,
+        "kt:k:1 (op kernel_tuner: bytes moved unknown)",
+    )
+    assert device_peaks('{"peak_gflops": 19500, "bandwidth_gbs": 1555.5}') == (
+        19500.0,
+        "specification",
+        1555.5,
+    )
     assert device_peaks('{"peak_gflops": 0, "bandwidth_gbs": 0}') == (None, None, None)
     assert device_peaks("{}") == (None, None, None)
 
 
 def test_importance_of_a_parameter_that_decides_the_time():
     # time = 3^A whatever B is: the first split, on A, leaves nothing to explain.
-    rows = [{"template": "t", "status": "ok", "median_ms": 3.0 ** a, "device_id": 1, "problem_id": 1,
-             "params": {"A": a, "B": b, "C": 7}} for a in range(2) for b in range(10)]
+    rows = [
+        {
+            "template": "t",
+            "status": "ok",
+            "median_ms": 3.0**a,
+            "device_id": 1,
+            "problem_id": 1,
+            "params": {"A": a, "B": b, "C": 7},
+        }
+        for a in range(2)
+        for b in range(10)
+    ]
     result = importance.fit(pandas.DataFrame(rows), "t", ["A", "B", "C"])
     assert [name for name, _ in result.ranking] == ["A", "B"]
     assert [value for _, value in result.ranking] == pytest.approx([1.0, 0.0], abs=1e-12)
@@ -191,16 +267,28 @@ def test_importance_of_a_parameter_that_decides_the_time():
 
 def test_unknown_parameter_filter(beast_db, tmp_path, capsys):
     out = tmp_path / "report"
-    code, printed, err = run_cli(capsys, "report", "--db", beast_db, "--out", out, "--param", "NOPE")
+    code, printed, err = run_cli(
+        capsys, "report", "--db", beast_db, "--out", out, "--param", "NOPE"
+    )
     assert (code, printed) == (1, "")
-    assert err == f'beast report: --param "NOPE": no such parameter in {beast_db} (parameters: MWG, VW)\n'
+    assert (
+        err
+        == f'beast report: --param "NOPE": no such parameter in {beast_db} (parameters: MWG, VW)\n'
+    )
     assert not out.exists()
 
 
 def test_unknown_template_filter(beast_db, tmp_path, capsys):
-    code, _, err = run_cli(capsys, "report", "--db", beast_db, "--out", tmp_path / "r", "--template", "gemm/x")
-    assert (code, err) == (1, f'beast report: --template "gemm/x": no such template in {beast_db} '
-                              "(templates: gemm/tiled)\n")
+    code, _, err = run_cli(
+        capsys, "report", "--db", beast_db, "--out", tmp_path / "r", "--template", "gemm/x"
+    )
+    assert (code, err) == (
+        1,
+        (
+            f'beast report: --template "gemm/x": no such template in {beast_db} '
+            "(templates: gemm/tiled)\n"
+        ),
+    )
 
 
 def test_report_refuses_a_folder_that_is_not_a_report(beast_db, tmp_path, capsys):
@@ -208,8 +296,13 @@ def test_report_refuses_a_folder_that_is_not_a_report(beast_db, tmp_path, capsys
     out.mkdir()
     (out / "notes.txt").write_text("keep me")
     code, _, err = run_cli(capsys, "report", "--db", beast_db, "--out", out)
-    assert (code, err) == (1, f"beast report: {out} is not empty and not a previous beast report: "
-                              "refusing to replace it\n")
+    assert (code, err) == (
+        1,
+        (
+            f"beast report: {out} is not empty and not a previous beast report: "
+            "refusing to replace it\n"
+        ),
+    )
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
 
@@ -225,6 +318,12 @@ def test_report_of_a_file_that_is_not_a_database(tmp_path, capsys):
 
 def test_usage_errors(capsys):
     assert run_cli(capsys, "report", "--db", "x.db") == (
-        2, "", "beast report: the following arguments are required: --out (see --help)\n")
+        2,
+        "",
+        "beast report: the following arguments are required: --out (see --help)\n",
+    )
     assert run_cli(capsys, "frobnicate") == (
-        2, "", 'beast_analysis: unknown subcommand "frobnicate" (one of: report, import, export-results)\n')
+        2,
+        "",
+        'beast_analysis: unknown subcommand "frobnicate" (one of: report, import, export-results)\n',
+    )

@@ -4,8 +4,8 @@ baselines rows: exact speed-ups on the page, the PNG drawn with one bar per
 speed-up, the filters, and the measured peak preferred over the specification's."""
 
 import json
-import struct
 import sqlite3
+import struct
 import sys
 from pathlib import Path
 
@@ -14,21 +14,27 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-from beast_analysis import report  # noqa: E402
-from beast_analysis.roofline import device_peaks  # noqa: E402
+from beast_analysis import report
+from beast_analysis.roofline import device_peaks
 
 GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
-CONV = ("conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
-        "dilation_w=1,groups=1,layout=NCHW,dtype=f32")
+CONV = (
+    "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
+    "dilation_w=1,groups=1,layout=NCHW,dtype=f32"
+)
 METHOD = "an OpenCL FMA microbenchmark, best chains=8 local=64"
-HEADER = ("<tr><th>device</th><th>problem</th><th>library</th><th>version</th><th>status</th>"
-          "<th>baseline ms</th><th>tuned template</th><th>tuned config</th><th>tuned ms</th>"
-          "<th>speed-up</th></tr>")
+HEADER = (
+    "<tr><th>device</th><th>problem</th><th>library</th><th>version</th><th>status</th>"
+    "<th>baseline ms</th><th>tuned template</th><th>tuned config</th><th>tuned ms</th>"
+    "<th>speed-up</th></tr>"
+)
 
 
 def add(connection, table, **columns):
     names, marks = ", ".join(columns), ", ".join("?" for _ in columns)
-    return connection.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())).lastrowid
+    return connection.execute(
+        f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())
+    ).lastrowid
 
 
 @pytest.fixture(scope="module")
@@ -41,19 +47,44 @@ def db(tmp_path_factory):
     CPU conv: conv2d/direct compile_error; CLBlast Convgemm 4 ms."""
     path = tmp_path_factory.mktemp("vendor") / "beast.db"
     connection = sqlite3.connect(path, isolation_level=None)
-    connection.executescript("BEGIN;\n" + (REPO_ROOT / "results_db" / "schema.sql").read_text() + "\nCOMMIT;")
+    connection.executescript(
+        "BEGIN;\n" + (REPO_ROOT / "results_db" / "schema.sql").read_text() + "\nCOMMIT;"
+    )
     run = add(connection, "runs", command="beast tune")
-    gpu = add(connection, "devices", backend="opencl", name="GPU", limits_json=json.dumps(
-        {"peak_gflops": 100.0, "bandwidth_gbs": 10.0, "peak_gflops_measured": 80.0, "peak_method": METHOD}))
-    cpu = add(connection, "devices", backend="opencl", name="CPU",
-              limits_json='{"peak_gflops": 50.0, "bandwidth_gbs": 5.0}')
+    gpu = add(
+        connection,
+        "devices",
+        backend="opencl",
+        name="GPU",
+        limits_json=json.dumps(
+            {
+                "peak_gflops": 100.0,
+                "bandwidth_gbs": 10.0,
+                "peak_gflops_measured": 80.0,
+                "peak_method": METHOD,
+            }
+        ),
+    )
+    cpu = add(
+        connection,
+        "devices",
+        backend="opencl",
+        name="CPU",
+        limits_json='{"peak_gflops": 50.0, "bandwidth_gbs": 5.0}',
+    )
     gemm = add(connection, "problems", key=GEMM, op="gemm", flops=524288.0)
     conv = add(connection, "problems", key=CONV, op="conv2d", flops=73728.0)
 
     def config(template, key):
         params = dict(item.split("=") for item in key.split(","))
-        return add(connection, "configs", template_id=template, config_key=key, config_hash=key,
-                   params_json=json.dumps({k: int(v) for k, v in params.items()}))
+        return add(
+            connection,
+            "configs",
+            template_id=template,
+            config_key=key,
+            config_hash=key,
+            params_json=json.dumps({k: int(v) for k, v in params.items()}),
+        )
 
     tiled = add(connection, "templates", name="gemm/tiled", hash="aaaa")
     xgemm = add(connection, "templates", name="gemm/xgemm", hash="bbbb")
@@ -61,25 +92,57 @@ def db(tmp_path_factory):
     t16, t32 = config(tiled, "MWG=16,VW=1"), config(tiled, "MWG=32,VW=1")
     x1, d1 = config(xgemm, "WGD=8"), config(direct, "TK=4")
     for device, problem, cfg, default, median, status in (
-            (gpu, gemm, t16, 1, 8.0, "ok"), (gpu, gemm, t32, 0, 2.0, "ok"), (gpu, gemm, x1, 1, 2.5, "ok"),
-            (gpu, conv, d1, 1, 0.5, "ok"), (cpu, gemm, t16, 1, 5.0, "ok"),
-            (cpu, conv, d1, 1, None, "compile_error")):
-        add(connection, "measurements", run_id=run, device_id=device, problem_id=problem, config_id=cfg,
-            is_default=default, status=status, median_ms=median)
+        (gpu, gemm, t16, 1, 8.0, "ok"),
+        (gpu, gemm, t32, 0, 2.0, "ok"),
+        (gpu, gemm, x1, 1, 2.5, "ok"),
+        (gpu, conv, d1, 1, 0.5, "ok"),
+        (cpu, gemm, t16, 1, 5.0, "ok"),
+        (cpu, conv, d1, 1, None, "compile_error"),
+    ):
+        add(
+            connection,
+            "measurements",
+            run_id=run,
+            device_id=device,
+            problem_id=problem,
+            config_id=cfg,
+            is_default=default,
+            status=status,
+            median_ms=median,
+        )
     for device, problem, library, routine, status, median, error in (
-            (gpu, gemm, "clblast", "Sgemm", "ok", 3.0, ""), (gpu, gemm, "cublas", "Sgemm", "ok", 1.0, ""),
-            (gpu, conv, "clblast", "Convgemm", "unsupported", None, "Convgemm has no bias"),
-            (cpu, gemm, "clblast", "Sgemm", "ok", 10.0, ""), (cpu, conv, "clblast", "Convgemm", "ok", 4.0, "")):
-        add(connection, "baselines", run_id=run, device_id=device, problem_id=problem, library=library,
-            routine=routine, status=status, median_ms=median, error_text=error,
-            library_version="1.6.3" if library == "clblast" else "")
+        (gpu, gemm, "clblast", "Sgemm", "ok", 3.0, ""),
+        (gpu, gemm, "cublas", "Sgemm", "ok", 1.0, ""),
+        (gpu, conv, "clblast", "Convgemm", "unsupported", None, "Convgemm has no bias"),
+        (cpu, gemm, "clblast", "Sgemm", "ok", 10.0, ""),
+        (cpu, conv, "clblast", "Convgemm", "ok", 4.0, ""),
+    ):
+        add(
+            connection,
+            "baselines",
+            run_id=run,
+            device_id=device,
+            problem_id=problem,
+            library=library,
+            routine=routine,
+            status=status,
+            median_ms=median,
+            error_text=error,
+            library_version="1.6.3" if library == "clblast" else "",
+        )
     connection.close()
     return path
 
 
 def row(*cells, numeric=(5, 8, 9)):
-    return "<tr>" + "".join(f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
-                            for i, c in enumerate(cells)) + "</tr>"
+    return (
+        "<tr>"
+        + "".join(
+            f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
+            for i, c in enumerate(cells)
+        )
+        + "</tr>"
+    )
 
 
 def png_size(path):
@@ -90,8 +153,8 @@ def png_size(path):
 
 def vendor_table(html):
     """The rows of the vendor section's table, one string each."""
-    section = html[html.index(HEADER) + len(HEADER):]
-    return [line for line in section[:section.index("</table>")].split("\n") if line]
+    section = html[html.index(HEADER) + len(HEADER) :]
+    return [line for line in section[: section.index("</table>")].split("\n") if line]
 
 
 def test_speedups_over_each_vendor_baseline(db, tmp_path):
@@ -102,15 +165,40 @@ def test_speedups_over_each_vendor_baseline(db, tmp_path):
     dash = "\u2014"
     assert vendor_table(html) == [
         row("CPU", CONV, "CLBlast Convgemm", "1.6.3", "ok", "4", dash, dash, dash, dash),
-        row("CPU", GEMM, "CLBlast Sgemm", "1.6.3", "ok", "10", "gemm/tiled", "MWG=16,VW=1", "5", "2"),
-        row("GPU", CONV, "CLBlast Convgemm", "1.6.3", "unsupported: Convgemm has no bias", dash,
-            "conv2d/direct", "TK=4", "0.5", dash),
+        row(
+            "CPU", GEMM, "CLBlast Sgemm", "1.6.3", "ok", "10", "gemm/tiled", "MWG=16,VW=1", "5", "2"
+        ),
+        row(
+            "GPU",
+            CONV,
+            "CLBlast Convgemm",
+            "1.6.3",
+            "unsupported: Convgemm has no bias",
+            dash,
+            "conv2d/direct",
+            "TK=4",
+            "0.5",
+            dash,
+        ),
         # The fastest template's winner (gemm/tiled 2 ms, not gemm/xgemm 2.5 ms).
-        row("GPU", GEMM, "CLBlast Sgemm", "1.6.3", "ok", "3", "gemm/tiled", "MWG=32,VW=1", "2", "1.5"),
+        row(
+            "GPU",
+            GEMM,
+            "CLBlast Sgemm",
+            "1.6.3",
+            "ok",
+            "3",
+            "gemm/tiled",
+            "MWG=32,VW=1",
+            "2",
+            "1.5",
+        ),
         row("GPU", GEMM, "cuBLAS Sgemm", dash, "ok", "1", "gemm/tiled", "MWG=32,VW=1", "2", "0.5"),
     ]
-    assert (f"Not plotted, the library did not run ok: CLBlast Convgemm on {CONV} (GPU): unsupported, "
-            f"Convgemm has no bias. Not plotted, no ok tuned config: CLBlast Convgemm on {CONV} (CPU).") in html
+    assert (
+        f"Not plotted, the library did not run ok: CLBlast Convgemm on {CONV} (GPU): unsupported, "
+        f"Convgemm has no bias. Not plotted, no ok tuned config: CLBlast Convgemm on {CONV} (CPU)."
+    ) in html
     # Drawn with the three speed-ups as bars (10 x (1.2 + 0.9 x 3) inches at 100 dpi), not as a message.
     assert png_size(out / "plots" / "vendor.png") == (1000, 390)
 
@@ -126,8 +214,20 @@ def test_filters_select_the_baselines_and_winners(db, tmp_path):
     # A baseline whose problem has no ok tuned config: a message figure, no bar.
     report.build(db, out, device="CPU", problem=CONV)
     html = (out / "index.html").read_text()
-    assert vendor_table(html) == [row("CPU", CONV, "CLBlast Convgemm", "1.6.3", "ok", "4", "\u2014", "\u2014",
-                                      "\u2014", "\u2014")]
+    assert vendor_table(html) == [
+        row(
+            "CPU",
+            CONV,
+            "CLBlast Convgemm",
+            "1.6.3",
+            "ok",
+            "4",
+            "\u2014",
+            "\u2014",
+            "\u2014",
+            "\u2014",
+        )
+    ]
     assert png_size(out / "plots" / "vendor.png") == (800, 250)
 
 
@@ -142,8 +242,10 @@ def test_report_without_baselines_says_so(db, tmp_path):
     report.build(bare, out)
     html = (out / "index.html").read_text()
     assert HEADER not in html
-    assert ("<p>No vendor library baseline for these devices and problems (<code>beast tune --baselines "
-            "clblast</code> measures CLBlast).</p>") in html
+    assert (
+        "<p>No vendor library baseline for these devices and problems (<code>beast tune --baselines "
+        "clblast</code> measures CLBlast).</p>"
+    ) in html
     assert png_size(out / "plots" / "vendor.png") == (800, 250)
 
 
@@ -151,19 +253,34 @@ def test_roofline_uses_the_measured_peak(db, tmp_path):
     out = tmp_path / "report"
     report.build(db, out)
     html = (out / "index.html").read_text()
-    assert (f'<tr><td>GPU</td><td>opencl</td><td class="num">80</td><td>measured: {METHOD}</td>'
-            '<td class="num">10</td></tr>') in html
-    assert ('<tr><td>CPU</td><td>opencl</td><td class="num">50</td><td>specification</td>'
-            '<td class="num">5</td></tr>') in html
-    assert (f"Peak FLOP/s of the roof: CPU: 50 GFLOP/s, specification; GPU: 80 GFLOP/s, measured: "
-            f"{METHOD}.") in html
+    assert (
+        f'<tr><td>GPU</td><td>opencl</td><td class="num">80</td><td>measured: {METHOD}</td>'
+        '<td class="num">10</td></tr>'
+    ) in html
+    assert (
+        '<tr><td>CPU</td><td>opencl</td><td class="num">50</td><td>specification</td>'
+        '<td class="num">5</td></tr>'
+    ) in html
+    assert (
+        f"Peak FLOP/s of the roof: CPU: 50 GFLOP/s, specification; GPU: 80 GFLOP/s, measured: "
+        f"{METHOD}."
+    ) in html
 
 
 def test_device_peaks_prefers_the_measured_peak():
-    assert device_peaks('{"peak_gflops": 100, "peak_gflops_measured": 80.5, "peak_method": "M", '
-                        '"bandwidth_gbs": 10}') == (80.5, "measured: M", 10.0)
+    assert device_peaks(
+        '{"peak_gflops": 100, "peak_gflops_measured": 80.5, "peak_method": "M", '
+        '"bandwidth_gbs": 10}'
+    ) == (80.5, "measured: M", 10.0)
     assert device_peaks('{"peak_gflops": 100, "peak_gflops_measured": 80}') == (
-        80.0, "measured: method not recorded", None)
+        80.0,
+        "measured: method not recorded",
+        None,
+    )
     # A measurement that failed leaves no key; 0 and a boolean are not peaks.
-    assert device_peaks('{"peak_gflops": 100, "peak_gflops_measured": 0}') == (100.0, "specification", None)
+    assert device_peaks('{"peak_gflops": 100, "peak_gflops_measured": 0}') == (
+        100.0,
+        "specification",
+        None,
+    )
     assert device_peaks('{"peak_gflops_measured": true}') == (None, None, None)

@@ -9,9 +9,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace beast::testing {
 

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "beast/space/bound_space.hpp"
-#include "beast/export/exporter.hpp"
 #include "beast/core/paths.hpp"
-#include "support/command_runner.hpp"
+#include "beast/export/exporter.hpp"
+#include "beast/space/bound_space.hpp"
 #include "harness/opencl/opencl_devices.hpp"
-#include "support/record_measurement.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
+#include "support/record_measurement.hpp"
 
 namespace beast::testing {
 

@@ -21,8 +21,8 @@ inline void RecordMeasurement(const std::string& db, const DeviceInfo& device,
                               double ms, const std::string& template_hash = "") {
   results_db::Store store = results_db::Store::Open(db);
   int64_t device_id =
-      store.UpsertDevice({device.backend, device.name, device.vendor,
-                          device.driver_version, device.arch, DeviceLimitsToJson(device.limits)});
+      store.UpsertDevice({device.backend, device.name, device.vendor, device.driver_version,
+                          device.arch, DeviceLimitsToJson(device.limits)});
   int64_t run = store.BeginRun("test", BEAST_VERSION);
   results_db::MeasurementRecord m;
   m.run_id = run;

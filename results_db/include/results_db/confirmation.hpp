@@ -15,10 +15,10 @@ namespace results_db {
 // One config of a confirmation.
 struct ConfirmationResult {
   int64_t config_id = 0;
-  std::string config_key;  // read back only
+  std::string config_key;                     // read back only
   beast::Status status = beast::Status::kOk;  // IsConfirmationStatus
-  std::vector<double> samples_ms;  // written; one per round
-  std::string samples_json;        // read back
+  std::vector<double> samples_ms;             // written; one per round
+  std::string samples_json;                   // read back
   std::optional<double> median_ms;
   std::optional<double> spread;
   std::string error_text;

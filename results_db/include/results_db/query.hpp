@@ -3,19 +3,19 @@
 // vendor-library baselines.
 #pragma once
 
-#include "beast/core/status.hpp"
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "beast/core/status.hpp"
 
 namespace results_db {
 
 // A config parameter's required value: a value that reads as a number matches
 // that number (32 matches 32 and 32.0), any other text matches a string.
 struct ParamMatch {
-  std::string name;   // as in the configs' params_json
+  std::string name;  // as in the configs' params_json
   std::string value;
 };
 

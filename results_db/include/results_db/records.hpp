@@ -1,5 +1,6 @@
 // Records the tuner writes into the result store: a device as measured, one
-// measurement, and one vendor-library baseline. Plain values only, so the store's callers need no SQLite.
+// measurement, and one vendor-library baseline. Plain values only, so the store's callers need no
+// SQLite.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,7 @@ struct MeasurementRecord {
   int64_t device_id = 0;
   int64_t problem_id = 0;
   int64_t config_id = 0;
-  bool is_default = false;         // the template's default config (the baseline)
+  bool is_default = false;  // the template's default config (the baseline)
   // A failed config is data: recorded with its status so a resumed run does
   // not retry it. Any status but unsupported (IsMeasurementStatus).
   beast::Status status = beast::Status::kOk;
@@ -64,10 +65,10 @@ struct BaselineRecord {
   int64_t run_id = 0;
   int64_t device_id = 0;
   int64_t problem_id = 0;
-  std::string library;  // "clblast", "cublas", "cudnn", ... (lower case)
-  std::string routine;  // "Sgemm", "Convgemm", an algorithm name
+  std::string library;                        // "clblast", "cublas", "cudnn", ... (lower case)
+  std::string routine;                        // "Sgemm", "Convgemm", an algorithm name
   beast::Status status = beast::Status::kOk;  // IsBaselineStatus
-  std::vector<double> samples_ms;  // raw timings, stored as a JSON array
+  std::vector<double> samples_ms;             // raw timings, stored as a JSON array
   std::optional<double> median_ms;
   std::optional<double> spread;  // relative: (p75 - p25) / median
   std::optional<double> gflops;

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "support/command_runner.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {

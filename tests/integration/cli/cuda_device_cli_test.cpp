@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <map>
 
-#include "support/command_runner.hpp"
 #include "harness/cuda/cuda_driver.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {
@@ -61,7 +61,8 @@ TEST_F(CudaDeviceCli, TheTestTemplatesCudaRenderingsCompile) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   results_db::Store store = results_db::Store::OpenExisting(db_);
   std::map<std::string, int> statuses;
-  for (const auto& row : store.Query({})) ++statuses[row.template_name + " " + beast::StatusName(row.status)];
+  for (const auto& row : store.Query({}))
+    ++statuses[row.template_name + " " + beast::StatusName(row.status)];
   EXPECT_EQ(statuses, (std::map<std::string, int>{{"test/faulty compiled", 4},
                                                   {"test/launch_params compiled", 10}}));
 }

@@ -4,14 +4,13 @@
 // and "compiler" / "compiler_version" in --json.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "support/command_runner.hpp"
 #include "harness/cuda/cuda_driver.hpp"
 #include "harness/opencl/opencl_devices.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {

@@ -4,18 +4,17 @@
 // library's baseline, a version-1 file upgraded on the way, and one clear line
 // with a non-zero exit for each kind of bad input.
 #include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include "support/command_runner.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {
@@ -191,17 +190,20 @@ TEST_F(QueryCli, WhereParameterValues) {
 }
 
 TEST_F(QueryCli, StatusAsJson) {
-  EXPECT_EQ(nlohmann::json::parse(Query("--status compile_error --template gemm/tiled --json")),
-            nlohmann::json::parse(
-            "[{\"device\": \"GPU A100\", \"backend\": \"opencl\", \"problem\": "
-            "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
-            "\"config\": \"MWG=64,VW=4\", \"params\": {\"MWG\": 64, \"VW\": 4}, \"status\": "
-            "\"compile_error\", \"is_default\": false, \"median_ms\": null, \"spread\": null, "
-            "\"gflops\": null, \"max_error\": null, \"speedup_vs_default\": null, "
-            "\"confirmed_ms\": null, \"compile_ms\": null, \"registers\": null, \"spill_bytes\": null, \"stack_bytes\": null, "
-            "\"shared_bytes\": null, \"error\": \"error: out of registers\", \"baselines\": [{\"library\": \"clblast\", \"routine\": "
-            "\"Sgemm\", \"median_ms\": 3, \"speedup\": null}, {\"library\": \"cublas\", "
-            "\"routine\": \"Sgemm\", \"median_ms\": 1, \"speedup\": null}]}]"));
+  EXPECT_EQ(
+      nlohmann::json::parse(Query("--status compile_error --template gemm/tiled --json")),
+      nlohmann::json::parse(
+          "[{\"device\": \"GPU A100\", \"backend\": \"opencl\", \"problem\": "
+          "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
+          "\"config\": \"MWG=64,VW=4\", \"params\": {\"MWG\": 64, \"VW\": 4}, \"status\": "
+          "\"compile_error\", \"is_default\": false, \"median_ms\": null, \"spread\": null, "
+          "\"gflops\": null, \"max_error\": null, \"speedup_vs_default\": null, "
+          "\"confirmed_ms\": null, \"compile_ms\": null, \"registers\": null, \"spill_bytes\": "
+          "null, \"stack_bytes\": null, "
+          "\"shared_bytes\": null, \"error\": \"error: out of registers\", \"baselines\": "
+          "[{\"library\": \"clblast\", \"routine\": "
+          "\"Sgemm\", \"median_ms\": 3, \"speedup\": null}, {\"library\": \"cublas\", "
+          "\"routine\": \"Sgemm\", \"median_ms\": 1, \"speedup\": null}]}]"));
 }
 
 TEST_F(QueryCli, CompiledResourcesWherePresent) {
@@ -228,7 +230,8 @@ TEST_F(QueryCli, CompiledResourcesWherePresent) {
       m.spill_bytes = 0;
       m.stack_bytes = 8;
       m.shared_bytes = 4096;
-      if (status != beast::Status::kCompiled) m.error_text = "violates hard constraint \"registers <= 64\"";
+      if (status != beast::Status::kCompiled)
+        m.error_text = "violates hard constraint \"registers <= 64\"";
       s.RecordMeasurement(m);
     };
     record("MWG=16,VW=1", beast::Status::kCompiled, 40);
@@ -240,17 +243,18 @@ TEST_F(QueryCli, CompiledResourcesWherePresent) {
                 "gemm/tiled,\"MWG=16,VW=1\",compiled,0,,,,,,40,0,8,4096\n"
                 "compile-only sm_90,cuda,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\","
                 "gemm/tiled,\"MWG=64,VW=4\",pruned_after_compile,0,,,,,,96,0,8,4096\n");
-  EXPECT_EQ(nlohmann::json::parse(Query("--device sm_90 --status compiled --json")),
-            nlohmann::json::parse(
-            "[{\"device\": \"compile-only sm_90\", \"backend\": \"cuda\", \"problem\": "
-            "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
-            "\"config\": \"MWG=16,VW=1\", \"params\": {\"MWG\": 16, \"VW\": 1}, \"status\": "
-            "\"compiled\", "
-            "\"is_default\": false, \"median_ms\": null, \"spread\": null, \"gflops\": null, "
-            "\"max_error\": null, \"speedup_vs_default\": null, \"confirmed_ms\": null, "
-            "\"compile_ms\": 250, "
-            "\"registers\": 40, \"spill_bytes\": 0, \"stack_bytes\": 8, \"shared_bytes\": 4096, "
-            "\"error\": \"\", \"baselines\": []}]"));
+  EXPECT_EQ(
+      nlohmann::json::parse(Query("--device sm_90 --status compiled --json")),
+      nlohmann::json::parse(
+          "[{\"device\": \"compile-only sm_90\", \"backend\": \"cuda\", \"problem\": "
+          "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
+          "\"config\": \"MWG=16,VW=1\", \"params\": {\"MWG\": 16, \"VW\": 1}, \"status\": "
+          "\"compiled\", "
+          "\"is_default\": false, \"median_ms\": null, \"spread\": null, \"gflops\": null, "
+          "\"max_error\": null, \"speedup_vs_default\": null, \"confirmed_ms\": null, "
+          "\"compile_ms\": 250, "
+          "\"registers\": 40, \"spill_bytes\": 0, \"stack_bytes\": 8, \"shared_bytes\": 4096, "
+          "\"error\": \"\", \"baselines\": []}]"));
   std::string table = Query("--device sm_90 --status pruned_after_compile");
   EXPECT_NE(table.find("\n" + std::string(75, ' ') +
                        "  registers 96, spills 0 B, stack 8 B, shared 4096 B\n1 rows\n"),
@@ -271,13 +275,15 @@ TEST_F(QueryCli, CompareTwoDevices) {
             "\"MWG=32,VW=2\",8,CPU EPYC,gemm/tiled,\"MWG=32,VW=1\",16,0.5\n"
             "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\",GPU A100,gemm/tiled,"
             "\"MWG=32,VW=1\",2,CPU EPYC,gemm/tiled,\"MWG=16,VW=1\",8,0.25\n");
-  EXPECT_EQ(nlohmann::json::parse(Query("--compare CPU GPU --where VW=1 --problem gemm:M=64,N=64,K=64 --json")),
-            nlohmann::json::parse(
-            "[{\"problem\": \"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"a\": "
-            "{\"device\": \"CPU EPYC\", \"template\": \"gemm/tiled\", \"config\": \"MWG=16,VW=1\", "
-            "\"median_ms\": 8, \"gflops\": 125}, \"b\": {\"device\": \"GPU A100\", \"template\": "
-            "\"gemm/tiled\", \"config\": \"MWG=32,VW=1\", \"median_ms\": 2, \"gflops\": 500}, "
-            "\"ratio\": 4}]"));
+  EXPECT_EQ(
+      nlohmann::json::parse(
+          Query("--compare CPU GPU --where VW=1 --problem gemm:M=64,N=64,K=64 --json")),
+      nlohmann::json::parse(
+          "[{\"problem\": \"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"a\": "
+          "{\"device\": \"CPU EPYC\", \"template\": \"gemm/tiled\", \"config\": \"MWG=16,VW=1\", "
+          "\"median_ms\": 8, \"gflops\": 125}, \"b\": {\"device\": \"GPU A100\", \"template\": "
+          "\"gemm/tiled\", \"config\": \"MWG=32,VW=1\", \"median_ms\": 2, \"gflops\": 500}, "
+          "\"ratio\": 4}]"));
   std::string table = Query("--compare GPU CPU");
   EXPECT_EQ(table.substr(0, table.find('\n')),
             "A = GPU A100, B = CPU EPYC; ratio = A's best time / B's (above 1: B is faster)");

@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "support/command_runner.hpp"
-#include "harness/opencl/opencl_cached_build.hpp"
+#include "harness/cache/program_cache.hpp"
 #include "harness/cuda/cuda_build.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
-#include "harness/cache/program_cache.hpp"
+#include "harness/opencl/opencl_cached_build.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {

@@ -12,15 +12,15 @@
 #include <iterator>
 #include <string>
 
-#include "beast/space/bound_space.hpp"
-#include "beast/problem/device_spec_table.hpp"
-#include "beast/export/exporter.hpp"
 #include "beast/core/paths.hpp"
-#include "support/command_runner.hpp"
+#include "beast/export/exporter.hpp"
+#include "beast/problem/device_spec_table.hpp"
+#include "beast/space/bound_space.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "harness/opencl/opencl_devices.hpp"
-#include "support/record_measurement.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
+#include "support/record_measurement.hpp"
 
 namespace beast {
 namespace {

@@ -14,8 +14,8 @@
 #include <map>
 #include <string>
 
-#include "support/command_runner.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {
@@ -78,7 +78,8 @@ TEST_F(LaunchParams, TheCompilePoolBuildsEachSourceOnce) {
   results_db::Store store = results_db::Store::OpenExisting(db_);
   std::vector<results_db::ResultRow> rows = store.Query({});
   ASSERT_EQ(rows.size(), 10u);
-  for (const auto& r : rows) EXPECT_EQ(r.status, beast::Status::kOk) << r.config_key << ": " << r.error_text;
+  for (const auto& r : rows)
+    EXPECT_EQ(r.status, beast::Status::kOk) << r.config_key << ": " << r.error_text;
 }
 
 TEST_F(LaunchParams, TheExportedLibraryRunsTheWinnerWithItsLocalMemory) {

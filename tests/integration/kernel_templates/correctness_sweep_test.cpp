@@ -24,15 +24,15 @@
 #include <memory>
 #include <set>
 
-#include "beast/space/bound_space.hpp"
 #include "beast/core/paths.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/space/template_vars.hpp"
 #include "beast/worker/instance_measure.hpp"
 #include "harness/opencl/opencl_context.hpp"
 #include "harness/opencl/opencl_devices.hpp"
 #include "harness/render/renderer.hpp"
-#include "support/sweep_cases.hpp"
 #include "support/config_picks.hpp"
+#include "support/sweep_cases.hpp"
 
 namespace beast {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <filesystem>
 
-#include "support/command_runner.hpp"
 #include "harness/opencl/clblast_baseline.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "support/command_runner.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {
@@ -179,7 +179,8 @@ TEST_F(CompileOnly, RegisterConstraintPrunesExactlyTheConfigsOverIt) {
     ASSERT_EQ(r.registers, registers.at(r.config_key)) << r.config_key;
     bool over = *r.registers > bound;
     pruned += over;
-    EXPECT_EQ(r.status, over ? beast::Status::kPrunedAfterCompile : beast::Status::kCompiled) << r.config_key;
+    EXPECT_EQ(r.status, over ? beast::Status::kPrunedAfterCompile : beast::Status::kCompiled)
+        << r.config_key;
     EXPECT_EQ(r.error_text, over ? "violates hard constraint \"registers <= " +
                                        std::to_string(bound) + "\" (command line) after compile"
                                  : "")

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "support/command_runner.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {

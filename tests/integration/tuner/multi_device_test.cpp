@@ -12,8 +12,8 @@
 #include <map>
 #include <string>
 
-#include "support/command_runner.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "support/command_runner.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {
@@ -31,8 +31,9 @@ class Pipeline : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string TuneCommand(const std::string& db) const {
-    return BeastBinary() + " tune --template conv2d/direct_nchw --template gemm/tiled --problem " + kConv +
-           " --problem " + kGemm + " --device opencl:0 --db " + db + " --max-configs 6 --max-reps 5 --quiet";
+    return BeastBinary() + " tune --template conv2d/direct_nchw --template gemm/tiled --problem " +
+           kConv + " --problem " + kGemm + " --device opencl:0 --db " + db +
+           " --max-configs 6 --max-reps 5 --quiet";
   }
   fs::path dir_;
   std::string db_;
@@ -49,7 +50,8 @@ TEST_F(Pipeline, TunesRecordsResumesQueriesAndExports) {
   int defaults = 0;
   for (const auto& r : rows) {
     defaults += r.is_default;
-    if (r.is_default) EXPECT_EQ(r.status, beast::Status::kOk) << r.template_name << " " << r.error_text;
+    if (r.is_default)
+      EXPECT_EQ(r.status, beast::Status::kOk) << r.template_name << " " << r.error_text;
     if (r.status == beast::Status::kOk) {
       ASSERT_TRUE(r.max_error.has_value());
       EXPECT_LE(*r.max_error, 2.0);  // within the validation bound
@@ -79,7 +81,8 @@ TEST_F(Pipeline, TunesRecordsResumesQueriesAndExports) {
   ASSERT_EQ(csv.exit_code, 0) << csv.output;
   EXPECT_EQ(CountOccurrences(csv.output, "\n"), 7u);  // header + 6 rows
 
-  auto exported = RunCommand(BeastBinary() + " export --db " + db_ + " --out " + (dir_ / "tuned").string());
+  auto exported =
+      RunCommand(BeastBinary() + " export --db " + db_ + " --out " + (dir_ / "tuned").string());
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
   EXPECT_TRUE(fs::exists(dir_ / "tuned" / "CMakeLists.txt"));
   EXPECT_TRUE(fs::exists(dir_ / "tuned" / "include" / "beast_tuned.h"));
@@ -95,18 +98,25 @@ TEST_F(Pipeline, BadInputIsOneLineAndWritesNothing) {
   const std::vector<Case> cases = {
       {"tune --template conv2d/nope --problem " + std::string(kConv) + " --db " + db, 1,
        "beast tune: unknown template \"conv2d/nope\" (known: "},
-      {"tune --template gemm/tiled --problem gemm:M=4,N=4 --db " + db, 2, "beast tune: problem \"gemm:M=4,N=4\": missing K"},
-      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --device opencl:7 --db " + db, 1,
-       "beast tune: no device opencl:7 ("},
-      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --device metal:0 --db " + db, 2,
-       "beast tune: device \"metal:0\": unknown backend \"metal\""},
-      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --constraint \"hard: MWG > 100000\" --db " + db,
-       1, "beast tune: the space of gemm/tiled is empty for gemm:M=72,N=40,K=56,transA=0,transB=0,dtype=f32: hard "
-          "constraint \"MWG > 100000\" (command line) removed the last configs"},
-      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --constraint \"NOPE > 1\" --db " + db, 1,
-       "beast tune: command line: constraint \"NOPE > 1\" names unknown parameter \"NOPE\""},
-      {"space gemm/tiled --problem " + std::string(kGemm) + " --constraint \"hard: MWG > 100000\"", 1,
-       "beast space: the space of gemm/tiled is empty for"},
+      {"tune --template gemm/tiled --problem gemm:M=4,N=4 --db " + db, 2,
+       "beast tune: problem \"gemm:M=4,N=4\": missing K"},
+      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --device opencl:7 --db " +
+           db,
+       1, "beast tune: no device opencl:7 ("},
+      {"tune --template gemm/tiled --problem " + std::string(kGemm) + " --device metal:0 --db " +
+           db,
+       2, "beast tune: device \"metal:0\": unknown backend \"metal\""},
+      {"tune --template gemm/tiled --problem " + std::string(kGemm) +
+           " --constraint \"hard: MWG > 100000\" --db " + db,
+       1,
+       "beast tune: the space of gemm/tiled is empty for "
+       "gemm:M=72,N=40,K=56,transA=0,transB=0,dtype=f32: hard "
+       "constraint \"MWG > 100000\" (command line) removed the last configs"},
+      {"tune --template gemm/tiled --problem " + std::string(kGemm) +
+           " --constraint \"NOPE > 1\" --db " + db,
+       1, "beast tune: command line: constraint \"NOPE > 1\" names unknown parameter \"NOPE\""},
+      {"space gemm/tiled --problem " + std::string(kGemm) + " --constraint \"hard: MWG > 100000\"",
+       1, "beast space: the space of gemm/tiled is empty for"},
   };
   for (const auto& c : cases) {
     auto r = RunCommand(BeastBinary() + " " + c.args + " 2>&1 >/dev/null", false);
@@ -115,21 +125,28 @@ TEST_F(Pipeline, BadInputIsOneLineAndWritesNothing) {
     EXPECT_EQ(CountOccurrences(r.output, "\n"), 1u) << r.output;
     EXPECT_FALSE(fs::exists(db)) << c.args;
   }
-  std::ofstream(dir_ / "garbage.db") << "this is not a database, just text that is long enough for a header";
-  auto q = RunCommand(BeastBinary() + " query --db " + (dir_ / "garbage.db").string() + " 2>&1 >/dev/null", false);
+  std::ofstream(dir_ / "garbage.db")
+      << "this is not a database, just text that is long enough for a header";
+  auto q = RunCommand(
+      BeastBinary() + " query --db " + (dir_ / "garbage.db").string() + " 2>&1 >/dev/null", false);
   EXPECT_EQ(q.exit_code, 1);
-  EXPECT_EQ(q.output, "beast query: " + (dir_ / "garbage.db").string() + " is not a beast database\n");
+  EXPECT_EQ(q.output,
+            "beast query: " + (dir_ / "garbage.db").string() + " is not a beast database\n");
 }
 
 TEST_F(Pipeline, SpaceReportsEachConstraint) {
-  auto r = RunCommand(BeastBinary() + " space gemm/tiled --problem gemm:M=512,N=512,K=512 --device opencl:0 --json", false);
+  auto r = RunCommand(
+      BeastBinary() + " space gemm/tiled --problem gemm:M=512,N=512,K=512 --device opencl:0 --json",
+      false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json space = nlohmann::json::parse(r.output);
   EXPECT_GT(space["raw"].get<uint64_t>(), 0u) << r.output;
   bool any_hard = false;
   for (const auto& c : space["constraints"]) any_hard = any_hard || c["kind"] == "hard";
   EXPECT_TRUE(any_hard) << r.output;
-  auto text = RunCommand(BeastBinary() + " space conv2d/direct_nchw --problem " + std::string(kConv) + " --list 3", false);
+  auto text = RunCommand(
+      BeastBinary() + " space conv2d/direct_nchw --problem " + std::string(kConv) + " --list 3",
+      false);
   ASSERT_EQ(text.exit_code, 0) << text.output;
   EXPECT_NE(text.output.find("raw space: "), std::string::npos);
   EXPECT_NE(text.output.find("valid: "), std::string::npos);

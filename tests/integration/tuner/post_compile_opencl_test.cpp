@@ -12,8 +12,8 @@
 #include <map>
 #include <string>
 
-#include "support/command_runner.hpp"
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 namespace beast {
 namespace {
@@ -41,7 +41,8 @@ class PostCompileOpenCl : public ::testing::Test {
   testing::CommandResult Tune(const std::string& extra = "") {
     return RunCommand(BeastBinary() + " tune --templates " + kTemplates +
                       " --template test/local_stage --problem gemm:M=16,N=16,K=16 --device "
-                      "opencl:0 --baselines none --max-reps 5 --db " + db_ + " " + extra);
+                      "opencl:0 --baselines none --max-reps 5 --db " +
+                      db_ + " " + extra);
   }
 
   // config key -> row
@@ -61,7 +62,8 @@ TEST_F(PostCompileOpenCl, LocalMemoryConstraintPrunesBeforeTheRun) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const std::string not_applied =
       "post-compile constraints not applied: opencl reports no registers or spills: "
-      "\"registers <= 1\" (" + kSpaceFile + ":18)\n";
+      "\"registers <= 1\" (" +
+      kSpaceFile + ":18)\n";
   EXPECT_EQ(CountOccurrences(run.output, not_applied), 1u) << run.output;
   EXPECT_EQ(run.output.find("post-compile"), run.output.find(not_applied)) << run.output;
 
@@ -73,7 +75,8 @@ TEST_F(PostCompileOpenCl, LocalMemoryConstraintPrunesBeforeTheRun) {
   for (int floats : {32, 128, 256, 512, 1024}) {
     const results_db::ResultRow& r = rows.at("LOCAL_FLOATS=" + std::to_string(floats));
     bool pruned = floats * 4 > 1024;
-    EXPECT_EQ(r.status, pruned ? beast::Status::kPrunedAfterCompile : beast::Status::kOk) << floats << ": " << r.error_text;
+    EXPECT_EQ(r.status, pruned ? beast::Status::kPrunedAfterCompile : beast::Status::kOk)
+        << floats << ": " << r.error_text;
     EXPECT_EQ(r.error_text, pruned ? violation : "") << floats;
     EXPECT_EQ(r.median_ms.has_value(), !pruned) << floats;  // a pruned kernel never ran
     EXPECT_TRUE(r.compile_ms.has_value()) << floats;
@@ -110,13 +113,14 @@ TEST_F(PostCompileOpenCl, CommandLineConstraintOnAResourceIsPostCompile) {
   for (int floats : {32, 128, 256, 512, 1024}) {
     const results_db::ResultRow& r = rows.at("LOCAL_FLOATS=" + std::to_string(floats));
     // The command line's bound comes after the template's in force.
-    std::string expected = floats * 4 > 1024 ? "violates hard constraint \"local_mem_used <= 1024\" (" +
-                                                   kSpaceFile + ":15) after compile"
-                           : floats * 4 > 512
-                               ? "violates hard constraint \"local_mem_used <= 512\" (command "
-                                 "line) after compile"
-                               : "";
-    EXPECT_EQ(r.status, expected.empty() ? beast::Status::kOk : beast::Status::kPrunedAfterCompile) << floats;
+    std::string expected =
+        floats * 4 > 1024 ? "violates hard constraint \"local_mem_used <= 1024\" (" + kSpaceFile +
+                                ":15) after compile"
+        : floats * 4 > 512 ? "violates hard constraint \"local_mem_used <= 512\" (command "
+                             "line) after compile"
+                           : "";
+    EXPECT_EQ(r.status, expected.empty() ? beast::Status::kOk : beast::Status::kPrunedAfterCompile)
+        << floats;
     EXPECT_EQ(r.error_text, expected) << floats;
     EXPECT_EQ(r.shared_bytes, floats * 4) << floats;
   }

@@ -32,8 +32,8 @@ const char kGemmB[] = "gemm:M=32,N=64,K=64";
 const char kConv[] = "conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,stride=1,pad=1";  // 8 of its configs fit
 
 std::vector<std::string> TuneArgs(const std::string& db, const std::vector<std::string>& pairs) {
-  std::vector<std::string> args = {"tune", "--device", "opencl:0", "--db", db,
-                                   "--max-configs", "8", "--max-reps", "3", "--quiet"};
+  std::vector<std::string> args = {"tune",          "--device", "opencl:0",   "--db", db,
+                                   "--max-configs", "8",        "--max-reps", "3",    "--quiet"};
   args.insert(args.end(), pairs.begin(), pairs.end());
   return args;
 }
@@ -92,8 +92,9 @@ std::vector<std::string> Rows(const std::string& path, const std::string& sql) {
 class TwoWriters : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("beast_two_writers_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("beast_two_writers_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     db_ = (dir_ / "beast.db").string();
@@ -118,8 +119,9 @@ class TwoWriters : public ::testing::Test {
     // Both runs finished, and they overlapped: each started before the other ended.
     EXPECT_EQ(Rows(db_, "SELECT status FROM runs ORDER BY id"),
               (std::vector<std::string>{"finished", "finished"}));
-    EXPECT_EQ(Rows(db_, "SELECT count(*) FROM runs r1 JOIN runs r2 ON r1.id < r2.id "
-                        "WHERE r1.started_at < r2.finished_at AND r2.started_at < r1.finished_at"),
+    EXPECT_EQ(Rows(db_,
+                   "SELECT count(*) FROM runs r1 JOIN runs r2 ON r1.id < r2.id "
+                   "WHERE r1.started_at < r2.finished_at AND r2.started_at < r1.finished_at"),
               std::vector<std::string>{"1"})
         << "the two runs did not overlap in time";
   }
@@ -134,32 +136,36 @@ TEST_F(TwoWriters, DifferentPairsBothFinishAndNothingIsLost) {
           {"--template", "conv2d/direct_nchw", "--problem", kConv});
   // 8 configs for each (template, problem) pair, each recorded once; each
   // process's measurements are all of its own run.
-  EXPECT_EQ(Rows(db_, "SELECT t.name || ' ' || substr(p.key, 1, instr(p.key, ',') - 1) || ' ' || "
-                      "count(*) || ' ' || count(DISTINCT m.config_id) || ' ' || "
-                      "count(DISTINCT m.run_id) FROM measurements m "
-                      "JOIN problems p ON p.id = m.problem_id JOIN configs c ON c.id = m.config_id "
-                      "JOIN templates t ON t.id = c.template_id "
-                      "GROUP BY t.name, p.key ORDER BY t.name, p.key"),
+  EXPECT_EQ(Rows(db_,
+                 "SELECT t.name || ' ' || substr(p.key, 1, instr(p.key, ',') - 1) || ' ' || "
+                 "count(*) || ' ' || count(DISTINCT m.config_id) || ' ' || "
+                 "count(DISTINCT m.run_id) FROM measurements m "
+                 "JOIN problems p ON p.id = m.problem_id JOIN configs c ON c.id = m.config_id "
+                 "JOIN templates t ON t.id = c.template_id "
+                 "GROUP BY t.name, p.key ORDER BY t.name, p.key"),
             (std::vector<std::string>{
                 "conv2d/direct_nchw conv2d:N=1 8 8 1",
                 "gemm/tiled gemm:M=32 8 8 1",
                 "gemm/tiled gemm:M=64 8 8 1",
             }));
-  EXPECT_EQ(Rows(db_, "SELECT count(DISTINCT m.run_id) FROM measurements m "
-                      "JOIN configs c ON c.id = m.config_id GROUP BY c.template_id"),
+  EXPECT_EQ(Rows(db_,
+                 "SELECT count(DISTINCT m.run_id) FROM measurements m "
+                 "JOIN configs c ON c.id = m.config_id GROUP BY c.template_id"),
             (std::vector<std::string>{"1", "1"}));
   EXPECT_EQ(Rows(db_, "SELECT count(DISTINCT run_id) FROM measurements"),
             std::vector<std::string>{"2"});
   EXPECT_EQ(Rows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"24"});
-  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM configs c WHERE NOT EXISTS "
-                      "(SELECT 1 FROM measurements m WHERE m.config_id = c.id)"),
+  EXPECT_EQ(Rows(db_,
+                 "SELECT count(*) FROM configs c WHERE NOT EXISTS "
+                 "(SELECT 1 FROM measurements m WHERE m.config_id = c.id)"),
             std::vector<std::string>{"0"});  // no config row without its measurement
   EXPECT_EQ(Rows(db_, "SELECT count(*) FROM devices"), std::vector<std::string>{"1"});
   // Every measurement knows what it was taken with.
-  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM measurement_provenance WHERE compiler = 'opencl' "
-                      "AND compiler_version <> '' AND beast_version <> '' AND device_name <> '' "
-                      "AND driver_version <> '' AND template_hash <> '' AND "
-                      "(status <> 'ok' OR json_array_length(samples_json) >= 3)"),
+  EXPECT_EQ(Rows(db_,
+                 "SELECT count(*) FROM measurement_provenance WHERE compiler = 'opencl' "
+                 "AND compiler_version <> '' AND beast_version <> '' AND device_name <> '' "
+                 "AND driver_version <> '' AND template_hash <> '' AND "
+                 "(status <> 'ok' OR json_array_length(samples_json) >= 3)"),
             std::vector<std::string>{"24"});
 }
 

@@ -20,10 +20,10 @@
 #include <map>
 #include <thread>
 
-#include "beast/worker/worker_protocol.hpp"  // private to beast_tuner: the wire format
 #include "beast/core/error.hpp"
-#include "support/command_runner.hpp"
+#include "beast/worker/worker_protocol.hpp"  // private to beast_tuner: the wire format
 #include "results_db/store.hpp"
+#include "support/command_runner.hpp"
 
 extern char** environ;
 

@@ -1,10 +1,11 @@
 // Device selectors, expression variables, limits JSON and the spec tables of
 // devices that are not present.
+#include "beast/problem/device.hpp"
+
 #include <gtest/gtest.h>
 
-#include "beast/problem/device.hpp"
-#include "beast/problem/device_spec_table.hpp"
 #include "beast/core/error.hpp"
+#include "beast/problem/device_spec_table.hpp"
 
 namespace beast {
 namespace {
@@ -25,8 +26,9 @@ TEST(DeviceSelector, ParsesEveryForm) {
   try {
     DeviceSelector::Parse("metal:0");
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "device \"metal:0\": unknown backend \"metal\" (expected opencl:N, cuda:N or cuda:sm_XX)");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "device \"metal:0\": unknown backend \"metal\" (expected opencl:N, cuda:N or cuda:sm_XX)");
   }
 }
 

@@ -19,7 +19,8 @@ std::string ErrorOf(const std::string& text) {
 }
 
 TEST(Problem, ParsesTheDefaultConvolution) {
-  Problem p = Problem::Parse("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32");
+  Problem p =
+      Problem::Parse("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32");
   EXPECT_EQ(p.op(), OpKind::kConv2d);
   EXPECT_EQ(p.conv().OutH(), 56);
   EXPECT_EQ(p.conv().OutW(), 56);
@@ -32,7 +33,8 @@ TEST(Problem, ParsesTheDefaultConvolution) {
 }
 
 TEST(Problem, KeyIsCanonical) {
-  Problem a = Problem::Parse("conv2d:N=2,C=8,H=9,W=7,K=4,R=3,S=1,stride_h=2,stride_w=1,pad_h=1,pad_w=0");
+  Problem a =
+      Problem::Parse("conv2d:N=2,C=8,H=9,W=7,K=4,R=3,S=1,stride_h=2,stride_w=1,pad_h=1,pad_w=0");
   Problem b = Problem::Parse(Problem::Parse(a.Key()).Key());
   EXPECT_EQ(a.Key(), b.Key());
   EXPECT_EQ(a.conv().OutH(), 5);  // (9 + 2 - 3) / 2 + 1
@@ -57,10 +59,12 @@ TEST(Problem, BiasIsAFlagThatTheKeyListsOnlyWhenSet) {
   EXPECT_EQ(without.Variables().at("bias"), 0);
   EXPECT_EQ(ErrorOf("conv2d:N=1,C=4,H=5,W=5,K=8,R=3,S=3,bias=2"),
             "problem \"conv2d:N=1,C=4,H=5,W=5,K=8,R=3,S=3,bias=2\": bias must be 0 or 1, not 2");
-  EXPECT_EQ(ErrorOf("gemm:M=1,N=1,K=1,bias=1").rfind("unknown key \"bias\" for gemm (known: ", 0),
-            std::string::npos);  // rfind(.., 0) is "starts with": the message names the problem first
-  EXPECT_NE(ErrorOf("gemm:M=1,N=1,K=1,bias=1").find(": unknown key \"bias\" for gemm (known: M N K"),
-            std::string::npos);
+  EXPECT_EQ(
+      ErrorOf("gemm:M=1,N=1,K=1,bias=1").rfind("unknown key \"bias\" for gemm (known: ", 0),
+      std::string::npos);  // rfind(.., 0) is "starts with": the message names the problem first
+  EXPECT_NE(
+      ErrorOf("gemm:M=1,N=1,K=1,bias=1").find(": unknown key \"bias\" for gemm (known: M N K"),
+      std::string::npos);
 }
 
 TEST(Problem, ColumnMajorGemmIsTheTransposedRowMajorProductForTemplates) {
@@ -82,33 +86,43 @@ TEST(Problem, ColumnMajorGemmIsTheTransposedRowMajorProductForTemplates) {
 }
 
 TEST(Problem, DilationStrideAndGroupsShapeTheOutput) {
-  Problem p = Problem::Parse("conv2d:N=1,C=4,H=10,W=10,K=6,R=3,S=3,dilation=2,stride=3,pad=2,groups=2");
+  Problem p =
+      Problem::Parse("conv2d:N=1,C=4,H=10,W=10,K=6,R=3,S=3,dilation=2,stride=3,pad=2,groups=2");
   EXPECT_EQ(p.conv().OutH(), 4);  // (10 + 4 - 5) / 3 + 1
   EXPECT_DOUBLE_EQ(p.Flops(), 2.0 * 6 * 4 * 4 * 2 * 9);
 }
 
 TEST(Problem, BadInputIsOneClearLine) {
-  EXPECT_EQ(ErrorOf("conv3d:N=1"), "problem \"conv3d:N=1\": unknown op \"conv3d\" (known: conv2d gemm)");
+  EXPECT_EQ(ErrorOf("conv3d:N=1"),
+            "problem \"conv3d:N=1\": unknown op \"conv3d\" (known: conv2d gemm)");
   EXPECT_EQ(ErrorOf("gemm:M=1,N=2"), "problem \"gemm:M=1,N=2\": missing K");
-  EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=x"), "problem \"gemm:M=1,N=2,K=x\": value of K is not an integer: \"x\"");
+  EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=x"),
+            "problem \"gemm:M=1,N=2,K=x\": value of K is not an integer: \"x\"");
   EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=3,Q=4"),
-            "problem \"gemm:M=1,N=2,K=3,Q=4\": unknown key \"Q\" for gemm (known: M N K transA transB trans_a "
+            "problem \"gemm:M=1,N=2,K=3,Q=4\": unknown key \"Q\" for gemm (known: M N K transA "
+            "transB trans_a "
             "trans_b layout dtype)");
-  EXPECT_EQ(ErrorOf("gemm:M=1,M=2,N=2,K=3"), "problem \"gemm:M=1,M=2,N=2,K=3\": key \"M\" given twice");
+  EXPECT_EQ(ErrorOf("gemm:M=1,M=2,N=2,K=3"),
+            "problem \"gemm:M=1,M=2,N=2,K=3\": key \"M\" given twice");
   EXPECT_EQ(ErrorOf("gemm:M=0,N=2,K=3"), "problem \"gemm:M=0,N=2,K=3\": M must be positive, not 0");
-  EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=3,dtype=f16"),
-            "problem \"gemm:M=1,N=2,K=3,dtype=f16\": dtype \"f16\" is not supported (supported: f32)");
+  EXPECT_EQ(
+      ErrorOf("gemm:M=1,N=2,K=3,dtype=f16"),
+      "problem \"gemm:M=1,N=2,K=3,dtype=f16\": dtype \"f16\" is not supported (supported: f32)");
   EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=2,W=2,K=4,R=5,S=5"),
-            "problem \"conv2d:N=1,C=3,H=2,W=2,K=4,R=5,S=5\": the dilated filter is larger than the padded "
+            "problem \"conv2d:N=1,C=3,H=2,W=2,K=4,R=5,S=5\": the dilated filter is larger than the "
+            "padded "
             "input (output would be -2x-2)");
-  EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,groups=2"),
-            "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,groups=2\": groups=2 must divide C=3 and K=4");
+  EXPECT_EQ(
+      ErrorOf("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,groups=2"),
+      "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,groups=2\": groups=2 must divide C=3 and K=4");
   EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=2,W=2,K=4,R=3,S=3,stride=2"),
-            "problem \"conv2d:N=1,C=3,H=2,W=2,K=4,R=3,S=3,stride=2\": the dilated filter is larger than the "
+            "problem \"conv2d:N=1,C=3,H=2,W=2,K=4,R=3,S=3,stride=2\": the dilated filter is larger "
+            "than the "
             "padded input (output would be 0x0)");
   EXPECT_EQ(ErrorOf("gemm"), "problem \"gemm\": expected OP:KEY=VALUE,... with OP conv2d or gemm");
   EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,layout=CHWN"),
-            "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,layout=CHWN\": layout \"CHWN\" is not NCHW or NHWC");
+            "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,layout=CHWN\": layout \"CHWN\" is not "
+            "NCHW or NHWC");
 }
 
 }  // namespace

@@ -121,8 +121,8 @@ TEST_F(StoreBaselineTest, FirstBaselineIsKeptAndResumeSeesIt) {
   EXPECT_FALSE(s.HasBaseline(gpu_, gemm2_, "clblast", "Sgemm"));
   EXPECT_FALSE(s.HasBaseline(gpu_, gemm_, "cublas", "Sgemm"));
   EXPECT_FALSE(s.RecordBaseline(Baseline(run_, gpu_, gemm_, "clblast", "Sgemm", 1.0)));
-  EXPECT_FALSE(
-      s.RecordBaseline(FailedBaseline(run_, gpu_, gemm_, "clblast", "Sgemm", beast::Status::kRuntimeError)));
+  EXPECT_FALSE(s.RecordBaseline(
+      FailedBaseline(run_, gpu_, gemm_, "clblast", "Sgemm", beast::Status::kRuntimeError)));
 
   std::vector<BaselineRow> rows = s.Baselines();
   ASSERT_EQ(rows.size(), 1u);
@@ -149,10 +149,10 @@ TEST_F(StoreBaselineTest, FirstBaselineIsKeptAndResumeSeesIt) {
 
 TEST_F(StoreBaselineTest, FailedBaselinesAreData) {
   Store& s = *store_;
-  EXPECT_TRUE(
-      s.RecordBaseline(FailedBaseline(run_, gpu_, gemm_, "clblast", "Convgemm", beast::Status::kUnsupported)));
-  EXPECT_TRUE(
-      s.RecordBaseline(FailedBaseline(run_, cpu_, gemm_, "clblast", "Sgemm", beast::Status::kWrongResult)));
+  EXPECT_TRUE(s.RecordBaseline(
+      FailedBaseline(run_, gpu_, gemm_, "clblast", "Convgemm", beast::Status::kUnsupported)));
+  EXPECT_TRUE(s.RecordBaseline(
+      FailedBaseline(run_, cpu_, gemm_, "clblast", "Sgemm", beast::Status::kWrongResult)));
   BaselineFilter failed;
   failed.status = beast::Status::kUnsupported;
   std::vector<BaselineRow> rows = s.Baselines(failed);
@@ -175,10 +175,12 @@ TEST_F(StoreBaselineTest, RecordBaselineChecksItsInput) {
     }
     return beast::ErrorCode::kInternal;
   };
-  EXPECT_EQ(code_of(FailedBaseline(run_, gpu_, gemm_, "clblast", "Sgemm", beast::Status::kPrunedAfterCompile)),
+  EXPECT_EQ(code_of(FailedBaseline(run_, gpu_, gemm_, "clblast", "Sgemm",
+                                   beast::Status::kPrunedAfterCompile)),
             beast::ErrorCode::kBadArgument);
   EXPECT_EQ(code_of(Baseline(run_, gpu_, gemm_, "", "Sgemm", 1.0)), beast::ErrorCode::kBadArgument);
-  EXPECT_EQ(code_of(Baseline(run_, gpu_, gemm_, "clblast", "", 1.0)), beast::ErrorCode::kBadArgument);
+  EXPECT_EQ(code_of(Baseline(run_, gpu_, gemm_, "clblast", "", 1.0)),
+            beast::ErrorCode::kBadArgument);
   EXPECT_EQ(code_of(Baseline(run_ + 1, gpu_, gemm_, "clblast", "Sgemm", 1.0)),  // no such run
             beast::ErrorCode::kDatabase);
   EXPECT_TRUE(s.Baselines().empty());
@@ -192,20 +194,20 @@ TEST_F(StoreBaselineTest, BaselinesFilterAndOrder) {
   s.RecordBaseline(Baseline(run_, cpu_, gemm_, "clblast", "Sgemm", 10.0));
   s.RecordBaseline(Baseline(run_, gpu_, gemm2_, "clblast", "Sgemm", 2.0));
   EXPECT_EQ(Describe(s.Baselines()), (std::vector<std::string>{
-                                          "CPU gemm:M=64, clblast Sgemm ok 10.000000",
-                                          "GPU gemm:M=128 clblast Sgemm ok 2.000000",
-                                          "GPU gemm:M=64, clblast Convgemm ok 6.000000",
-                                          "GPU gemm:M=64, clblast Sgemm ok 4.000000",
-                                          "GPU gemm:M=64, cublas Sgemm ok 3.000000",
-                                      }));
+                                         "CPU gemm:M=64, clblast Sgemm ok 10.000000",
+                                         "GPU gemm:M=128 clblast Sgemm ok 2.000000",
+                                         "GPU gemm:M=64, clblast Convgemm ok 6.000000",
+                                         "GPU gemm:M=64, clblast Sgemm ok 4.000000",
+                                         "GPU gemm:M=64, cublas Sgemm ok 3.000000",
+                                     }));
   BaselineFilter filter;
   filter.device_id = gpu_;
   filter.problem_key = kGemm;
   filter.library = "clblast";
   EXPECT_EQ(Describe(s.Baselines(filter)), (std::vector<std::string>{
-                                                "GPU gemm:M=64, clblast Convgemm ok 6.000000",
-                                                "GPU gemm:M=64, clblast Sgemm ok 4.000000",
-                                            }));
+                                               "GPU gemm:M=64, clblast Convgemm ok 6.000000",
+                                               "GPU gemm:M=64, clblast Sgemm ok 4.000000",
+                                           }));
 }
 
 TEST_F(StoreBaselineTest, QueryRowsCarrySpeedupOverEachLibrarysFastestBaseline) {

@@ -119,8 +119,9 @@ TEST_F(StoreTest, ConcurrentWritersLoseNothing) {
   for (auto& t : threads) t.join();
   for (int w = 0; w < kWriters; ++w) EXPECT_EQ(errors[w], "") << "writer " << w;
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM measurements"), "800");
-  EXPECT_EQ(RawQuery(path, "SELECT group_concat(n, ',') FROM (SELECT count(*) AS n FROM "
-                           "measurements GROUP BY run_id ORDER BY run_id)"),
+  EXPECT_EQ(RawQuery(path,
+                     "SELECT group_concat(n, ',') FROM (SELECT count(*) AS n FROM "
+                     "measurements GROUP BY run_id ORDER BY run_id)"),
             "200,200,200,200");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM devices"), "1");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM runs WHERE status = 'finished'"), "4");

@@ -208,7 +208,8 @@ TEST_F(StoreConfirmationTest, AnotherTemplateVersionOrDeviceIsNotConfirmedByIt) 
 
 TEST_F(StoreConfirmationTest, BadRecordsAreRefusedAndWriteNothing) {
   EXPECT_THROW(store_->RecordConfirmation(Of({})), beast::Error);
-  EXPECT_THROW(store_->RecordConfirmation(Of({Result(32, 2.0, beast::Status::kWrongResult)})), beast::Error);
+  EXPECT_THROW(store_->RecordConfirmation(Of({Result(32, 2.0, beast::Status::kWrongResult)})),
+               beast::Error);
   EXPECT_THROW(store_->RecordConfirmation(Of({Result(32, 2.0), Result(32, 2.1)})), beast::Error);
   EXPECT_EQ(RawQuery(PathOf("beast.db"), "SELECT count(*) FROM confirmations"), "0");
   EXPECT_EQ(RawQuery(PathOf("beast.db"), "SELECT count(*) FROM confirmation_results"), "0");

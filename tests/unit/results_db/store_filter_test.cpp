@@ -69,7 +69,8 @@ class StoreFilterTest : public testing_util::StoreTest {
     std::vector<std::string> lines;
     for (const ResultRow& r : store_->Query(filter)) {
       std::string problem = r.problem_key.substr(0, r.problem_key.find(','));
-      lines.push_back(r.device_name + " " + problem + " " + r.config_key + " " + beast::StatusName(r.status) + " " +
+      lines.push_back(r.device_name + " " + problem + " " + r.config_key + " " +
+                      beast::StatusName(r.status) + " " +
                       (r.median_ms ? std::to_string(*r.median_ms).substr(0, 4) : "-"));
     }
     return lines;
@@ -82,10 +83,10 @@ TEST_F(StoreFilterTest, DeviceNameCoversEveryDriverVersion) {
   QueryFilter filter;
   filter.device_name = "GPU";
   filter.problem_key = kGemm;
-  EXPECT_EQ(Rows(filter), (std::vector<std::string>{"GPU gemm:M=64 b ok 2.00", "GPU gemm:M=64 c ok 4.00",
-                                                    "GPU gemm:M=64 a ok 8.00",
-                                                    "GPU gemm:M=64 d compile_error -",
-                                                    "GPU gemm:M=64 d ok 1.50"}));
+  EXPECT_EQ(Rows(filter),
+            (std::vector<std::string>{"GPU gemm:M=64 b ok 2.00", "GPU gemm:M=64 c ok 4.00",
+                                      "GPU gemm:M=64 a ok 8.00", "GPU gemm:M=64 d compile_error -",
+                                      "GPU gemm:M=64 d ok 1.50"}));
   filter.device_name = "gpu";  // exact, case and all
   EXPECT_TRUE(Rows(filter).empty());
 }
@@ -116,24 +117,22 @@ TEST_F(StoreFilterTest, BestWithParameterValuesIsTheBestOfThoseConfigs) {
   filter.best_only = true;
   filter.problem_key = kGemm;
   filter.params = {{"MODE", "fast"}};
-  EXPECT_EQ(Rows(filter), (std::vector<std::string>{"CPU gemm:M=64 a ok 5.00",
-                                                    "GPU gemm:M=64 c ok 4.00",
-                                                    "GPU gemm:M=64 d ok 1.50"}));
+  EXPECT_EQ(Rows(filter),
+            (std::vector<std::string>{"CPU gemm:M=64 a ok 5.00", "GPU gemm:M=64 c ok 4.00",
+                                      "GPU gemm:M=64 d ok 1.50"}));
 }
 
 TEST_F(StoreFilterTest, TopKPerDeviceProblemTemplate) {
   QueryFilter filter;
   filter.top_k = 2;
   filter.op = "gemm";
-  EXPECT_EQ(Rows(filter), (std::vector<std::string>{
-                              "CPU gemm:M=128 c ok 6.00",
-                              "CPU gemm:M=64 a ok 5.00",
-                              "CPU gemm:M=64 b ok 10.0",
-                              "GPU gemm:M=128 a ok 3.00",
-                              "GPU gemm:M=64 b ok 2.00",
-                              "GPU gemm:M=64 c ok 4.00",  // failures never rank
-                              "GPU gemm:M=64 d ok 1.50",  // the other driver is another device
-                          }));
+  EXPECT_EQ(Rows(filter),
+            (std::vector<std::string>{
+                "CPU gemm:M=128 c ok 6.00", "CPU gemm:M=64 a ok 5.00", "CPU gemm:M=64 b ok 10.0",
+                "GPU gemm:M=128 a ok 3.00", "GPU gemm:M=64 b ok 2.00",
+                "GPU gemm:M=64 c ok 4.00",  // failures never rank
+                "GPU gemm:M=64 d ok 1.50",  // the other driver is another device
+            }));
   filter.top_k = 1;
   QueryFilter best;
   best.best_only = true;

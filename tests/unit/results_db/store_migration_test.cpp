@@ -128,7 +128,7 @@ class StoreMigrationTest : public StoreTest {
       INSERT INTO devices (id, backend, name, vendor, driver_version, arch, limits_json)
         VALUES (1, 'opencl', 'GPU', 'Vendor', '1.0', 'OpenCL 3.0', '{"clock_mhz": 1500}');
       INSERT INTO problems (id, key, op, flops) VALUES (1, ')SQL") +
-                          kGemm + R"SQL(', 'gemm', 524288.0);
+                      kGemm + R"SQL(', 'gemm', 524288.0);
       INSERT INTO templates (id, name, hash, source_path) VALUES (1, 'gemm/tiled', 'aaaa', 't.cl.j2');
       INSERT INTO configs (id, template_id, config_key, config_hash, params_json)
         VALUES (1, 1, 'MWG=16', 'h16', '{"MWG": 16}'), (2, 1, 'MWG=32', 'h32', '{"MWG": 32}');
@@ -180,16 +180,19 @@ TEST_F(StoreMigrationTest, OpeningUpgradesInPlaceAndKeepsTheData) {
     EXPECT_EQ(rows[0].baselines[0].speedup, 2.0);
   }
   // Old rows read '' for what version 1 did not record.
-  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM measurements WHERE compiler = '' AND "
-                           "compiler_version = ''"),
+  EXPECT_EQ(RawQuery(path,
+                     "SELECT count(*) FROM measurements WHERE compiler = '' AND "
+                     "compiler_version = ''"),
             "2");
-  EXPECT_EQ(RawQuery(path, "SELECT device_name || ' ' || clock_mhz || ' ' || beast_version || ' ' "
-                           "|| template_hash || ' ' || samples_json FROM measurement_provenance "
-                           "WHERE status = 'ok'"),
+  EXPECT_EQ(RawQuery(path,
+                     "SELECT device_name || ' ' || clock_mhz || ' ' || beast_version || ' ' "
+                     "|| template_hash || ' ' || samples_json FROM measurement_provenance "
+                     "WHERE status = 'ok'"),
             "GPU 1500 0.1.0 aaaa [4,4.5]");
   // Nor the resources version 3 added.
-  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM measurements WHERE registers IS NULL AND "
-                           "spill_bytes IS NULL AND stack_bytes IS NULL AND shared_bytes IS NULL"),
+  EXPECT_EQ(RawQuery(path,
+                     "SELECT count(*) FROM measurements WHERE registers IS NULL AND "
+                     "spill_bytes IS NULL AND stack_bytes IS NULL AND shared_bytes IS NULL"),
             "2");
   // A second open finds version 4 and changes nothing.
   Store::Open(path);
@@ -228,14 +231,15 @@ TEST_F(StoreMigrationTest, MigratedSchemaEqualsFreshSchema) {
     RawExec(path,
             "INSERT INTO baselines (run_id, device_id, problem_id, library, routine, status) "
             "SELECT 1, 1, 1, 'clblast', 'Convgemm', 'unsupported'");
-    RawExec(path, "INSERT OR IGNORE INTO runs (id) VALUES (1); "
-                  "INSERT OR IGNORE INTO devices (id, backend, name) VALUES (1, 'cuda', 'sm_90'); "
-                  "INSERT OR IGNORE INTO problems (id, key, op, flops) VALUES (1, 'p', 'gemm', 1); "
-                  "INSERT OR IGNORE INTO templates (id, name, hash) VALUES (1, 't', 'h'); "
-                  "INSERT INTO configs (template_id, config_key, config_hash, params_json) "
-                  "VALUES (1, 'X=1', 'x', '{}'); "
-                  "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, "
-                  "registers) SELECT 1, 1, 1, max(id), 'compiled', 32 FROM configs");
+    RawExec(path,
+            "INSERT OR IGNORE INTO runs (id) VALUES (1); "
+            "INSERT OR IGNORE INTO devices (id, backend, name) VALUES (1, 'cuda', 'sm_90'); "
+            "INSERT OR IGNORE INTO problems (id, key, op, flops) VALUES (1, 'p', 'gemm', 1); "
+            "INSERT OR IGNORE INTO templates (id, name, hash) VALUES (1, 't', 'h'); "
+            "INSERT INTO configs (template_id, config_key, config_hash, params_json) "
+            "VALUES (1, 'X=1', 'x', '{}'); "
+            "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, "
+            "registers) SELECT 1, 1, 1, max(id), 'compiled', 32 FROM configs");
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     EXPECT_EQ(sqlite3_exec(db,
@@ -281,9 +285,10 @@ TEST_F(StoreMigrationTest, VersionTwoFileKeepsItsRowsIdsAndProvenance) {
   }
   Store::Open(fresh);
   EXPECT_EQ(SchemaOf(path), SchemaOf(fresh));
-  EXPECT_EQ(RawQuery(path, "SELECT group_concat(measurement_id || ' ' || compiler_version || ' ' || "
-                           "compile_ms || ' ' || ifnull(registers, 'null'), ', ') FROM "
-                           "measurement_provenance"),
+  EXPECT_EQ(RawQuery(path,
+                     "SELECT group_concat(measurement_id || ' ' || compiler_version || ' ' || "
+                     "compile_ms || ' ' || ifnull(registers, 'null'), ', ') FROM "
+                     "measurement_provenance"),
             "5 PoCL 6.0 20.0 null, 9 PoCL 6.0 25.0 null");
   EXPECT_EQ(RawQuery(path, "SELECT build_log FROM measurements WHERE id = 9"), "log");
   // The next measurement gets a fresh id, after the copied ones.
@@ -316,12 +321,14 @@ TEST_F(StoreMigrationTest, FailedUpgradeLeavesTheFileAsItWas) {
   } catch (const beast::Error& error) {
     EXPECT_EQ(error.code(), beast::ErrorCode::kDatabase);
     EXPECT_EQ(std::string(error.what()),
-              path + ": upgrading from schema version 1 with 0002_baselines_provenance.sql: "
-                     "table baselines already exists");
+              path +
+                  ": upgrading from schema version 1 with 0002_baselines_provenance.sql: "
+                  "table baselines already exists");
   }
   EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "1");
-  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM pragma_table_info('measurements') "
-                           "WHERE name = 'compiler'"),
+  EXPECT_EQ(RawQuery(path,
+                     "SELECT count(*) FROM pragma_table_info('measurements') "
+                     "WHERE name = 'compiler'"),
             "0");  // the ALTER before the failure was rolled back
 }
 

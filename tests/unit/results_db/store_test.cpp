@@ -35,11 +35,12 @@ TEST_F(StoreTest, CreatesDatabaseWithBeastIdsAndReopensIt) {
   EXPECT_EQ(RawQuery(path, "PRAGMA application_id"), "1111834963");  // 0x42454153
   EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "4");
   EXPECT_EQ(RawQuery(path, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(RawQuery(path,
-                     "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
-                     "WHERE type = 'table' ORDER BY name)"),
-            "baselines,configs,confirmation_results,confirmations,devices,measurements,problems,runs,"
-            "templates");
+  EXPECT_EQ(
+      RawQuery(path,
+               "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
+               "WHERE type = 'table' ORDER BY name)"),
+      "baselines,configs,confirmation_results,confirmations,devices,measurements,problems,runs,"
+      "templates");
 
   Store reopened = Store::OpenExisting(path);
   EXPECT_EQ(reopened.UpsertDevice(Device("GPU")), device_id);
@@ -142,7 +143,8 @@ TEST_F(StoreTest, FirstMeasurementIsKept) {
   EXPECT_TRUE(store.RecordMeasurement(first));
   EXPECT_TRUE(store.HasMeasurement(device, problem, config));
   EXPECT_FALSE(store.RecordMeasurement(Ok(run, device, problem, config, 1.0)));
-  EXPECT_FALSE(store.RecordMeasurement(Failed(run, device, problem, config, beast::Status::kCrashed)));
+  EXPECT_FALSE(
+      store.RecordMeasurement(Failed(run, device, problem, config, beast::Status::kCrashed)));
 
   std::vector<ResultRow> rows = store.Query(QueryFilter());
   ASSERT_EQ(rows.size(), 1u);
@@ -167,17 +169,18 @@ TEST_F(StoreTest, CompiledResourcesRoundTripAndUnreportedOnesAreNull) {
   int64_t device = store.UpsertDevice(Device("GPU"));
   int64_t problem = store.UpsertProblem("gemm:M=64,N=64,K=64", "gemm", 524288.0);
   int64_t tiled = store.UpsertTemplate("gemm/tiled", "aaaa", "");
-  MeasurementRecord compiled = Failed(run, device, problem,
-                                      store.UpsertConfig(tiled, "MWG=16", "h16", "{}"), beast::Status::kCompiled);
+  MeasurementRecord compiled =
+      Failed(run, device, problem, store.UpsertConfig(tiled, "MWG=16", "h16", "{}"),
+             beast::Status::kCompiled);
   compiled.registers = 40;
   compiled.spill_bytes = 0;
   compiled.stack_bytes = 16;
   compiled.shared_bytes = 8192;
   EXPECT_TRUE(store.RecordMeasurement(compiled));
   // OpenCL reports local and private memory only.
-  MeasurementRecord pruned = Failed(run, device, problem,
-                                    store.UpsertConfig(tiled, "MWG=32", "h32", "{}"),
-                                    beast::Status::kPrunedAfterCompile);
+  MeasurementRecord pruned =
+      Failed(run, device, problem, store.UpsertConfig(tiled, "MWG=32", "h32", "{}"),
+             beast::Status::kPrunedAfterCompile);
   pruned.stack_bytes = 0;
   pruned.shared_bytes = 2048;
   EXPECT_TRUE(store.RecordMeasurement(pruned));
@@ -195,8 +198,9 @@ TEST_F(StoreTest, CompiledResourcesRoundTripAndUnreportedOnesAreNull) {
   EXPECT_EQ(rows[1].stack_bytes, 0);
   EXPECT_EQ(rows[1].shared_bytes, 2048);
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM measurements WHERE registers IS NULL"), "1");
-  EXPECT_EQ(RawQuery(path, "SELECT group_concat(registers || '/' || shared_bytes) FROM "
-                           "measurement_provenance WHERE status = 'compiled'"),
+  EXPECT_EQ(RawQuery(path,
+                     "SELECT group_concat(registers || '/' || shared_bytes) FROM "
+                     "measurement_provenance WHERE status = 'compiled'"),
             "40/8192");
 }
 
@@ -233,8 +237,8 @@ TEST_F(StoreTest, MeasuredConfigKeysOfOneTemplateVersion) {
   int64_t v1 = store.UpsertTemplate("gemm/tiled", "aaaa", "");
   int64_t v2 = store.UpsertTemplate("gemm/tiled", "bbbb", "");
   store.RecordMeasurement(Ok(run, gpu, problem, store.UpsertConfig(v1, "MWG=16", "a", "{}"), 1));
-  store.RecordMeasurement(
-      Failed(run, gpu, problem, store.UpsertConfig(v1, "MWG=32", "b", "{}"), beast::Status::kTimeout));
+  store.RecordMeasurement(Failed(run, gpu, problem, store.UpsertConfig(v1, "MWG=32", "b", "{}"),
+                                 beast::Status::kTimeout));
   store.RecordMeasurement(Ok(run, gpu, problem, store.UpsertConfig(v2, "MWG=64", "c", "{}"), 1));
   store.RecordMeasurement(Ok(run, cpu, problem, store.UpsertConfig(v1, "MWG=128", "d", "{}"), 1));
   store.UpsertConfig(v1, "MWG=256", "e", "{}");  // enumerated, not yet measured

@@ -64,7 +64,8 @@ TEST(ConstraintSets, BindToEveryTemplateAndMatchBruteForce) {
       BoundSpace space(spec, problem, device, options);
       SpaceSpec with_set = spec;
       for (const auto& extra : options.extra) with_set.constraints.push_back(extra);
-      std::vector<std::string> expected = BruteForce(with_set, problem, device, -1, space.WalkOrder());
+      std::vector<std::string> expected =
+          BruteForce(with_set, problem, device, -1, space.WalkOrder());
       EXPECT_EQ(Keys(space.Enumerate()), expected) << c.tmpl << " + " << set;
       EXPECT_LE(space.Count(), base) << c.tmpl << " + " << set;
       // The set is shown in the pruning statistics, after the template's own.

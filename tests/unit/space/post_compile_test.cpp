@@ -83,9 +83,9 @@ TEST(PostCompile, OpenClAppliesTheConstraintsOnMemoryOnly) {
                 ":9) after compile");
   cuda.registers = 32;
   EXPECT_EQ(PostCompileViolation(space, two, cuda), std::nullopt);
-  EXPECT_EQ(cuda.Bindings(), (std::map<std::string, int64_t>{
-                                 {"local_mem_used", 0}, {"registers", 32}, {"spills", 0},
-                                 {"stack_bytes", 0}}));
+  EXPECT_EQ(cuda.Bindings(),
+            (std::map<std::string, int64_t>{
+                {"local_mem_used", 0}, {"registers", 32}, {"spills", 0}, {"stack_bytes", 0}}));
 }
 
 }  // namespace

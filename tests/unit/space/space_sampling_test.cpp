@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "beast/space/bound_space.hpp"
 #include "beast/core/error.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/space/t1_import.hpp"
 #include "support/space_test_util.hpp"
 

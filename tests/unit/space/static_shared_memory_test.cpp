@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "beast/space/bound_space.hpp"
-#include "beast/problem/device_spec_table.hpp"
 #include "beast/core/paths.hpp"
+#include "beast/problem/device_spec_table.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/space/space_spec.hpp"
 
 namespace beast {

@@ -19,8 +19,10 @@ TEST(T1ValueList, EvaluatesThePythonSubsetKernelTunerWrites) {
   EXPECT_EQ(Texts("[]"), std::vector<std::string>{});
   EXPECT_EQ(Texts("[1, 2,]"), (std::vector<std::string>{"1", "2"}));
   EXPECT_EQ(Texts("[0.5, -1, 2**3]"), (std::vector<std::string>{"0.5", "-1", "8"}));
-  EXPECT_EQ(Texts("[1, 2] + list(range(32, 96+1, 32))"), (std::vector<std::string>{"1", "2", "32", "64", "96"}));
-  EXPECT_EQ(Texts("[2**i for i in range(0, 6)]"), (std::vector<std::string>{"1", "2", "4", "8", "16", "32"}));
+  EXPECT_EQ(Texts("[1, 2] + list(range(32, 96+1, 32))"),
+            (std::vector<std::string>{"1", "2", "32", "64", "96"}));
+  EXPECT_EQ(Texts("[2**i for i in range(0, 6)]"),
+            (std::vector<std::string>{"1", "2", "4", "8", "16", "32"}));
   EXPECT_EQ(Texts("[i for i in range(3)]"), (std::vector<std::string>{"0", "1", "2"}));
   EXPECT_EQ(Texts("list(range(10, 0, -4))"), (std::vector<std::string>{"10", "6", "2"}));
   EXPECT_EQ(Texts("[min(i, 2) for i in range(1, 4)]"), (std::vector<std::string>{"1", "2", "2"}));

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "beast/core/error.hpp"
 #include "beast/compile/compile_protocol.hpp"
+#include "beast/core/error.hpp"
 #include "beast/worker/confirm_protocol.hpp"
 #include "beast/worker/worker_protocol.hpp"
 

@@ -12,9 +12,9 @@
 #include <set>
 #include <thread>
 
-#include "beast/space/bound_space.hpp"
-#include "beast/problem/device_spec_table.hpp"
 #include "beast/core/paths.hpp"
+#include "beast/problem/device_spec_table.hpp"
+#include "beast/space/bound_space.hpp"
 #include "beast/space/template_vars.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "harness/render/renderer.hpp"
@@ -98,8 +98,9 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
   if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
   Paths paths = Paths::Default();
   const std::string templates_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
-  harness::Renderer renderer(
-      paths.python, std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py", templates_dir);
+  harness::Renderer renderer(paths.python,
+                             std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py",
+                             templates_dir);
   std::vector<std::string> names = SpaceSpec::List(templates_dir);
   ASSERT_FALSE(names.empty());
   std::vector<Job> jobs;
@@ -141,8 +142,8 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
           }
           Instance instance = space.Instantiate(config);
           jobs.push_back({name + " " + problem.Key() + " " + config.Key() + " " + arch,
-                          renderer.Render(spec.source_rel, TemplateVars(spec, problem, instance,
-                                                                            Backend::kCuda)),
+                          renderer.Render(spec.source_rel,
+                                          TemplateVars(spec, problem, instance, Backend::kCuda)),
                           arch,
                           spec.kernel_name,
                           {}});

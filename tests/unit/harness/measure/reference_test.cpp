@@ -4,14 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -174,8 +173,8 @@ TEST(ReferenceConv2d, OnnxGoldenCases) {
     std::vector<float> x = Numbers<float>(test["x"]["data"]);
     std::vector<float> w = Numbers<float>(test["w"]["data"]);
     std::vector<float> expected = Numbers<float>(test["y"]["data"]);
-    std::vector<float> bias =
-        test.contains("b") && test["b"].is_array() ? Numbers<float>(test["b"]) : std::vector<float>();
+    std::vector<float> bias = test.contains("b") && test["b"].is_array() ? Numbers<float>(test["b"])
+                                                                         : std::vector<float>();
     ASSERT_EQ(x.size(), Conv2dInputCount(shape));
     ASSERT_EQ(w.size(), Conv2dFilterCount(shape));
     ASSERT_EQ(expected.size(), Conv2dOutputCount(shape));

@@ -2,8 +2,6 @@
 // CI): the second build of a source is loaded from its binary and computes the
 // same result; a rejected source is not compiled twice; an entry that does not
 // load, or fails its checksum, is compiled again and replaced.
-#include "harness/opencl/opencl_cached_build.hpp"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/opencl/opencl_kernel.hpp"
+#include "harness/opencl/opencl_cached_build.hpp"
 #include "harness/opencl/opencl_devices.hpp"
+#include "harness/opencl/opencl_kernel.hpp"
 
 namespace beast::harness {
 namespace {
@@ -80,7 +79,8 @@ TEST_F(CachedBuildTest, TheSecondBuildLoadsTheBinaryAndComputesTheSame) {
   EXPECT_EQ(RunScale(second.program), Expected());
 
   // Other options are another program.
-  OpenClBuildResult other = BuildOpenClThroughCache(context_, *cache_, kScale, "-cl-fast-relaxed-math");
+  OpenClBuildResult other =
+      BuildOpenClThroughCache(context_, *cache_, kScale, "-cl-fast-relaxed-math");
   ASSERT_TRUE(other.ok) << other.log;
   EXPECT_FALSE(other.from_cache);
 }

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "beast/core/error.hpp"
-#include "harness/opencl/opencl_kernel.hpp"
 #include "harness/opencl/opencl_context.hpp"
 #include "harness/opencl/opencl_devices.hpp"
+#include "harness/opencl/opencl_kernel.hpp"
 
 namespace beast::harness {
 namespace {
@@ -81,7 +81,8 @@ TEST(OpenClContext, BuildsAndRunsVectorAddExactly) {
   context.Write(db, b.data(), n * sizeof(float));
   context.Fill(dc, 0);
 
-  OpenClKernel runner(context, build.program, "vector_add", {da, db, dc, OpenClKernelArg::Int32(n)});
+  OpenClKernel runner(context, build.program, "vector_add",
+                      {da, db, dc, OpenClKernelArg::Int32(n)});
   ASSERT_TRUE(runner.ok()) << runner.message();
   EXPECT_GE(runner.resources().max_work_group_size, 64);
   LaunchGeometry geometry;
@@ -122,7 +123,8 @@ TEST(OpenClContext, TwoDimensionalLaunch) {
 
 TEST(OpenClContext, SyntaxErrorIsDataWithTheLog) {
   OpenClContext context(0);
-  OpenClBuildResult build = context.Build("__kernel void broken(__global float* x) { x[0] = ; }\n", "");
+  OpenClBuildResult build =
+      context.Build("__kernel void broken(__global float* x) { x[0] = ; }\n", "");
   EXPECT_FALSE(build.ok);
   EXPECT_EQ(build.program, nullptr);
   EXPECT_NE(build.log.find("error"), std::string::npos) << build.log;

@@ -69,16 +69,16 @@ TEST(RendererTest, RoundTripIsByteExact) {
   Renderer r(kPython, kScript, dir.path());
   EXPECT_EQ(r.Render("t/exact.j2", Vars("{\"A\": 32,\n \"S\": \"x\\\"y\"}")),
             "A=32 S=x\"y\n\"q\" \\ \t\x01 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n");
-  EXPECT_EQ(
-      r.Render("t/exact.j2", nlohmann::ordered_json{{"A", 1}, {"S", "\xc3\xa9"}}),
-      "A=1 S=\xc3\xa9\n\"q\" \\ \t\x01 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n");
+  EXPECT_EQ(r.Render("t/exact.j2", nlohmann::ordered_json{{"A", 1}, {"S", "\xc3\xa9"}}),
+            "A=1 S=\xc3\xa9\n\"q\" \\ \t\x01 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n");
   EXPECT_EQ(r.Version().rfind("jinja2 ", 0), 0u) << r.Version();
 }
 
 TEST(RendererTest, RendersTheGemmTemplate) {
   Renderer r(kPython, kScript, kTemplates);
   std::string vars =
-      "{\"M\": 64, \"N\": 64, \"K\": 64, \"trans_a\": 0, \"trans_b\": 0, \"col_major\": 0, \"MWG\": 32, \"NWG\": 32,"
+      "{\"M\": 64, \"N\": 64, \"K\": 64, \"trans_a\": 0, \"trans_b\": 0, \"col_major\": 0, "
+      "\"MWG\": 32, \"NWG\": 32,"
       " \"MDIMC\": 8, \"NDIMC\": 8, \"SA\": 1, \"SB\": 1, \"VWM\": 1, \"VWN\": 4, \"STRM\": 0,"
       " \"STRN\": 0, \"KWI\": 4, \"KWG\": 16,"
       " \"MWI\": 4, \"NWI\": 4, \"LAYOUT\": \"ROW_MAJOR\", \"KERNEL_NAME\": \"gemm_tiled\","
@@ -105,7 +105,8 @@ TEST(RendererTest, TemplateErrorsAreBadInput) {
             "statement block'");
   EXPECT_EQ(CodeOf([&] { r.Render("t/none.j2", Vars("{}")); }, &message), ErrorCode::kBadInput);
   EXPECT_EQ(message, "template not found: t/none.j2 (under " + dir.path() + ")");
-  EXPECT_EQ(CodeOf([&] { r.Render("t/missing.j2", Vars("[1, 2]")); }, &message), ErrorCode::kBadInput);
+  EXPECT_EQ(CodeOf([&] { r.Render("t/missing.j2", Vars("[1, 2]")); }, &message),
+            ErrorCode::kBadInput);
   EXPECT_EQ(message, "bad request: \"vars\" must be a JSON object");
   // The child survives errors: the next request is served.
   EXPECT_EQ(r.Render("t/missing.j2", Vars("{\"PRESENT\": 1, \"MISSING\": 2}")), "line one\n1 2\n");
@@ -179,7 +180,8 @@ TEST(RendererTest, ServesConcurrentCallers) {
     threads.emplace_back([&, t] {
       for (int n = 0; n < 25; ++n) {
         std::string vars = "{\"who\": " + std::to_string(t) + ", \"n\": " + std::to_string(n) + "}";
-        if (r.Render("t/echo.j2", Vars(vars)) != std::to_string(t) + ":" + std::to_string(n)) ++wrong[t];
+        if (r.Render("t/echo.j2", Vars(vars)) != std::to_string(t) + ":" + std::to_string(n))
+          ++wrong[t];
       }
     });
   }
