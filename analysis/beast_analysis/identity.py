@@ -2,7 +2,7 @@
 
 beast::Config::Key() is "NAME=value,..." in parameter order with Python's
 spelling of each value (True/False, repr of a float), and Config::Hash() /
-HashText() are 16 hex digits of FNV-1a 64 over that text (beast/src/config.cpp).
+HashText() are 16 hex digits of FNV-1a 64 over that text (beast/core/config.cpp).
 Rows written from Python must match, so a config imported here and the same
 config written by `beast tune` get the same key and hash.
 """

@@ -49,7 +49,7 @@ def problem_key(cache):
 
 
 def _quantile(ordered, q):
-    # Type 7, as harness/src/timing.cpp: linear between order statistics.
+    # Type 7, as harness/measure/timing.cpp: linear between order statistics.
     h = (len(ordered) - 1) * q
     lo = math.floor(h)
     hi = min(lo + 1, len(ordered) - 1)

@@ -3,7 +3,7 @@ roofline's arithmetic intensity (FLOPs / bytes).
 
 conv2d: input + filter + output, gemm: A + B + C, each element read or written
 once (any kernel moves at least this much, so the intensity is an upper
-bound). Keys are parsed as beast/src/problem.cpp writes and reads them
+bound). Keys are parsed as beast/problem/problem.cpp writes and reads them
 (stride, pad and dilation with _h/_w variants, output extents by floor
 division). Any other op (an imported Kernel Tuner problem) has no known size:
 None.

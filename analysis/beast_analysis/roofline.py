@@ -7,7 +7,7 @@ The roof's peak is the one `beast tune` measured on the device
 beast/tuner/tune_baselines.cpp) when there is one, since it is what the kernels
 can reach through the same compiler; else the specification's peak_gflops (a
 spec table or an import). bandwidth_gbs is the specification's. Both are 0 when
-unknown (beast/src/device_json.cpp); the chart then says so and plots the
+unknown (beast/problem/device_json.cpp); the chart then says so and plots the
 points alone. The caption names each device's peak source. A winner whose
 problem has no known size (op other than conv2d and gemm) or no FLOP count
 cannot be placed, and the caption lists it.

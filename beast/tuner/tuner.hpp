@@ -39,7 +39,7 @@ struct TuneOptions {
   // running program, which must then be beast.
   std::string worker_executable;
   // Per config, build included; a faster limit applies once the problem has
-  // a best time (beast/tuner/worker_time_limit.hpp).
+  // a best time (beast/worker/worker_time_limit.hpp).
   double timeout_seconds = 60;
   // Timing: warm-up runs, then repetitions until the median is stable.
   int warmup = 2;
@@ -58,12 +58,12 @@ struct TuneOptions {
   // $XDG_CACHE_HOME/beast/programs.
   std::string cache_dir;
   // Compile workers that render and build the next configs into the cache
-  // ahead of the device (beast/tuner/program_supply.hpp); -1: one per core;
+  // ahead of the device (beast/compile/program_supply.hpp); -1: one per core;
   // 0: none, the device worker compiles each config itself. Needs the cache.
   int compile_jobs = -1;
   // At the end of each pair its top confirm_top ok configs (by median) are
   // re-measured side by side, in rounds, and the fastest of that is the
-  // winner (beast/tuner/confirm_measure.hpp); 0: off, else at least 2.
+  // winner (beast/worker/confirm_measure.hpp); 0: off, else at least 2.
   int confirm_top = 3;
   // This run measures only every shard_count-th selected config, from the
   // shard_index-th on (over all pairs in order): the share of one of several

@@ -1,6 +1,6 @@
 // The OpenCL objects behind the harness's opaque handles, and the device
 // queries shared by the device list and the context. Private to the harness:
-// only .cpp files of harness/src include it.
+// only .cpp files of harness/opencl include it.
 #pragma once
 
 #include <CL/cl.h>

@@ -5,8 +5,8 @@
 // --ignore-soft` and the exporter's nearest-shape configs may run), and a set
 // of configs that gives every code-path flag of a template each value it can
 // take. The tests that check every code path of the kernel templates choose
-// their configs here (tests/unit/cuda_compile_test.cpp,
-// tests/integration/correctness_sweep_test.cpp).
+// their configs here (tests/unit/harness/cuda/cuda_compile_test.cpp,
+// tests/integration/kernel_templates/correctness_sweep_test.cpp).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // ShapeDistance and SameKind of the exporter's nearest-tuned tier
-// (beast/tuner/export_nearest.hpp): exact values on hand-made shapes.
+// (beast/export/export_nearest.hpp): exact values on hand-made shapes.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The post-compile stage per backend (beast/tuner/post_compile.hpp): which
+// The post-compile stage per backend (beast/space/post_compile.hpp): which
 // post-compile constraints OpenCL and CUDA can apply, the one line naming
 // those OpenCL cannot (each once over several spaces), and the check of one
 // compiled config with exactly the resources a backend reports.
