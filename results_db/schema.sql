@@ -1,4 +1,4 @@
--- beast result database, schema version 4.
+-- beast result database, schema version 5.
 -- Executed in one transaction when `beast` creates a new database. The two
 -- header fields below identify the file: application_id 0x42454153 ('BEAS')
 -- says it is a beast database, user_version is the schema version that
@@ -6,7 +6,7 @@
 -- end of a table, so every column a migration adds is listed last here, in the
 -- same order (a test compares a migrated database with a fresh one).
 PRAGMA application_id = 1111834963;
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 -- A compute device as it was when measured: a driver update is a new device
 -- row, because timings from different drivers must not be mixed.
@@ -98,6 +98,9 @@ CREATE TABLE measurements (
   spill_bytes INTEGER,                   -- spill stores + spill loads (ptxas)
   stack_bytes INTEGER,                   -- ptxas stack frame; OpenCL private memory
   shared_bytes INTEGER,                  -- per group: CUDA static shared, OpenCL local memory
+  -- Version 5: the search strategy that chose the config ('model', 'random',
+  -- 'exhaustive'), 'default' for the template's default; '' before version 5.
+  strategy TEXT NOT NULL DEFAULT '',
   UNIQUE (device_id, problem_id, config_id)
 );
 
@@ -220,3 +223,15 @@ JOIN fastest f ON f.device_id = m.device_id AND f.problem_id = m.problem_id
 WHERE m.status = 'ok' AND r.median_ms IS NOT NULL
   AND EXISTS (SELECT 1 FROM confirmation_results fr
               WHERE fr.confirmation_id = l.confirmation_id AND fr.config_id = f.config_id);
+
+-- Version 5: the state of a pair's search that its measurements do not hold:
+-- the measurement id below which its transfer set reads (the trials of the
+-- template on other problems and devices), fixed when the search starts, so
+-- a resumed search, or a device sharing it, learns from the same trials.
+CREATE TABLE searches (
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  problem_id INTEGER NOT NULL REFERENCES problems (id),
+  template_id INTEGER NOT NULL REFERENCES templates (id),
+  transfer_before_id INTEGER NOT NULL,
+  PRIMARY KEY (device_id, problem_id, template_id)
+);

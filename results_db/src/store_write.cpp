@@ -136,9 +136,9 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   auto& insert = impl_->Prepared(
       "INSERT INTO measurements (run_id, device_id, problem_id, config_id, is_default, status, "
       "samples_json, median_ms, spread, gflops, max_error, compile_ms, error_text, build_log, "
-      "compiler, compiler_version, registers, spill_bytes, stack_bytes, shared_bytes) "
+      "compiler, compiler_version, registers, spill_bytes, stack_bytes, shared_bytes, strategy) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-      "?19, ?20) "
+      "?19, ?20, ?21) "
       "ON CONFLICT (device_id, problem_id, config_id) DO NOTHING",
       "recording a measurement");
   internal::StatementScope scope(insert);
@@ -162,6 +162,7 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   insert.BindOptionalInt(18, m.spill_bytes);
   insert.BindOptionalInt(19, m.stack_bytes);
   insert.BindOptionalInt(20, m.shared_bytes);
+  insert.BindText(21, m.strategy);
   insert.Run();
   if (sqlite3_changes(impl_->connection.get()) > 0) return true;
   if (m.is_default) {
@@ -235,6 +236,72 @@ bool Store::HasMeasurement(int64_t device_id, int64_t problem_id, int64_t config
   find.BindInt(2, problem_id);
   find.BindInt(3, config_id);
   return find.Step();
+}
+
+std::vector<MeasuredOutcome> Store::MeasuredOutcomes(int64_t device_id, int64_t problem_id,
+                                                     int64_t template_id) {
+  auto& find = impl_->Prepared(
+      "SELECT m.id, c.config_key, m.status, m.median_ms FROM measurements m "
+      "JOIN configs c ON c.id = m.config_id "
+      "WHERE m.device_id = ?1 AND m.problem_id = ?2 AND c.template_id = ?3 ORDER BY m.id",
+      "listing measured outcomes");
+  internal::StatementScope scope(find);
+  find.BindInt(1, device_id);
+  find.BindInt(2, problem_id);
+  find.BindInt(3, template_id);
+  std::vector<MeasuredOutcome> out;
+  while (find.Step()) {
+    out.push_back({find.ColumnInt(0), find.ColumnText(1), find.ColumnStatus(2),
+                   find.ColumnOptionalDouble(3)});
+  }
+  return out;
+}
+
+int64_t Store::TransferCutoff(int64_t device_id, int64_t problem_id, int64_t template_id) {
+  Batch batch(*this);
+  auto& fix = impl_->Prepared(
+      "INSERT OR IGNORE INTO searches (device_id, problem_id, template_id, transfer_before_id) "
+      "SELECT ?1, ?2, ?3, coalesce(max(id), 0) + 1 FROM measurements",
+      "fixing a search's transfer cutoff");
+  {
+    internal::StatementScope scope(fix);
+    fix.BindInt(1, device_id);
+    fix.BindInt(2, problem_id);
+    fix.BindInt(3, template_id);
+    fix.Step();
+  }
+  auto& read = impl_->Prepared(
+      "SELECT transfer_before_id FROM searches "
+      "WHERE device_id = ?1 AND problem_id = ?2 AND template_id = ?3",
+      "reading a search's transfer cutoff");
+  int64_t cutoff = 0;
+  {
+    internal::StatementScope scope(read);
+    read.BindInt(1, device_id);
+    read.BindInt(2, problem_id);
+    read.BindInt(3, template_id);
+    if (read.Step()) cutoff = read.ColumnInt(0);
+  }
+  batch.Commit();
+  return cutoff;
+}
+
+std::vector<MeasuredOutcome> Store::TemplateOutcomes(const std::string& template_name,
+                                                     int64_t before_id) {
+  auto& find = impl_->Prepared(
+      "SELECT m.id, c.config_key, m.status, m.median_ms, m.device_id, m.problem_id "
+      "FROM measurements m JOIN configs c ON c.id = m.config_id "
+      "JOIN templates t ON t.id = c.template_id WHERE t.name = ?1 AND m.id < ?2 ORDER BY m.id",
+      "listing a template's measurements");
+  internal::StatementScope scope(find);
+  find.BindText(1, template_name);
+  find.BindInt(2, before_id);
+  std::vector<MeasuredOutcome> out;
+  while (find.Step()) {
+    out.push_back({find.ColumnInt(0), find.ColumnText(1), find.ColumnStatus(2),
+                   find.ColumnOptionalDouble(3), find.ColumnInt(4), find.ColumnInt(5)});
+  }
+  return out;
 }
 
 std::set<std::string> Store::MeasuredConfigKeys(int64_t device_id, int64_t problem_id,

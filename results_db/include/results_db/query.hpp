@@ -74,6 +74,9 @@ struct ResultRow {
   std::optional<double> compile_ms;
   // The compiled kernel's resources (MeasurementRecord); unset when unknown.
   std::optional<int64_t> registers, spill_bytes, stack_bytes, shared_bytes;
+  // The strategy that chose the config ("model", "random", "exhaustive",
+  // "default"); "" for one measured before schema version 5 or imported.
+  std::string strategy;
   // Its median in the re-measurement that confirmed its pair's winner, when it
   // took part in the one that stands (confirmed_medians in schema.sql).
   std::optional<double> confirmed_ms;

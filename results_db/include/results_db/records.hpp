@@ -56,6 +56,19 @@ struct MeasurementRecord {
   std::optional<int64_t> spill_bytes;   // spill stores + spill loads
   std::optional<int64_t> stack_bytes;   // stack frame / OpenCL private memory
   std::optional<int64_t> shared_bytes;  // CUDA shared / OpenCL local memory per group
+  // What chose the config (schema version 5): the strategy ("model",
+  // "random", "exhaustive") or "default" for the template's default.
+  std::string strategy;
+};
+
+// One measured config of a (device, problem, template version), as a search
+// learns from it: in the order measurements were recorded.
+struct MeasuredOutcome {
+  int64_t measurement_id = 0;
+  std::string config_key;
+  beast::Status status = beast::Status::kOk;
+  std::optional<double> median_ms;
+  int64_t device_id = 0, problem_id = 0;
 };
 
 // A vendor library's routine (CLBlast, cuBLAS, cuDNN...) timed on one device

@@ -18,7 +18,7 @@ namespace results_db {
 
 // The header fields that identify a beast database ('BEAS') and its schema.
 inline constexpr int32_t kApplicationId = 0x42454153;
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // One open database connection. Errors throw beast::Error(kDatabase) naming the
 // file. Not thread-safe: use one Store per thread (SQLite's WAL mode and busy
@@ -95,8 +95,20 @@ class Store {
   bool HasMeasurement(int64_t device_id, int64_t problem_id, int64_t config_id);
   bool HasBaseline(int64_t device_id, int64_t problem_id, const std::string& library,
                    const std::string& routine);
+  // Every config measured for the pair, oldest first, with its outcome.
+  std::vector<MeasuredOutcome> MeasuredOutcomes(int64_t device_id, int64_t problem_id,
+                                                int64_t template_id);
   std::set<std::string> MeasuredConfigKeys(int64_t device_id, int64_t problem_id,
                                            int64_t template_id);
+  // The measurement id below which the pair's search reads its transfer
+  // set: fixed by the first call for the pair (one past the newest
+  // measurement then), the same ever after.
+  int64_t TransferCutoff(int64_t device_id, int64_t problem_id, int64_t template_id);
+  // Every measurement of any version of `template_name`, on any device and
+  // problem, with an id below `before_id`, oldest first: what a search
+  // transfers from earlier tunings.
+  std::vector<MeasuredOutcome> TemplateOutcomes(const std::string& template_name,
+                                                int64_t before_id);
 
   // Rows carry the speed-up over each library's fastest ok baseline on their
   // device and problem (ResultRow::baselines).
