@@ -1,0 +1,227 @@
+// beast replay: a search strategy run against a recorded full space — a
+// Kernel Tuner cache (optionally with its T1 space) or a space beast measured
+// whole into a database — with no device, repeated over seeds, at one or
+// several budgets, one strategy or several side by side.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "beast/cli/command_line.hpp"
+#include "beast/cli/device_name.hpp"
+#include "beast/cli/verbs.hpp"
+#include "beast/core/error.hpp"
+#include "beast/problem/problem.hpp"
+#include "beast/search/bound_search_space.hpp"
+#include "beast/search/replay.hpp"
+#include "beast/search/strategy.hpp"
+#include "beast/space/t1_import.hpp"
+#include "results_db/store.hpp"
+
+namespace beast::cli {
+namespace {
+
+const char kDetails[] =
+    "Replays a strategy against a recorded space, every config of which was measured once:\n"
+    "each config the strategy proposes \"measures\" as recorded, through the same driver as\n"
+    "beast tune, so a strategy is judged in seconds. The fraction of a run is the space's\n"
+    "optimum time / the best time it found (1: found the optimum; 0: nothing ran ok).\n"
+    "  --kernel-tuner FILE  a Kernel Tuner cache (.json or .json.gz, also one left open by\n"
+    "                       a killed run): the space is its configs, or the T1 file's space\n"
+    "                       (--t1), every point of which the cache must hold\n"
+    "  --db FILE --device D --problem P --template T\n"
+    "                       a space beast measured whole: the configs of that pair\n"
+    "--budget N configs per run (failures included; default 100), --budgets 20,50,100 one\n"
+    "row per budget, --repeats R runs with seeds S..S+R-1 (--seed S, default 0),\n"
+    "--strategy NAME (default: beast tune's default) or --compare random,model,... one\n"
+    "column per strategy. --json prints one object per (strategy, budget).\n";
+
+struct ReplayArgs {
+  std::string kernel_tuner, t1, db, device, problem, template_name;
+  std::string strategy = kDefaultStrategy, budgets, compare;
+  long budget = 100, repeats = 20, seed = 0;
+  bool json = false;
+};
+
+std::vector<std::string> Split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+std::vector<size_t> Budgets(const CLI::App& app, const ReplayArgs& a) {
+  std::vector<size_t> budgets;
+  if (!Given(app, "--budgets")) {
+    budgets.push_back(static_cast<size_t>(a.budget));
+  } else {
+    for (const std::string& b : Split(a.budgets)) {
+      char* end = nullptr;
+      const long v = std::strtol(b.c_str(), &end, 10);
+      if (*end || v < 1)
+        throw Error(ErrorCode::kBadArgument, "--budgets takes positive numbers, not \"" + b + "\"");
+      budgets.push_back(static_cast<size_t>(v));
+    }
+  }
+  for (size_t b : budgets) {
+    if (b < 1) throw Error(ErrorCode::kBadArgument, "--budget must be at least 1");
+  }
+  return budgets;
+}
+
+// The space beast measured whole for one (device, problem, template).
+RecordedSpace FromDatabase(const ReplayArgs& a) {
+  results_db::Store store = results_db::Store::OpenExisting(a.db);
+  results_db::QueryFilter filter;
+  filter.device_name = ResolveDevice(store, a.device);
+  filter.problem_key = Problem::Parse(a.problem).Key();
+  filter.template_name = a.template_name;
+  RecordedSpace space;
+  space.source =
+      a.db + " (" + *filter.device_name + ", " + *filter.problem_key + ", " + a.template_name + ")";
+  for (const results_db::ResultRow& row : store.Query(filter)) {
+    Trial t;
+    t.config = Config::ParseKey(row.config_key);
+    t.status = row.status;
+    if (row.status == Status::kOk) t.ms = row.median_ms;
+    if (space.names.empty()) space.names = t.config.names();
+    space.configs.push_back(t.config);
+    space.outcomes.push_back(std::move(t));
+  }
+  if (space.configs.empty())
+    throw Error(ErrorCode::kNotFound, space.source + ": no measurement to replay");
+  return space;
+}
+
+nlohmann::ordered_json ResultJson(const std::string& source, uint64_t configs,
+                                  const ReplayResult& r) {
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  for (const ReplayRun& run : r.runs) {
+    runs.push_back({{"seed", run.seed},
+                    {"best_ms", run.best_ms},
+                    {"fraction", run.fraction},
+                    {"evaluations", run.evaluations}});
+  }
+  return {{"source", source},
+          {"strategy", r.strategy},
+          {"budget", r.budget},
+          {"configs", configs},
+          {"optimum_ms", r.optimum_ms},
+          {"runs", runs},
+          {"mean_fraction", r.mean_fraction},
+          {"median_fraction", r.median_fraction},
+          {"seconds", r.seconds}};
+}
+
+double StandardError(const ReplayResult& r) {
+  if (r.runs.size() < 2) return 0;
+  double sum = 0;
+  for (const ReplayRun& run : r.runs)
+    sum += (run.fraction - r.mean_fraction) * (run.fraction - r.mean_fraction);
+  return std::sqrt(sum / static_cast<double>(r.runs.size() - 1) /
+                   static_cast<double>(r.runs.size()));
+}
+
+void PrintTable(const std::string& source, uint64_t configs, double optimum,
+                const std::vector<std::string>& strategies, const std::vector<size_t>& budgets,
+                const std::vector<std::vector<ReplayResult>>& results, size_t repeats) {
+  std::printf(
+      "%s: %llu configs, optimum %.6g ms; mean fraction of the optimum over %zu seeds "
+      "(± standard error)\n",
+      source.c_str(), static_cast<unsigned long long>(configs), optimum, repeats);
+  std::printf("%8s", "budget");
+  for (const std::string& s : strategies) std::printf(" %16s", s.c_str());
+  std::printf("\n");
+  for (size_t b = 0; b < budgets.size(); ++b) {
+    std::printf("%8zu", budgets[b]);
+    for (size_t s = 0; s < strategies.size(); ++s) {
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%.3f ± %.3f", results[s][b].mean_fraction,
+                    StandardError(results[s][b]));
+      std::printf(" %16s", cell);
+    }
+    std::printf("\n");
+  }
+  double seconds = 0;
+  for (const auto& row : results)
+    for (const ReplayResult& r : row) seconds += r.seconds;
+  std::printf("%.2f s of strategy time in all\n", seconds);
+}
+
+}  // namespace
+
+int Replay(const Argv& argv) {
+  VerbApp app("replay", "Judge a search strategy offline against a recorded space.", kDetails);
+  ReplayArgs a;
+  app.add_option("--kernel-tuner", a.kernel_tuner, "a Kernel Tuner cache file");
+  app.add_option("--t1", a.t1, "the T1 tuning problem whose space to replay");
+  app.add_option("--db", a.db, "a beast database");
+  app.add_option("--device", a.device, "with --db: a device name (or a unique part of one)");
+  app.add_option("--problem", a.problem, "with --db: the problem");
+  app.add_option("--template", a.template_name, "with --db: the template");
+  app.add_option("--strategy", a.strategy, "the strategy (default: model)");
+  app.add_option("--compare", a.compare, "strategies side by side, e.g. random,model");
+  AddInteger(app, "--budget", &a.budget, "configs per run, failures included (default 100)");
+  app.add_option("--budgets", a.budgets, "several budgets, e.g. 20,50,100,200");
+  AddInteger(app, "--repeats", &a.repeats, "runs, seeds S..S+R-1 (default 20)");
+  AddInteger(app, "--seed", &a.seed, "the first seed (default 0)");
+  app.add_flag("--json", a.json, "print JSON");
+  if (!ParseCommandLine(app, argv)) return 0;
+  if (Given(app, "--kernel-tuner") == Given(app, "--db"))
+    throw Error(ErrorCode::kBadArgument, "give --kernel-tuner FILE or --db FILE (one of them)");
+  if (Given(app, "--db") && (a.device.empty() || a.problem.empty() || a.template_name.empty()))
+    throw Error(ErrorCode::kBadArgument, "--db needs --device, --problem and --template");
+  if (a.repeats < 1) throw Error(ErrorCode::kBadArgument, "--repeats must be at least 1");
+  const std::vector<std::string> strategies =
+      Given(app, "--compare") ? Split(a.compare) : std::vector<std::string>{a.strategy};
+  for (const std::string& s : strategies) MakeStrategy(s, 0);  // an unknown name: one line
+  const std::vector<size_t> budgets = Budgets(app, a);
+
+  const RecordedSpace recorded =
+      Given(app, "--db") ? FromDatabase(a) : ReadKernelTunerCache(a.kernel_tuner);
+  recorded.OptimumMs();  // a space where nothing ran ok cannot be replayed
+  const ListedSearchSpace listed = recorded.Space();
+  std::unique_ptr<SpaceSpec> t1_spec;
+  std::unique_ptr<BoundSpace> t1_space;
+  std::unique_ptr<BoundSearchSpace> t1_search;
+  const SearchSpace* space = &listed;
+  if (Given(app, "--t1")) {
+    t1_spec = std::make_unique<SpaceSpec>(LoadT1(a.t1));
+    t1_space =
+        std::make_unique<BoundSpace>(*t1_spec, std::vector<std::pair<std::string, int64_t>>{});
+    t1_search = std::make_unique<BoundSearchSpace>(*t1_space);
+    if (t1_search->names() != recorded.names) {
+      throw Error(ErrorCode::kBadInput,
+                  a.t1 + " does not match " + recorded.source + ": its parameters differ");
+    }
+    space = t1_search.get();
+  }
+  for (size_t b : budgets) {
+    if (b > space->Size()) {
+      throw Error(ErrorCode::kBadArgument, "a budget of " + std::to_string(b) +
+                                               " is above the space's " +
+                                               std::to_string(space->Size()) + " configs");
+    }
+  }
+  std::vector<std::vector<ReplayResult>> results;
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const std::string& s : strategies) {
+    results.emplace_back();
+    for (size_t b : budgets) {
+      results.back().push_back(beast::Replay(recorded, *space, s, b, static_cast<uint64_t>(a.seed),
+                                             static_cast<size_t>(a.repeats)));
+      all.push_back(ResultJson(recorded.source, space->Size(), results.back().back()));
+    }
+  }
+  if (a.json) {
+    std::printf("%s\n", (all.size() == 1 ? all[0] : all).dump(2).c_str());
+  } else {
+    PrintTable(recorded.source, space->Size(), recorded.OptimumMs(), strategies, budgets, results,
+               static_cast<size_t>(a.repeats));
+  }
+  return 0;
+}
+
+}  // namespace beast::cli

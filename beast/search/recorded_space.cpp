@@ -1,0 +1,103 @@
+// Reading a recorded space (recorded_space.hpp).
+#include "beast/search/recorded_space.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "beast/core/error.hpp"
+
+namespace beast {
+namespace {
+
+[[noreturn]] void Bad(const std::string& path, const std::string& why) {
+  throw Error(ErrorCode::kBadInput, path + ": not a Kernel Tuner cache: " + why);
+}
+
+// The file's text, gunzipped when it is gzip (zlib reads plain files as they are).
+std::string ReadText(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (!file) throw Error(ErrorCode::kNotFound, path + ": cannot be read");
+  std::string text;
+  char chunk[1 << 16];
+  int n = 0;
+  while ((n = gzread(file, chunk, sizeof chunk)) > 0) text.append(chunk, static_cast<size_t>(n));
+  const bool failed = n < 0;
+  gzclose(file);
+  if (failed) throw Error(ErrorCode::kBadInput, path + ": cannot be decompressed");
+  return text;
+}
+
+// Kernel Tuner writes the closing braces only when a run ends: a cache it
+// left open ends with the last entry and a comma.
+nlohmann::json ParseCache(const std::string& path, const std::string& text) {
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    std::string closed = text;
+    closed.erase(closed.find_last_not_of(" \t\r\n,") + 1);
+    json = nlohmann::json::parse(closed + "}\n}", nullptr, false);
+  }
+  if (json.is_discarded()) Bad(path, "not JSON");
+  if (!json.is_object() || !json.contains("cache") || !json["cache"].is_object() ||
+      !json.contains("tune_params_keys") || !json["tune_params_keys"].is_array())
+    Bad(path, "it lacks \"tune_params_keys\" or \"cache\"");
+  return json;
+}
+
+Value ValueOf(const std::string& path, const std::string& name, const nlohmann::json& v) {
+  if (v.is_boolean()) return Value::Bool(v.get<bool>());
+  if (v.is_number_integer()) return Value::Int(v.get<int64_t>());
+  if (v.is_number()) return Value::Float(v.get<double>());
+  Bad(path,
+      "parameter " + name + " has a value that is not a number, which beast spaces do not hold");
+}
+
+}  // namespace
+
+double RecordedSpace::OptimumMs() const {
+  double best = std::numeric_limits<double>::infinity();
+  for (const Trial& t : outcomes) {
+    if (t.Succeeded()) best = std::min(best, *t.ms);
+  }
+  if (best == std::numeric_limits<double>::infinity())
+    throw Error(ErrorCode::kBadInput, source + ": no config ran successfully: nothing to replay");
+  return best;
+}
+
+RecordedSpace ReadKernelTunerCache(const std::string& path) {
+  const nlohmann::json json = ParseCache(path, ReadText(path));
+  RecordedSpace space;
+  space.source = path;
+  for (const auto& name : json["tune_params_keys"]) {
+    if (!name.is_string()) Bad(path, "\"tune_params_keys\" holds a name that is not a string");
+    space.names.push_back(name.get<std::string>());
+  }
+  for (const auto& [key, entry] : json["cache"].items()) {
+    std::vector<Value> values;
+    for (const std::string& name : space.names) {
+      if (!entry.contains(name)) Bad(path, "entry \"" + key + "\" lacks parameter " + name);
+      values.push_back(ValueOf(path, name, entry[name]));
+    }
+    if (!entry.contains("time")) Bad(path, "entry \"" + key + "\" has no time");
+    Trial trial;
+    trial.config = Config(space.names, std::move(values));
+    const nlohmann::json& time = entry["time"];
+    if (time.is_number() && time.get<double>() > 0 && std::isfinite(time.get<double>())) {
+      trial.ms = time.get<double>();
+    } else {
+      trial.status = time.is_string() && time.get<std::string>() == "CompilationFailedConfig"
+                         ? Status::kCompileError
+                     : time.is_string() && time.get<std::string>() == "InvalidConfig"
+                         ? Status::kPrunedAfterCompile
+                         : Status::kRuntimeError;
+    }
+    space.configs.push_back(trial.config);
+    space.outcomes.push_back(std::move(trial));
+  }
+  if (space.configs.empty()) Bad(path, "its cache holds no config");
+  return space;
+}
+
+}  // namespace beast

@@ -1,0 +1,36 @@
+// A recorded space: every config of a space measured once, with what came of
+// it — the ground truth a strategy is replayed against offline. Read from a
+// Kernel Tuner cache file (.json or .json.gz, also one a killed run left
+// without its closing braces), or built from a beast database.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "beast/search/listed_search_space.hpp"
+#include "beast/search/trial.hpp"
+
+namespace beast {
+
+struct RecordedSpace {
+  std::string source;  // what it was read from, for messages and --json
+  std::vector<std::string> names;
+  std::vector<Config> configs;
+  std::vector<Trial> outcomes;  // per config: ok with its time, or its failure
+
+  // The fastest successful time; throws Error(kBadInput) naming the source
+  // when no config succeeded.
+  double OptimumMs() const;
+  ListedSearchSpace Space() const { return ListedSearchSpace(names, configs); }
+};
+
+// Reads a Kernel Tuner cache. A config's value is its recorded "time" (ms);
+// an error string (InvalidConfig, CompilationFailedConfig,
+// RuntimeFailedConfig) is a failed measurement. Throws Error(kNotFound) for a
+// file that cannot be read, Error(kBadInput) naming the file for one that is
+// not a Kernel Tuner cache (or has a string-valued parameter).
+RecordedSpace ReadKernelTunerCache(const std::string& path);
+
+}  // namespace beast
