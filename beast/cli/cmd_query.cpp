@@ -138,6 +138,7 @@ nlohmann::ordered_json RowJson(const results_db::ResultRow& r) {
           {"params", nlohmann::ordered_json::parse(r.params_json, nullptr, false)},
           {"status", StatusName(r.status)},
           {"is_default", r.is_default},
+          {"strategy", r.strategy},
           {"median_ms", OrNull(r.median_ms)},
           {"spread", OrNull(r.spread)},
           {"gflops", OrNull(r.gflops)},
@@ -158,7 +159,7 @@ void PrintCsv(const std::vector<results_db::ResultRow>& rows,
   std::string header =
       "device,backend,problem,template,config,status,is_default,median_ms,spread,gflops,max_"
       "error,"
-      "speedup_vs_default";
+      "speedup_vs_default,strategy";
   if (any_resources) header += ",registers,spill_bytes,stack_bytes,shared_bytes";
   for (const auto& library : libraries) header += "," + CsvField("vs_" + library);
   std::printf("%s\n", header.c_str());
@@ -169,12 +170,12 @@ void PrintCsv(const std::vector<results_db::ResultRow>& rows,
             "," + OptInt(r.shared_bytes);
     }
     for (const auto& library : libraries) vs += "," + Opt(VsLibrary(r, library));
-    std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(),
+    std::printf("%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s%s\n", CsvField(r.device_name).c_str(),
                 r.backend.c_str(), CsvField(r.problem_key).c_str(),
                 CsvField(r.template_name).c_str(), CsvField(r.config_key).c_str(),
                 StatusName(r.status), r.is_default ? 1 : 0, Opt(r.median_ms).c_str(),
                 Opt(r.spread).c_str(), Opt(r.gflops).c_str(), Opt(r.max_error).c_str(),
-                Opt(r.speedup_vs_default).c_str(), vs.c_str());
+                Opt(r.speedup_vs_default).c_str(), CsvField(r.strategy).c_str(), vs.c_str());
   }
 }
 
@@ -186,9 +187,9 @@ void PrintTable(const std::vector<results_db::ResultRow>& rows,
     std::snprintf(column, sizeof column, " %12s", ("vs " + library).c_str());
     vs_header += column;
   }
-  std::printf("%-20s %-14s %11s %9s %8s%s %-8s  %s\n", "template", "status", "median ms", "GFLOP/s",
-              "speedup", vs_header.c_str(), "default", "config / device / problem");
-  const int indent = 75 + 13 * static_cast<int>(libraries.size());
+  std::printf("%-20s %-14s %11s %9s %8s%s %-10s  %s\n", "template", "status", "median ms",
+              "GFLOP/s", "speedup", vs_header.c_str(), "chosen by", "config / device / problem");
+  const int indent = 77 + 13 * static_cast<int>(libraries.size());
   for (const auto& r : rows) {
     std::string vs;
     for (const auto& library : libraries) {
@@ -199,9 +200,12 @@ void PrintTable(const std::vector<results_db::ResultRow>& rows,
     char median[32] = "-", gflops[32] = "-";
     if (r.median_ms) std::snprintf(median, sizeof median, "%.6f", *r.median_ms);
     if (r.gflops) std::snprintf(gflops, sizeof gflops, "%.2f", *r.gflops);
-    std::printf("%-20s %-14s %11s %9s %8s%s %-8s  %s\n%*s  %s\n%*s  %s\n", r.template_name.c_str(),
+    // What chose the config: its strategy; a measurement from before
+    // strategies were recorded says only whether it was the default.
+    const std::string chosen_by = !r.strategy.empty() ? r.strategy : r.is_default ? "default" : "";
+    std::printf("%-20s %-14s %11s %9s %8s%s %-10s  %s\n%*s  %s\n%*s  %s\n", r.template_name.c_str(),
                 StatusName(r.status), median, gflops, Ratio(r.speedup_vs_default).c_str(),
-                vs.c_str(), r.is_default ? "default" : "", r.config_key.c_str(), indent, "",
+                vs.c_str(), chosen_by.c_str(), r.config_key.c_str(), indent, "",
                 r.device_name.c_str(), indent, "", r.problem_key.c_str());
     if (HasResources(r)) std::printf("%*s  %s\n", indent, "", ResourcesText(r).c_str());
     if (r.confirmed_ms) {

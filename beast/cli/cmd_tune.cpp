@@ -25,9 +25,17 @@ const char kDetails[] =
     "(default: the first CUDA GPU, else the first OpenCL device) and records every outcome\n"
     "in FILE (default beast.db). On a CUDA GPU (cuda:N) kernels are compiled with NVRTC for\n"
     "its architecture and timed with CUDA events.\n"
-    "--max-configs N measures the default config plus a uniform sample (seed S) of the\n"
-    "valid space; 0 (the default) measures it all. Configs already in the database for\n"
-    "this device, problem and template version are skipped, so a rerun resumes.\n"
+    "--max-configs N measures the default config plus N-1 configs a search strategy\n"
+    "chooses (--strategy: model, the default: a cost model learns from every outcome and\n"
+    "proposes batches with exploration forced into each; random; exhaustive), seeded by\n"
+    "--seed S; 0 (the default) measures the whole space (exhaustive unless --strategy,\n"
+    "--patience or --time-budget is given). --time-budget DURATION (90m, 1h30m, 45s) ends\n"
+    "the measuring when the run's wall clock reaches it, each problem getting its share of\n"
+    "the time left; --patience M ends a template's problem after M configs without a 1%\n"
+    "gain. --transfer auto (the default) lets the model learn from what the database holds\n"
+    "of the same template on other problems and devices; none does not. Configs already in\n"
+    "the database for this device, problem and template version are not measured again:\n"
+    "the search learns their recorded outcome, so a rerun resumes the same trajectory.\n"
     "Kernels run in a device worker process: one that crashes is recorded `crashed`, one\n"
     "that runs past its time limit `timeout`, and a fresh worker goes on. The limit is\n"
     "--timeout-seconds per config (default 60, build included), and once the problem has\n"
@@ -120,7 +128,9 @@ std::string DefaultCacheDir() {
 struct TuneArgs {
   std::vector<std::string> templates, problems, devices, constraints, constraint_files;
   std::string db = "beast.db", templates_dir, baselines = "auto", cache_dir, shard;
-  std::string progress_label;
+  std::string progress_label, strategy, transfer = "auto";
+  double time_budget = 0;
+  long patience = 0;
   long max_configs = 0, seed = 1, max_reps = 30, compile_jobs = -1, confirm_top = 3;
   long share_fd = -1;
   double max_seconds = 2.0, timeout_seconds = 60, progress_seconds = 10;
@@ -134,8 +144,12 @@ void DeclareOptions(CLI::App& app, TuneArgs* a) {
               "opencl:N, cuda:N or cuda:sm_XX (repeatable: several devices at once)");
   app.add_option("--db", a->db, "the database (default beast.db)");
   AddInteger(app, "--max-configs", &a->max_configs,
-             "the default config plus a uniform sample; 0: the whole space");
-  AddInteger(app, "--seed", &a->seed, "the sample's seed");
+             "configs per problem, the default included; 0: the whole space");
+  app.add_option("--strategy", a->strategy, "model (the default), random or exhaustive");
+  AddInteger(app, "--seed", &a->seed, "the strategy's seed");
+  AddDuration(app, "--time-budget", &a->time_budget, "the run's wall clock for measuring");
+  AddInteger(app, "--patience", &a->patience, "configs without a 1% gain that end a problem");
+  app.add_option("--transfer", a->transfer, "auto (learn from other problems) or none");
   AddRepeated(app, "--constraint", &a->constraints, "an extra constraint (repeatable)");
   AddRepeated(app, "--constraints", &a->constraint_files, "a constraint file (repeatable)");
   app.add_flag("--ignore-soft", a->ignore_soft, "apply the hard constraints only");
@@ -171,7 +185,15 @@ void ReadConstraints(const TuneArgs& a, TuneOptions* o) {
 void ReadMeasuring(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
   if (a.max_configs < 0) throw Error(ErrorCode::kBadArgument, "--max-configs must not be negative");
   o->max_configs = static_cast<uint64_t>(a.max_configs);
+  o->strategy = a.strategy;
   o->seed = static_cast<uint64_t>(a.seed);
+  o->time_budget_seconds = a.time_budget;
+  if (a.patience < 0) throw Error(ErrorCode::kBadArgument, "--patience must not be negative");
+  o->patience = static_cast<uint64_t>(a.patience);
+  if (a.transfer != "auto" && a.transfer != "none")
+    throw Error(ErrorCode::kBadArgument,
+                "--transfer must be auto or none, not \"" + a.transfer + "\"");
+  o->transfer = a.transfer == "auto";
   o->max_reps = static_cast<int>(a.max_reps);
   if (o->max_reps < o->min_reps) o->min_reps = o->max_reps < 1 ? 1 : o->max_reps;
   if (o->max_reps < 1) throw Error(ErrorCode::kBadArgument, "--max-reps must be at least 1");

@@ -1,8 +1,11 @@
 // Reading a verb's command line with CLI11 (command_line.hpp).
 #include "beast/cli/command_line.hpp"
 
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "beast/core/error.hpp"
 
@@ -64,6 +67,55 @@ CLI::Option* AddSeconds(CLI::App& app, const std::string& name, double* value,
           },
           help)
       ->type_name("S");
+}
+
+namespace {
+
+// "1h30m" -> 5400; nullopt when the text is not a positive duration.
+std::optional<double> ParseDuration(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  double total = 0;
+  size_t at = 0;
+  std::string units = "hms";  // each at most once, in this order
+  while (at < text.size()) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text.substr(at), &used);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (!std::isdigit(static_cast<unsigned char>(text[at])) && text[at] != '.') return std::nullopt;
+    at += used;
+    if (at == text.size()) {  // a plain number: seconds, alone or last
+      total += v;
+      break;
+    }
+    const size_t unit = units.find(text[at]);
+    if (unit == std::string::npos) return std::nullopt;
+    total += v * (text[at] == 'h' ? 3600 : text[at] == 'm' ? 60 : 1);
+    units = units.substr(unit + 1);
+    ++at;
+  }
+  if (!(total > 0) || !std::isfinite(total)) return std::nullopt;
+  return total;
+}
+
+}  // namespace
+
+CLI::Option* AddDuration(CLI::App& app, const std::string& name, double* seconds,
+                         const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          name,
+          [name, seconds](const std::string& text) {
+            const std::optional<double> v = ParseDuration(text);
+            if (!v)
+              Refuse(name + " must be a duration such as 90m, 1h30m or 45s, not \"" + text + "\"");
+            *seconds = *v;
+          },
+          help)
+      ->type_name("DURATION");
 }
 
 bool ParseCommandLine(CLI::App& app, const Argv& args, std::vector<std::string>* positional) {

@@ -31,6 +31,10 @@ CLI::Option* AddInteger(CLI::App& app, const std::string& name, long* value,
 // A number of seconds that must be positive.
 CLI::Option* AddSeconds(CLI::App& app, const std::string& name, double* value,
                         const std::string& help);
+// A positive wall-clock duration in seconds: "90m", "1h30m", "45s", "2.5h",
+// or a plain number of seconds.
+CLI::Option* AddDuration(CLI::App& app, const std::string& name, double* seconds,
+                         const std::string& help);
 
 // Parses `args` (after the verb). Arguments that are not options go to
 // *positional when it is given (and are refused otherwise). Returns false

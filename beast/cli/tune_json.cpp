@@ -43,9 +43,11 @@ Json PairJson(const PairSummary& p) {
   return {{"template", p.template_name},
           {"problem", p.problem_key},
           {"space_size", p.space_size},
+          {"strategy", p.strategy},
           {"selected", p.selected},
           {"measured", p.measured},
           {"skipped", p.skipped},
+          {"transferred", p.transferred},
           {"failed", p.failed},
           {"failures", failures},
           {"best", best},
@@ -91,6 +93,7 @@ Json SummaryJson(const TuneSummary& s) {
   out["cache_dir"] = s.cache_dir.empty() ? Json(nullptr) : Json(s.cache_dir);
   out["compile_jobs"] = s.compile_jobs;
   out["compile_wait_seconds"] = s.compile_wait_seconds;
+  out["proposal_seconds"] = s.proposal_seconds;
   out["confirm_seconds"] = s.confirm_seconds;
   out["peak"] = nullptr;
   if (s.peak_gflops > 0) {

@@ -77,6 +77,14 @@ void CompilePool::Skip(size_t job) {
   work_cv_.notify_all();
 }
 
+void CompilePool::Extend(size_t job_count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  BEAST_CHECK(job_count >= state_.size());
+  state_.resize(job_count, State::kQueued);
+  results_.resize(job_count);
+  work_cv_.notify_all();
+}
+
 void CompilePool::Pause() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (paused_) return;

@@ -5,7 +5,8 @@
 // crashes or hangs costs only that worker: the pool restarts it and leaves the
 // config to the device worker, which records whatever happens.
 //
-// Jobs are numbered in measuring order. The tuner takes them in that order;
+// Jobs are numbered in measuring order (more can be added as a search
+// proposes them). The tuner takes them in that order;
 // the pool works at most `window` jobs past the last one taken. Taking a job
 // waits for the pool to build it, unless the pool cannot: it has no workers,
 // they could not start, or it is paused; the job is then the tuner's to
@@ -84,6 +85,8 @@ class CompilePool {
   std::optional<Taken> Take(size_t job, const std::atomic<bool>& stop);
   // The tuner will not measure `job` (another run measured it meanwhile).
   void Skip(size_t job);
+  // More jobs: there are `job_count` now (more than before).
+  void Extend(size_t job_count);
 
   void Pause();
   void Resume();

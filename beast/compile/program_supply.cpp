@@ -20,35 +20,68 @@ constexpr size_t kWindowPerJob = 4;
 }  // namespace
 
 ProgramSupply::ProgramSupply(const SupplyOptions& options, const DeviceInfo& device,
-                             harness::Renderer& renderer, std::vector<ProgramJob> jobs,
-                             const std::string& executable)
-    : renderer_(renderer), backend_(device.backend), jobs_list_(std::move(jobs)) {
+                             harness::Renderer& renderer, const std::string& executable)
+    : renderer_(renderer), backend_(device.backend) {
   cpu_ = device.backend == Backend::kOpenCL && harness::IsCpuOpenClDevice(device.index);
   jobs_ = options.compile_jobs >= 0
               ? options.compile_jobs
               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (options.cache_dir.empty() || jobs_ == 0 || jobs_list_.empty()) return;
-  CompilePool::Options pool;
-  pool.executable = executable;
-  pool.backend = device.backend;
-  pool.arch = device.arch;
-  pool.device_index = device.index;
-  pool.cache_dir = options.cache_dir;
-  pool.jobs = jobs_;
-  pool.window = kWindowPerJob * static_cast<size_t>(jobs_);
-  pool.timeout_seconds = options.timeout_seconds;
-  pool.warm = cpu_;
-  pool_ = std::make_unique<CompilePool>(pool, jobs_list_.size(),
-                                        [this](size_t job) { return Prepare(job); });
+  wants_pool_ = !options.cache_dir.empty() && jobs_ > 0;
+  pool_options_.executable = executable;
+  pool_options_.backend = device.backend;
+  pool_options_.arch = device.arch;
+  pool_options_.device_index = device.index;
+  pool_options_.cache_dir = options.cache_dir;
+  pool_options_.jobs = jobs_;
+  pool_options_.window = kWindowPerJob * static_cast<size_t>(std::max(jobs_, 1));
+  pool_options_.timeout_seconds = options.timeout_seconds;
+  pool_options_.warm = cpu_;
+}
+
+// The pool starts with the first job: a run that finds everything measured
+// starts no compile worker.
+void ProgramSupply::StartPool() {
+  pool_ =
+      std::make_unique<CompilePool>(pool_options_, 0, [this](size_t job) { return Prepare(job); });
+}
+
+size_t ProgramSupply::Add(ProgramJob job) {
+  size_t count = 0, number = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [it, fresh] = job_of_.emplace(job.config.Key(), jobs_list_.size());
+    if (!fresh) return it->second;
+    number = it->second;
+    jobs_list_.push_back(std::move(job));
+    count = jobs_list_.size();
+  }
+  if (wants_pool_ && !pool_) StartPool();
+  if (pool_) pool_->Extend(count);
+  return number;
+}
+
+std::optional<size_t> ProgramSupply::Find(const Config& config) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = job_of_.find(config.Key());
+  if (it == job_of_.end()) return std::nullopt;
+  return it->second;
 }
 
 PreparedInstance ProgramSupply::Prepare(size_t job) const {
-  const ProgramJob& j = jobs_list_.at(job);
-  return PrepareInstance(renderer_, *j.spec, *j.problem, *j.space, *j.config, backend_);
+  ProgramJob j;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    j = jobs_list_.at(job);
+  }
+  return PrepareInstance(renderer_, *j.spec, *j.problem, *j.space, j.config, backend_);
 }
 
 std::optional<ProgramSupply::Supplied> ProgramSupply::Take(size_t job,
                                                            const std::atomic<bool>& stop) {
+  for (; next_take_ < job; ++next_take_) {
+    if (pool_) pool_->Skip(next_take_);
+  }
+  next_take_ = job + 1;
   Supplied supplied;
   if (pool_) {
     std::optional<CompilePool::Taken> taken = pool_->Take(job, stop);
@@ -62,10 +95,6 @@ std::optional<ProgramSupply::Supplied> ProgramSupply::Take(size_t job,
   }
   supplied.instance = Prepare(job);
   return supplied;
-}
-
-void ProgramSupply::Skip(size_t job) {
-  if (pool_) pool_->Skip(job);
 }
 
 ProgramSupply::DeviceBusy::DeviceBusy(ProgramSupply& supply)

@@ -1,9 +1,10 @@
 // ProgramSupply: how the configs a run measures become programs on the
 // device. Without a compile pool each config is rendered when its turn comes
 // and the device worker builds it (through the program cache when there is
-// one). With a pool (--compile-jobs, which needs the cache) the next configs
-// are rendered and built into the cache ahead of the device, so the worker
-// only loads them.
+// one). With a pool (--compile-jobs, which needs the cache) the configs the
+// search has proposed next are rendered and built into the cache ahead of
+// the device, so the worker only loads them. Jobs are added as the search
+// proposes them, in the order the device will measure them.
 //
 // On a CPU device the kernels run on the cores the pool compiles on, so the
 // pool is stopped while the device worker measures (DeviceBusy): its builds
@@ -17,8 +18,12 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "beast/compile/compile_pool.hpp"
@@ -28,12 +33,12 @@
 
 namespace beast {
 
-// One config to measure, in the run's order, with the space it is a point of.
+// One config to measure, with the space it is a point of.
 struct ProgramJob {
   const SpaceSpec* spec = nullptr;
   const Problem* problem = nullptr;
   const BoundSpace* space = nullptr;
-  const Config* config = nullptr;
+  Config config;
 };
 
 // How programs are supplied: through the program cache in cache_dir (empty:
@@ -47,10 +52,17 @@ struct SupplyOptions {
 
 class ProgramSupply {
  public:
-  // A pool runs when options.cache_dir is set, options.compile_jobs is not 0
-  // and there are jobs; `executable` is the beast binary for its workers.
+  // A pool runs when options.cache_dir is set and options.compile_jobs is
+  // not 0, from the first job on; `executable` is the beast binary for its
+  // workers.
   ProgramSupply(const SupplyOptions& options, const DeviceInfo& device, harness::Renderer& renderer,
-                std::vector<ProgramJob> jobs, const std::string& executable);
+                const std::string& executable);
+
+  // Adds a job (the config the run will measure after those added so far)
+  // unless it is there already; its number either way.
+  size_t Add(ProgramJob job);
+  // The number of a job added before (by its config), if it was.
+  std::optional<size_t> Find(const Config& config) const;
 
   // What one job became.
   struct Supplied {
@@ -58,11 +70,10 @@ class ProgramSupply {
     CompilePool::Built built = CompilePool::Built::kNone;
     double pool_compile_ms = 0;  // when the pool built it now
   };
-  // Job `job` (in increasing order); nullopt when *stop turned true while
-  // waiting for the pool. Throws like PrepareInstance.
+  // Job `job` (in increasing order; the jobs before it not taken will not
+  // be measured); nullopt when *stop turned true while waiting for the pool.
+  // Throws like PrepareInstance.
   std::optional<Supplied> Take(size_t job, const std::atomic<bool>& stop);
-  // The run will not measure `job`.
-  void Skip(size_t job);
 
   // Held while the device worker measures; stops the pool meanwhile on a CPU
   // device.
@@ -77,21 +88,27 @@ class ProgramSupply {
     CompilePool* paused_;
   };
 
-  int pool_jobs() const { return pool_ ? jobs_ : 0; }
+  int pool_jobs() const { return wants_pool_ ? jobs_ : 0; }
   bool cpu_device() const { return cpu_; }
   double wait_seconds() const { return pool_ ? pool_->wait_seconds() : 0; }
-  // Why the pool's workers could not start; empty when they could.
+  // Why the pool's workers did not start; empty when they did.
   std::string pool_error() const { return pool_ ? pool_->error() : ""; }
 
  private:
   PreparedInstance Prepare(size_t job) const;
+  void StartPool();
 
   harness::Renderer& renderer_;
   Backend backend_;
-  std::vector<ProgramJob> jobs_list_;
+  CompilePool::Options pool_options_;
   bool cpu_ = false;
+  bool wants_pool_ = false;
   int jobs_ = 0;
+  mutable std::mutex mutex_;  // the jobs, read by the pool's threads
+  std::deque<ProgramJob> jobs_list_;
+  std::unordered_map<std::string, size_t> job_of_;  // by Config::Key()
   std::unique_ptr<CompilePool> pool_;
+  size_t next_take_ = 0;  // the jobs before it are taken or skipped
 };
 
 }  // namespace beast

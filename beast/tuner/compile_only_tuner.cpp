@@ -1,26 +1,21 @@
-// Compile-only tuning (compile_only_tuner.hpp): a pool of threads renders and
-// compiles the configs of one pair at a time (NVRTC is thread-safe, the
-// renderer serializes itself), and this thread records each result as it
-// comes, one transaction each, so a killed run keeps what it compiled.
+// Compile-only tuning (compile_only_tuner.hpp): threads render and compile
+// the configs the search proposes next (NVRTC is thread-safe, the renderer
+// serializes itself), and this thread records each result in the search's
+// order, one transaction each, so a killed run keeps what it compiled.
 #include "beast/tuner/compile_only_tuner.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
-#include <exception>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <thread>
 
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
 #include "beast/space/post_compile.hpp"
 #include "beast/space/template_vars.hpp"
+#include "beast/tuner/ahead_work.hpp"
 #include "beast/tuner/progress.hpp"
 #include "beast/tuner/run_failure.hpp"
 #include "beast/tuner/tune_loop.hpp"
@@ -32,12 +27,6 @@
 
 namespace beast {
 namespace {
-
-// One config's outcome, made on a pool thread.
-struct CompileResult {
-  const Config* config = nullptr;
-  Outcome outcome;
-};
 
 CompiledResources FromPtxas(const harness::CudaResources& r) {
   CompiledResources out;
@@ -88,64 +77,6 @@ Outcome CompileOne(const PlannedPair& pair, const Config& config, const DeviceIn
   return out;
 }
 
-// Runs `compile` on each of `todo` on up to `threads` threads and hands every
-// result to `record` on this thread as it comes. Stops handing out configs
-// once `stop` is true; the first exception of a pool thread is rethrown here
-// after the others finished.
-void CompileAll(const std::vector<const Config*>& todo, unsigned threads,
-                const std::atomic<bool>& stop,
-                const std::function<CompileResult(const Config&)>& compile,
-                const std::function<void(const CompileResult&)>& record) {
-  std::mutex mutex;
-  std::condition_variable ready;
-  std::deque<CompileResult> done;
-  std::exception_ptr failure;
-  std::atomic<size_t> next{0};
-  std::atomic<bool> abort{false};
-  size_t running = std::min<size_t>(threads, todo.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 0, n = running; t < n; ++t) {
-    pool.emplace_back([&] {
-      try {
-        for (size_t i = next++; i < todo.size() && !stop && !abort; i = next++) {
-          CompileResult result = compile(*todo[i]);
-          std::lock_guard<std::mutex> lock(mutex);
-          done.push_back(std::move(result));
-          ready.notify_one();
-        }
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-        abort = true;
-      }
-      std::lock_guard<std::mutex> lock(mutex);
-      --running;
-      ready.notify_one();
-    });
-  }
-  try {
-    while (true) {
-      std::deque<CompileResult> batch;
-      bool finished = false;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        ready.wait_for(lock, std::chrono::milliseconds(100),
-                       [&] { return !done.empty() || running == 0; });
-        batch.swap(done);
-        finished = running == 0;
-      }
-      for (const CompileResult& r : batch) record(r);
-      if (finished && batch.empty()) break;
-    }
-  } catch (...) {
-    abort = true;  // the database failed: let the pool finish, then report that
-    for (auto& t : pool) t.join();
-    throw;
-  }
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
-
 // The measurer of a compile-only run: each pair's configs compiled on every
 // core; the range of registers ends the pair.
 class NvrtcMeasurer : public ConfigMeasurer {
@@ -163,27 +94,27 @@ class NvrtcMeasurer : public ConfigMeasurer {
   Status Success() const override { return Status::kCompiled; }
   void BeginPair(const PlannedPair&, const PairIds&, double*, double*) override {}
 
-  void Measure(const PlannedPair& pair, const std::vector<const Config*>& todo,
-               const Record& record, const std::atomic<bool>& stop) override {
-    CompileAll(
-        todo, summary_.compile_threads, stop,
-        [&](const Config& c) {
-          return CompileResult{&c, CompileOne(pair, c, device_, renderer_, cache_)};
-        },
-        [&](const CompileResult& r) {
-          if (r.outcome.from_cache) {
-            ++summary_.programs_from_cache;
-          } else {
-            ++summary_.programs_compiled;
-            summary_.compile_seconds += r.outcome.compile_ms.value_or(0) / 1000.0;
-          }
-          record(*r.config, r.outcome);
-        });
+  void Upcoming(const PlannedPair& pair, const std::vector<Config>& configs) override {
+    for (const Config& c : configs) ahead_.Want(Id(pair, c), Task(pair, c));
+  }
+
+  std::optional<Outcome> Measure(const PlannedPair& pair, const Config& config,
+                                 const std::atomic<bool>& stop) override {
+    std::optional<Outcome> outcome = ahead_.Take(Id(pair, config), Task(pair, config), stop);
+    if (!outcome) return outcome;
+    if (outcome->from_cache) {
+      ++summary_.programs_from_cache;
+    } else {
+      ++summary_.programs_compiled;
+      summary_.compile_seconds += outcome->compile_ms.value_or(0) / 1000.0;
+    }
+    return outcome;
   }
 
   // The range over everything compiled for this pair, earlier runs included.
   void EndPair(const PlannedPair& pair, const PairIds&, const std::atomic<bool>&,
                PairSummary* ps) override {
+    ahead_.DropQueued();
     results_db::QueryFilter filter;
     filter.device_id = device_id_;
     filter.problem_key = pair.problem->Key();
@@ -198,18 +129,27 @@ class NvrtcMeasurer : public ConfigMeasurer {
   }
 
  private:
+  static std::string Id(const PlannedPair& pair, const Config& config) {
+    return pair.spec->name + "|" + pair.problem->Key() + "|" + config.Key();
+  }
+  AheadWork::Task Task(const PlannedPair& pair, const Config& config) {
+    return [this, &pair, config] { return CompileOne(pair, config, device_, renderer_, cache_); };
+  }
+
   const DeviceInfo& device_;
   harness::Renderer& renderer_;
   const harness::ProgramCache* cache_;
   results_db::Store& store_;
   int64_t device_id_;
   TuneSummary& summary_;
+  AheadWork ahead_{summary_.compile_threads};  // declared last: its threads stop first
 };
 
 }  // namespace
 
 TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& specs,
                             const DeviceInfo& device, const std::string& templates_dir,
+                            std::chrono::steady_clock::time_point deadline,
                             const std::atomic<bool>& stop) {
   if (!harness::NvrtcAvailable()) {
     throw Error(ErrorCode::kEnvironment,
@@ -245,10 +185,13 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   if (!o.cache_dir.empty()) cache = std::make_unique<harness::ProgramCache>(o.cache_dir);
   summary.cache_dir = o.cache_dir;
   NvrtcMeasurer measurer(device, renderer, cache.get(), store, device_id, summary);
-  TuneLoopContext loop{store,  progress,         device_id,
-                       run_id, summary.compiler, summary.compiler_version};
+  TuneLoopContext loop{
+      store, progress, device_id, run_id, summary.compiler, summary.compiler_version, o, deadline};
+  // Every thread compiles what comes next and the one after.
+  loop.lookahead = 2 * summary.compile_threads;
   try {
     summary.pairs = TunePairs(loop, pairs, measurer, stop);
+    summary.proposal_seconds = loop.proposal_seconds;
   } catch (...) {
     progress.Finish();
     EndFailedRun(store, run_id);  // what was recorded stays; a rerun resumes

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ namespace beast {
 // database is touched.
 TuneSummary TuneCompileOnly(const TuneOptions& options, const std::vector<SpaceSpec>& specs,
                             const DeviceInfo& device, const std::string& templates_dir,
+                            std::chrono::steady_clock::time_point deadline,
                             const std::atomic<bool>& stop);
 
 }  // namespace beast

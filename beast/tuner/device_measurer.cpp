@@ -81,32 +81,28 @@ void DeviceMeasurer::BeginPair(const PlannedPair& pair, const PairIds&, double* 
   }
 }
 
-void DeviceMeasurer::Measure(const PlannedPair& pair, const std::vector<const Config*>& todo,
-                             const Record& record, const std::atomic<bool>& stop) {
-  const auto [first, count] = c_.jobs.spans.at(&pair);
-  size_t next = 0;  // in todo
-  for (size_t job = first; job < first + count; ++job) {
-    // A job not to do was measured by another run since this one planned.
-    if (next == todo.size() || c_.jobs.jobs[job].config != todo[next]) {
-      c_.supply.Skip(job);
-      continue;
-    }
-    if (stop) break;
-    std::optional<Outcome> outcome = MeasureJob(pair, job, stop);
-    if (!outcome) break;  // interrupted: the config in flight stays unmeasured
-    if (outcome->from_cache) outcome->build_log = kFromCacheNote + outcome->build_log;
-    if (outcome->status == Status::kOk) {
-      auto [it, fresh] = best_ms_by_problem_.emplace(pair.problem->Key(), *outcome->median_ms);
-      if (!fresh) it->second = std::min(it->second, *outcome->median_ms);
-    }
-    record(*todo[next++], *outcome);
+void DeviceMeasurer::Upcoming(const PlannedPair& pair, const std::vector<Config>& configs) {
+  for (const Config& config : configs)
+    c_.supply.Add({pair.spec, pair.problem, pair.space.get(), config});
+}
+
+std::optional<Outcome> DeviceMeasurer::Measure(const PlannedPair& pair, const Config& config,
+                                               const std::atomic<bool>& stop) {
+  const size_t job = c_.supply.Add({pair.spec, pair.problem, pair.space.get(), config});
+  std::optional<Outcome> outcome = MeasureJob(pair, config, job, stop);
+  if (!outcome) return outcome;
+  if (outcome->from_cache) outcome->build_log = kFromCacheNote + outcome->build_log;
+  if (outcome->status == Status::kOk) {
+    auto [it, fresh] = best_ms_by_problem_.emplace(pair.problem->Key(), *outcome->median_ms);
+    if (!fresh) it->second = std::min(it->second, *outcome->median_ms);
   }
+  return outcome;
 }
 
 // Takes the job rendered, and built when the compile pool got to it, and has
 // the worker measure it; nullopt when the run was interrupted first.
-std::optional<Outcome> DeviceMeasurer::MeasureJob(const PlannedPair& pair, size_t job,
-                                                  const std::atomic<bool>& stop) {
+std::optional<Outcome> DeviceMeasurer::MeasureJob(const PlannedPair& pair, const Config& config,
+                                                  size_t job, const std::atomic<bool>& stop) {
   std::optional<ProgramSupply::Supplied> supplied = c_.supply.Take(job, stop);
   if (!supplied) return std::nullopt;
   std::optional<Outcome> outcome;
@@ -125,7 +121,6 @@ std::optional<Outcome> DeviceMeasurer::MeasureJob(const PlannedPair& pair, size_
     limit.launches = 1 + c_.plan.warmup + c_.plan.max_reps;
     PostCompileCheck check;
     if (pair.post_compile) {
-      const Config& config = *c_.jobs.jobs[job].config;
       check = [&](const CompiledResources& r) {
         return PostCompileViolation(*pair.space, config, r);
       };

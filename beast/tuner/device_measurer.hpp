@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "beast/compile/program_supply.hpp"
-#include "beast/tuner/tune_jobs.hpp"
+#include "beast/tuner/supply_cost.hpp"
 #include "beast/tuner/tune_loop.hpp"
 #include "beast/tuner/tuner.hpp"
 #include "beast/worker/worker_client.hpp"
@@ -31,7 +31,6 @@ class DeviceMeasurer : public ConfigMeasurer {
     WorkerClient& worker;
     results_db::Store& store;
     ProgramSupply& supply;
-    const JobPlan& jobs;
     harness::BenchmarkPlan plan;
     int64_t device_id;
     int64_t run_id;
@@ -42,13 +41,14 @@ class DeviceMeasurer : public ConfigMeasurer {
   Status Success() const override { return Status::kOk; }
   void BeginPair(const PlannedPair& pair, const PairIds& ids, double* best_ms,
                  double* best_gflops) override;
-  void Measure(const PlannedPair& pair, const std::vector<const Config*>& todo,
-               const Record& record, const std::atomic<bool>& stop) override;
+  void Upcoming(const PlannedPair& pair, const std::vector<Config>& configs) override;
+  std::optional<Outcome> Measure(const PlannedPair& pair, const Config& config,
+                                 const std::atomic<bool>& stop) override;
   void EndPair(const PlannedPair& pair, const PairIds& ids, const std::atomic<bool>& stop,
                PairSummary* summary) override;
 
  private:
-  std::optional<Outcome> MeasureJob(const PlannedPair& pair, size_t job,
+  std::optional<Outcome> MeasureJob(const PlannedPair& pair, const Config& config, size_t job,
                                     const std::atomic<bool>& stop);
   void Confirm(const PlannedPair& pair, const PairIds& ids, const std::atomic<bool>& stop,
                PairSummary* summary);

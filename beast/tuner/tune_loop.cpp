@@ -1,9 +1,10 @@
 // The pair loop of every tuning run (tune_loop.hpp).
 #include "beast/tuner/tune_loop.hpp"
 
-#include <set>
+#include <algorithm>
 
 #include "beast/tuner/outcome_record.hpp"
+#include "beast/tuner/pair_trajectory.hpp"
 
 namespace beast {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 // The outcome of `config` as the database keeps it, with its config row, in
 // one transaction: a killed run loses nothing recorded.
 void RecordOutcome(TuneLoopContext& c, const PlannedPair& pair, const PairIds& ids,
-                   const Config& config, const Outcome& outcome) {
+                   const Config& config, const Outcome& outcome, const std::string& chosen_by) {
   const std::string key = config.Key();
   results_db::MeasurementRecord m;
   m.run_id = c.run_id;
@@ -32,53 +33,62 @@ void RecordOutcome(TuneLoopContext& c, const PlannedPair& pair, const PairIds& i
   m.build_log = outcome.build_log;
   m.compiler = c.compiler;
   m.compiler_version = c.compiler_version;
+  m.strategy = chosen_by;
   CopyResources(outcome.resources, &m);
   c.store.RecordMeasurement(m);
   batch.Commit();
 }
 
 PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, size_t count,
-                     ConfigMeasurer& measurer, const std::atomic<bool>& stop) {
+                     std::chrono::steady_clock::time_point deadline, ConfigMeasurer& measurer,
+                     const std::atomic<bool>& stop) {
   const SpaceSpec& spec = *pair.spec;
   const Problem& problem = *pair.problem;
   PairSummary ps;
   ps.template_name = spec.name;
   ps.problem_key = problem.Key();
   ps.space_size = pair.count;
-  ps.selected = pair.configs.size();
+  ps.strategy = pair.strategy;
+  ps.selected = pair.budget;
   PairIds ids;
   ids.problem = c.store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
   ids.template_version = c.store.UpsertTemplate(spec.name, spec.hash, spec.source_rel);
-  // Measured already, by an earlier run or by another one since this run
-  // planned its jobs.
-  const std::set<std::string> measured =
-      c.store.MeasuredConfigKeys(c.device_id, ids.problem, ids.template_version);
-  std::vector<const Config*> todo;
-  for (const Config& config : pair.configs) {
-    if (measured.count(config.Key())) {
-      ++ps.skipped;
-    } else {
-      todo.push_back(&config);
-    }
-  }
+  PairTrajectory::Options o;
+  o.seed = c.options.seed;
+  o.patience = c.options.patience;
+  o.transfer = c.options.transfer;
+  o.shard_index = c.options.shard_index;
+  o.shard_count = c.options.shard_count;
+  // A shard waits for another's config as long as that one may take.
+  o.shard_wait_seconds = std::max(600.0, 3 * c.options.timeout_seconds);
+  PairTrajectory trajectory(pair, c.store, c.device_id, ids.problem, ids.template_version, o);
+  ps.transferred = trajectory.transferred();
   double best_ms = -1, best_gflops = 0;
   measurer.BeginPair(pair, ids, &best_ms, &best_gflops);
   c.progress.StartPair(
       "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + spec.name,
       problem.Key(), problem.Flops(), best_ms, best_gflops);
-  c.progress.Skipped(ps.skipped);
-  measurer.Measure(
-      pair, todo,
-      [&](const Config& config, const Outcome& outcome) {
-        RecordOutcome(c, pair, ids, config, outcome);
-        ++ps.measured;
-        if (outcome.status != measurer.Success()) {
-          ++ps.failed;
-          ++ps.failures[outcome.status];
-        }
-        c.progress.Done(outcome.status, outcome.median_ms, outcome.resources.registers);
-      },
-      stop);
+  uint64_t skipped_shown = 0;
+  while (std::optional<Config> config = trajectory.Next(deadline, stop)) {
+    c.progress.Skipped(trajectory.skipped() - skipped_shown);
+    skipped_shown = trajectory.skipped();
+    std::vector<Config> upcoming = {*config};
+    for (Config& next : trajectory.Ahead(c.lookahead)) upcoming.push_back(std::move(next));
+    measurer.Upcoming(pair, upcoming);
+    std::optional<Outcome> outcome = measurer.Measure(pair, *config, stop);
+    if (!outcome) break;  // interrupted: the config in flight stays unmeasured
+    RecordOutcome(c, pair, ids, *config, *outcome, trajectory.ChosenBy(*config));
+    trajectory.Measured(*config, outcome->status, outcome->median_ms);
+    ++ps.measured;
+    if (outcome->status != measurer.Success()) {
+      ++ps.failed;
+      ++ps.failures[outcome->status];
+    }
+    c.progress.Done(outcome->status, outcome->median_ms, outcome->resources.registers);
+  }
+  c.progress.Skipped(trajectory.skipped() - skipped_shown);
+  ps.skipped = trajectory.skipped();
+  c.proposal_seconds += trajectory.proposal_seconds();
   measurer.EndPair(pair, ids, stop, &ps);
   return ps;
 }
@@ -87,15 +97,23 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
 
 std::vector<PairSummary> TunePairs(TuneLoopContext& context, const std::vector<PlannedPair>& pairs,
                                    ConfigMeasurer& measurer, const std::atomic<bool>& stop) {
+  using Clock = std::chrono::steady_clock;
   std::vector<PairSummary> summaries;
-  for (size_t i = 0; i < pairs.size() && !stop; ++i)
-    summaries.push_back(TunePair(context, pairs[i], i, pairs.size(), measurer, stop));
+  for (size_t i = 0; i < pairs.size() && !stop; ++i) {
+    // The time left is shared by the pairs left: each gets its part.
+    Clock::time_point deadline = context.deadline;
+    if (deadline != Clock::time_point::max()) {
+      const auto left = std::max(Clock::duration::zero(), deadline - Clock::now());
+      deadline = Clock::now() + left / static_cast<int64_t>(pairs.size() - i);
+    }
+    summaries.push_back(TunePair(context, pairs[i], i, pairs.size(), deadline, measurer, stop));
+  }
   return summaries;
 }
 
 uint64_t SelectedConfigs(const std::vector<PlannedPair>& pairs) {
   uint64_t total = 0;
-  for (const PlannedPair& pair : pairs) total += pair.configs.size();
+  for (const PlannedPair& pair : pairs) total += pair.budget;
   return total;
 }
 

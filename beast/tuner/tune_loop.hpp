@@ -1,14 +1,17 @@
 // The loop every tuning run shares, live on a device or compile-only: for
-// each (template, problem) pair, skip what the database holds, have the
-// run's measurer turn each remaining config into an Outcome, record every
-// outcome in its own transaction, count it in the summary and the progress
-// line, and let the measurer end the pair (confirm its winner, or range its
-// registers). The two kinds of run differ only in the measurer they use.
+// each (template, problem) pair, follow its trajectory (pair_trajectory.hpp:
+// the strategy's proposals, what the database holds taken from there), have
+// the run's measurer turn each config to measure into an Outcome, record
+// every outcome in its own transaction with the strategy that chose it,
+// count it in the summary and the progress line, and let the measurer end
+// the pair (confirm its winner, or range its registers). The two kinds of
+// run differ only in the measurer they use.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
-#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +33,6 @@ struct PairIds {
 // every core (compile-only).
 class ConfigMeasurer {
  public:
-  using Record = std::function<void(const Config& config, const Outcome& outcome)>;
   virtual ~ConfigMeasurer() = default;
 
   // What a config that works ends as: ok, or compiled.
@@ -39,12 +41,13 @@ class ConfigMeasurer {
   // far (ms < 0: none), for the progress line.
   virtual void BeginPair(const PlannedPair& pair, const PairIds& ids, double* best_ms,
                          double* best_gflops) = 0;
-  // Measures `todo` (the pair's configs the database lacks, in order),
-  // handing each outcome to `record` on this thread as it comes, and adding
-  // what it cost to the run's summary. Returns early when `stop` turns true:
-  // a config in flight then stays unmeasured.
-  virtual void Measure(const PlannedPair& pair, const std::vector<const Config*>& todo,
-                       const Record& record, const std::atomic<bool>& stop) = 0;
+  // The configs the loop will ask for next, in order (the first is asked for
+  // now): what a compile pool may build ahead.
+  virtual void Upcoming(const PlannedPair& pair, const std::vector<Config>& configs) = 0;
+  // Measures `config`, adding what it cost to the run's summary; nullopt
+  // when `stop` turned true first (the config stays unmeasured).
+  virtual std::optional<Outcome> Measure(const PlannedPair& pair, const Config& config,
+                                         const std::atomic<bool>& stop) = 0;
   // The pair is measured: what its summary says beyond the counts.
   virtual void EndPair(const PlannedPair& pair, const PairIds& ids, const std::atomic<bool>& stop,
                        PairSummary* summary) = 0;
@@ -58,13 +61,19 @@ struct TuneLoopContext {
   int64_t run_id;
   // The compiler every measurement records (device.compiler, or NVRTC's).
   std::string compiler, compiler_version;
+  const TuneOptions& options;  // the search's: seed, patience, transfer, shard
+  // The run's end when it has a time budget (Clock::time_point::max(): none).
+  std::chrono::steady_clock::time_point deadline;
+  // How many configs past the next the measurer is told of (Upcoming).
+  size_t lookahead = 8;
+  double proposal_seconds = 0;  // the strategies' cost, summed over the pairs
 };
 
 // Tunes every pair in order until `stop` turns true; the pairs' summaries.
 std::vector<PairSummary> TunePairs(TuneLoopContext& context, const std::vector<PlannedPair>& pairs,
                                    ConfigMeasurer& measurer, const std::atomic<bool>& stop);
 
-// The progress line's total: the configs every pair selected.
+// The progress line's total: every pair's budget.
 uint64_t SelectedConfigs(const std::vector<PlannedPair>& pairs);
 
 }  // namespace beast

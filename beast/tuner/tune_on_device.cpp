@@ -10,7 +10,6 @@
 #include "beast/tuner/device_measurer.hpp"
 #include "beast/tuner/run_failure.hpp"
 #include "beast/tuner/tune_baselines.hpp"
-#include "beast/tuner/tune_jobs.hpp"
 #include "beast/tuner/tune_loop.hpp"
 #include "beast/tuner/tune_plan.hpp"
 #include "harness/cache/program_cache.hpp"
@@ -87,6 +86,7 @@ void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const Devi
 
 TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& specs,
                          const DeviceInfo& device, const std::string& templates_dir,
+                         std::chrono::steady_clock::time_point deadline,
                          const std::atomic<bool>& stop) {
   const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
   TuneSummary summary;
@@ -132,16 +132,18 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   try {
     summary.baselines = MeasureBaselines(
         o, library, pairs, {worker, store, device_id, run_id, plan, 0, o.progress}, stop);
-    const JobPlan jobs = PlanJobs(store, device_id, pairs);
     ProgramSupply supply({o.cache_dir, o.compile_jobs, o.timeout_seconds}, device, renderer,
-                         jobs.jobs, executable);
+                         executable);
     summary.compile_jobs = supply.pool_jobs();
     summary.pool_paused_while_timing = supply.pool_jobs() > 0 && supply.cpu_device();
     DeviceMeasurer measurer(
-        {o, device, renderer, worker, store, supply, jobs, plan, device_id, run_id, summary});
-    TuneLoopContext loop{store,  progress,        device_id,
-                         run_id, device.compiler, device.compiler_version};
+        {o, device, renderer, worker, store, supply, plan, device_id, run_id, summary});
+    TuneLoopContext loop{
+        store, progress, device_id, run_id, device.compiler, device.compiler_version, o, deadline};
+    // The pool builds what the device measures next and the batch after it.
+    loop.lookahead = std::max<size_t>(8, 2 * static_cast<size_t>(supply.pool_jobs()));
     summary.pairs = TunePairs(loop, pairs, measurer, stop);
+    summary.proposal_seconds = loop.proposal_seconds;
     summary.compile_wait_seconds = supply.wait_seconds();
     summary.compile_pool_error = supply.pool_error();
   } catch (...) {

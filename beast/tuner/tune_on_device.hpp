@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ namespace beast {
 
 TuneSummary TuneOnDevice(const TuneOptions& options, const std::vector<SpaceSpec>& specs,
                          const DeviceInfo& device, const std::string& templates_dir,
+                         std::chrono::steady_clock::time_point deadline,
                          const std::atomic<bool>& stop);
 
 }  // namespace beast

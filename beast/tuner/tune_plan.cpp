@@ -1,18 +1,32 @@
 // Planning the pairs of a tuning run (tune_plan.hpp).
 #include "beast/tuner/tune_plan.hpp"
 
+#include <algorithm>
+
 #include "beast/core/error.hpp"
-#include "beast/search/config_selection.hpp"
+#include "beast/search/strategy.hpp"
 #include "beast/space/post_compile.hpp"
 
 namespace beast {
+namespace {
+
+// The strategy named, or the default: the model, unless every config will be
+// measured and nothing can end the pair early (the order is then moot, and
+// the space's own order costs nothing to propose).
+std::string StrategyFor(const TuneOptions& o, bool whole_space) {
+  if (!o.strategy.empty()) {
+    MakeStrategy(o.strategy, o.seed);  // an unknown name is refused here
+    return o.strategy;
+  }
+  const bool may_end_early = o.patience > 0 || o.time_budget_seconds > 0;
+  return whole_space && !may_end_early ? "exhaustive" : kDefaultStrategy;
+}
+
+}  // namespace
 
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& o,
                                    const DeviceInfo& device) {
   std::vector<PlannedPair> pairs;
-  // Position of a config over every pair's selection, in order: the shards of
-  // a run on several identical devices take every shard_count-th one.
-  uint64_t position = 0;
   for (const auto& spec : specs) {
     bool any = false;
     for (const auto& problem : o.problems) {
@@ -37,17 +51,13 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
       // (hard constraints), not one the soft constraints would propose.
       p.default_config = p.space->DefaultConfig();
       p.has_default = p.space->Check(p.default_config, &p.no_default_why, /*hard_only=*/true);
-      p.configs = SelectConfigs(*p.space, p.has_default ? &p.default_config : nullptr,
-                                o.max_configs, o.seed);
-      if (o.shard_count > 1) {
-        std::vector<Config> mine;
-        for (Config& c : p.configs) {
-          if (position++ % static_cast<uint64_t>(o.shard_count) ==
-              static_cast<uint64_t>(o.shard_index))
-            mine.push_back(std::move(c));
-        }
-        p.configs = std::move(mine);
-      }
+      // The default is measured first even when the soft constraints leave
+      // it out of the space: it is then one config more than the space.
+      std::string why_not;
+      const uint64_t reachable =
+          p.count + (p.has_default && !p.space->Check(p.default_config, &why_not) ? 1 : 0);
+      p.budget = o.max_configs == 0 ? reachable : std::min(o.max_configs, reachable);
+      p.strategy = StrategyFor(o, p.budget == reachable);
       p.post_compile = !AppliedPostCompile(*p.space, device.backend).empty();
       pairs.push_back(std::move(p));
     }

@@ -1,8 +1,7 @@
 // The plan of a tuning run: every (template, problem) pair it tunes, with the
-// space bound to the problem and the device, the template's default config
-// and the configs the run selects (the default first, then the whole space
-// or a seeded uniform sample of it). The measuring tuner and the compile-only
-// one plan alike, so both select the same configs.
+// space bound to the problem and the device, the template's default config,
+// the budget of configs and the strategy that chooses them. The measuring
+// tuner and the compile-only one plan alike.
 #pragma once
 
 #include <cstdint>
@@ -23,14 +22,17 @@ struct PlannedPair {
   bool has_default = false;  // the default config is correct for this problem
   std::string no_default_why;
   uint64_t count = 0;
-  std::vector<Config> configs;  // what this run measures, the default first
+  // Configs to measure, the default included: at most count, or count + 1
+  // when the default is not a point of the space.
+  uint64_t budget = 0;
+  std::string strategy;  // its name (strategy.hpp)
   // Post-compile constraints the device's backend can apply are in force.
   bool post_compile = false;
 };
 
 // Everything that can be wrong with the input is found here, before the
 // database is touched: a template that fits none of the problems, an empty
-// space (named with the constraint that emptied it).
+// space (named with the constraint that emptied it), an unknown strategy.
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& options,
                                    const DeviceInfo& device);
 

@@ -18,6 +18,7 @@ std::string EncodeShare(const TuneSummary& s) {
   w.F64(s.first_launch_seconds);
   w.F64(s.benchmark_seconds);
   w.F64(s.compile_wait_seconds);
+  w.F64(s.proposal_seconds);
   w.I64(s.worker_restarts);
   w.I64(static_cast<int64_t>(s.programs_compiled));
   w.I64(static_cast<int64_t>(s.programs_from_cache));
@@ -46,6 +47,7 @@ TuneSummary DecodeShare(const std::string& payload) {
   s.first_launch_seconds = r.F64();
   s.benchmark_seconds = r.F64();
   s.compile_wait_seconds = r.F64();
+  s.proposal_seconds = r.F64();
   s.worker_restarts = static_cast<int>(r.I64());
   s.programs_compiled = static_cast<uint64_t>(r.I64());
   s.programs_from_cache = static_cast<uint64_t>(r.I64());
@@ -75,6 +77,7 @@ void AddShare(const TuneSummary& share, TuneSummary* group) {
   group->first_launch_seconds += share.first_launch_seconds;
   group->benchmark_seconds += share.benchmark_seconds;
   group->compile_wait_seconds += share.compile_wait_seconds;
+  group->proposal_seconds += share.proposal_seconds;
   group->worker_restarts += share.worker_restarts;
   group->programs_compiled += share.programs_compiled;
   group->programs_from_cache += share.programs_from_cache;

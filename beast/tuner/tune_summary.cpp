@@ -87,6 +87,18 @@ std::string Ratio(double r) {
   return text;
 }
 
+// "      search: model, 60 of 106272 configs (12 from the database), ..."
+std::string SearchLine(const PairSummary& p) {
+  std::string out = "      search: " + p.strategy + ", " + std::to_string(p.measured + p.skipped) +
+                    " of " + std::to_string(p.space_size) + " configs";
+  if (p.skipped) out += " (" + std::to_string(p.skipped) + " from the database)";
+  if (p.transferred) {
+    out +=
+        ", learned from " + std::to_string(p.transferred) + " trials of other problems or devices";
+  }
+  return out + "\n";
+}
+
 // A pair's row of the winners table and the lines under it.
 std::string PairLines(const PairSummary& p) {
   const std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
@@ -110,7 +122,7 @@ std::string PairLines(const PairSummary& p) {
                   p.baseline_ms);
     out += line;
   }
-  return out + FailuresLine(p) + ConfirmationLines(p);
+  return out + SearchLine(p) + FailuresLine(p) + ConfirmationLines(p);
 }
 
 // The baselines that did not run ok, the peak and where the time went.
@@ -138,6 +150,10 @@ std::string FooterLines(const TuneSummary& s) {
       s.confirm_seconds, 100.0 * s.DeviceBusyFraction(),
       s.worker_restarts ? (", " + std::to_string(s.worker_restarts) + " worker restarts").c_str()
                         : "");
+  out += line;
+  std::snprintf(
+      line, sizeof line, "search: %.2f s fitting and proposing (%.1f%% of the wall time)\n",
+      s.proposal_seconds, s.wall_seconds > 0 ? 100.0 * s.proposal_seconds / s.wall_seconds : 0.0);
   return out + line + ProgramsLine(s);
 }
 

@@ -56,6 +56,8 @@ void CheckOptions(const TuneOptions& o) {
   if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "no problem to tune (--problem)");
   if (!(o.timeout_seconds > 0))
     throw Error(ErrorCode::kBadArgument, "the timeout per config must be positive");
+  if (o.time_budget_seconds < 0)
+    throw Error(ErrorCode::kBadArgument, "the time budget must not be negative");
 }
 
 std::vector<SpaceSpec> LoadSpecs(const std::string& templates_dir,
@@ -76,9 +78,16 @@ TuneSummary Tune(const TuneOptions& o) {
   const DeviceInfo device = ResolveDevice(o.device);
   InterruptGuard guard;
   // cuda:sm_XX names a device that is not present: compile only.
-  TuneSummary summary = o.device.arch.empty()
-                            ? TuneOnDevice(o, specs, device, templates_dir, g_interrupted)
-                            : TuneCompileOnly(o, specs, device, templates_dir, g_interrupted);
+  // A time budget ends the measuring (winners are still confirmed after it).
+  const auto deadline =
+      o.time_budget_seconds > 0
+          ? start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(o.time_budget_seconds))
+          : std::chrono::steady_clock::time_point::max();
+  TuneSummary summary =
+      o.device.arch.empty()
+          ? TuneOnDevice(o, specs, device, templates_dir, deadline, g_interrupted)
+          : TuneCompileOnly(o, specs, device, templates_dir, deadline, g_interrupted);
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;

@@ -1,6 +1,7 @@
 // Tuner: drives one tuning run — for every (template, problem) pair it binds
-// the space, picks the configs to measure (the default first), skips what the
-// database already holds, renders the rest and has a device worker process
+// the space, has a search strategy choose the configs to measure (the
+// default first; beast/search/), takes what the database already holds from
+// there, renders the rest and has a device worker process
 // compile, validate and time them, recording every outcome. Failing configs
 // are data: a kernel that crashes or hangs kills only the worker, the config
 // is recorded `crashed` or `timeout`, and a fresh worker goes on.
@@ -30,8 +31,17 @@ struct TuneOptions {
   std::string db_path = "beast.db";
   std::string templates_dir;  // default: Paths::Default()
   BindOptions bind;
-  uint64_t max_configs = 0;      // per pair; 0: the whole space
-  uint64_t seed = 1;             // of the uniform sample when max_configs cuts
+  uint64_t max_configs = 0;  // per pair, the default included; 0: the whole space
+  // The search strategy (beast/search/strategy.hpp) and its seed; empty:
+  // "model", or "exhaustive" when the budget is the whole space and neither
+  // patience nor a time budget can end it early.
+  std::string strategy;
+  uint64_t seed = 1;
+  double time_budget_seconds = 0;  // the whole run's wall clock, split over its pairs; 0: none
+  uint64_t patience = 0;  // a pair ends after this many configs without a 1% gain; 0: never
+  // Trials of the same template on other problems and devices in the
+  // database warm-start the model (beast/tuner/pair_transfer.hpp).
+  bool transfer = true;
   std::string command_line;      // recorded with the run
   bool progress = true;          // progress lines on stderr
   double progress_seconds = 10;  // how often a plain progress line comes (not a terminal)
@@ -65,9 +75,10 @@ struct TuneOptions {
   // re-measured side by side, in rounds, and the fastest of that is the
   // winner (beast/worker/confirm_measure.hpp); 0: off, else at least 2.
   int confirm_top = 3;
-  // This run measures only every shard_count-th selected config, from the
-  // shard_index-th on (over all pairs in order): the share of one of several
-  // identical devices tuning the same problems at once (multi_device_tune.hpp).
+  // This run measures only every shard_count-th config of each pair's
+  // trajectory, from the shard_index-th on, and learns the others' outcomes
+  // from the database: the share of one of several identical devices tuning
+  // the same problems at once (multi_device_tune.hpp).
   int shard_index = 0;
   int shard_count = 1;
   // Non-empty: progress comes as plain lines (never a live terminal line),
@@ -95,10 +106,13 @@ struct PairSummary {
   std::string template_name;
   std::string problem_key;
   uint64_t space_size = 0;  // valid configs
-  uint64_t selected = 0;    // configs this run wanted measured (default included)
+  std::string strategy;     // what chose the configs
+  uint64_t selected = 0;    // the budget: configs this run wanted measured (default included)
   uint64_t measured = 0;    // measured now
-  uint64_t skipped = 0;     // already in the database
-  uint64_t failed = 0;      // measured now with a status other than ok (compile-only: compiled)
+  uint64_t skipped = 0;     // already in the database (or measured by another device of the run)
+  // Trials of other problems or devices the model learned from (transfer).
+  uint64_t transferred = 0;
+  uint64_t failed = 0;  // measured now with a status other than ok (compile-only: compiled)
   std::map<Status, uint64_t> failures;  // of those, how many per status
   // Best ok config in the database for this pair (this run or earlier).
   bool has_best = false;
@@ -147,6 +161,7 @@ struct TuneSummary {
   int compile_jobs = 0;                   // the compile pool's workers; 0: no pool
   bool pool_paused_while_timing = false;  // a CPU device: the pool stops while kernels run
   double compile_wait_seconds = 0;        // the tuner waited for the pool to finish a build
+  double proposal_seconds = 0;            // the search strategies fitting and proposing
   std::string compile_pool_error;  // why the pool's workers did not start; empty when they did
   bool interrupted = false;
   // Peak fp32 FLOP/s of the device, measured by peak_method at the start of

@@ -83,6 +83,7 @@ class QueryCli : public ::testing::Test {
       m.problem_id = problem;
       m.config_id = config;
       m.is_default = is_default;
+      m.strategy = is_default ? "default" : "model";
       m.samples_ms = {ms, ms};
       m.median_ms = ms;
       m.spread = 0;
@@ -141,28 +142,28 @@ class QueryCli : public ::testing::Test {
 
 const char kCsvHeader[] =
     "device,backend,problem,template,config,status,is_default,median_ms,spread,gflops,max_error,"
-    "speedup_vs_default";
+    "speedup_vs_default,strategy";
 
 TEST_F(QueryCli, BestAsCsvWithSpeedupsOverDefaultAndBaselines) {
   EXPECT_EQ(Query("--best --csv"),
             std::string(kCsvHeader) + ",vs_clblast,vs_cublas\n" +
                 "CPU EPYC,opencl,\"gemm:M=128,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=32,VW=1\",ok,0,16,0,62.5,0,,,\n"
+                "\"MWG=32,VW=1\",ok,0,16,0,62.5,0,,model,,\n"
                 "CPU EPYC,opencl,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=16,VW=1\",ok,1,8,0,125,0,1,1.25,\n"
+                "\"MWG=16,VW=1\",ok,1,8,0,125,0,1,default,1.25,\n"
                 "GPU A100,opencl,\"gemm:M=128,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=32,VW=2\",ok,0,8,0,125,0,2,,\n"
+                "\"MWG=32,VW=2\",ok,0,8,0,125,0,2,model,,\n"
                 "GPU A100,opencl,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=32,VW=1\",ok,0,2,0,500,0,4,1.5,0.5\n");
+                "\"MWG=32,VW=1\",ok,0,2,0,500,0,4,model,1.5,0.5\n");
 }
 
 TEST_F(QueryCli, TableShowsOneColumnPerLibrary) {
   std::string out = Query("--best --device GPU --problem gemm:M=64,N=64,K=64");
   EXPECT_EQ(out.substr(0, out.find('\n')),
             "template             status           median ms   GFLOP/s  speedup   vs clblast    "
-            "vs cublas default   config / device / problem");
+            "vs cublas chosen by   config / device / problem");
   EXPECT_NE(out.find("gemm/tiled           ok                2.000000    500.00   4.000x       "
-                     "1.500x       0.500x           MWG=32,VW=1\n"),
+                     "1.500x       0.500x model       MWG=32,VW=1\n"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("GPU A100\n"), std::string::npos) << out;
@@ -173,18 +174,18 @@ TEST_F(QueryCli, TopKOfOneDeviceAndProblem) {
   EXPECT_EQ(Query("--top 2 --device gpu --problem gemm:M=64,N=64,K=64 --csv"),
             std::string(kCsvHeader) + ",vs_clblast,vs_cublas\n" +
                 "GPU A100,opencl,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=32,VW=1\",ok,0,2,0,500,0,4,1.5,0.5\n"
+                "\"MWG=32,VW=1\",ok,0,2,0,500,0,4,model,1.5,0.5\n"
                 "GPU A100,opencl,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=32,VW=2\",ok,0,4,0,250,0,2,0.75,0.25\n");
+                "\"MWG=32,VW=2\",ok,0,4,0,250,0,2,model,0.75,0.25\n");
 }
 
 TEST_F(QueryCli, WhereParameterValues) {
   EXPECT_EQ(Query("--where MWG=32 --where VW=2 --csv"),
             std::string(kCsvHeader) + ",vs_clblast,vs_cublas\n" +
                 "GPU A100,opencl,\"gemm:M=128,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=32,VW=2\",ok,0,8,0,125,0,2,,\n"
+                "\"MWG=32,VW=2\",ok,0,8,0,125,0,2,model,,\n"
                 "GPU A100,opencl,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=32,VW=2\",ok,0,4,0,250,0,2,0.75,0.25\n");
+                "\"MWG=32,VW=2\",ok,0,4,0,250,0,2,model,0.75,0.25\n");
   // A value is bound, never SQL: this matches nothing.
   EXPECT_EQ(Query("--where \"MWG=32 OR 1=1\" --csv"), std::string(kCsvHeader) + "\n");
 }
@@ -196,7 +197,8 @@ TEST_F(QueryCli, StatusAsJson) {
           "[{\"device\": \"GPU A100\", \"backend\": \"opencl\", \"problem\": "
           "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
           "\"config\": \"MWG=64,VW=4\", \"params\": {\"MWG\": 64, \"VW\": 4}, \"status\": "
-          "\"compile_error\", \"is_default\": false, \"median_ms\": null, \"spread\": null, "
+          "\"compile_error\", \"is_default\": false, \"strategy\": \"\", \"median_ms\": null, "
+          "\"spread\": null, "
           "\"gflops\": null, \"max_error\": null, \"speedup_vs_default\": null, "
           "\"confirmed_ms\": null, \"compile_ms\": null, \"registers\": null, \"spill_bytes\": "
           "null, \"stack_bytes\": null, "
@@ -240,9 +242,9 @@ TEST_F(QueryCli, CompiledResourcesWherePresent) {
   EXPECT_EQ(Query("--device sm_90 --csv"),
             std::string(kCsvHeader) + ",registers,spill_bytes,stack_bytes,shared_bytes\n" +
                 "compile-only sm_90,cuda,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\","
-                "gemm/tiled,\"MWG=16,VW=1\",compiled,0,,,,,,40,0,8,4096\n"
+                "gemm/tiled,\"MWG=16,VW=1\",compiled,0,,,,,,,40,0,8,4096\n"
                 "compile-only sm_90,cuda,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\","
-                "gemm/tiled,\"MWG=64,VW=4\",pruned_after_compile,0,,,,,,96,0,8,4096\n");
+                "gemm/tiled,\"MWG=64,VW=4\",pruned_after_compile,0,,,,,,,96,0,8,4096\n");
   EXPECT_EQ(
       nlohmann::json::parse(Query("--device sm_90 --status compiled --json")),
       nlohmann::json::parse(
@@ -250,13 +252,14 @@ TEST_F(QueryCli, CompiledResourcesWherePresent) {
           "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
           "\"config\": \"MWG=16,VW=1\", \"params\": {\"MWG\": 16, \"VW\": 1}, \"status\": "
           "\"compiled\", "
-          "\"is_default\": false, \"median_ms\": null, \"spread\": null, \"gflops\": null, "
+          "\"is_default\": false, \"strategy\": \"\", \"median_ms\": null, \"spread\": null, "
+          "\"gflops\": null, "
           "\"max_error\": null, \"speedup_vs_default\": null, \"confirmed_ms\": null, "
           "\"compile_ms\": 250, "
           "\"registers\": 40, \"spill_bytes\": 0, \"stack_bytes\": 8, \"shared_bytes\": 4096, "
           "\"error\": \"\", \"baselines\": []}]"));
   std::string table = Query("--device sm_90 --status pruned_after_compile");
-  EXPECT_NE(table.find("\n" + std::string(75, ' ') +
+  EXPECT_NE(table.find("\n" + std::string(77, ' ') +
                        "  registers 96, spills 0 B, stack 8 B, shared 4096 B\n1 rows\n"),
             std::string::npos)
       << table;
@@ -264,7 +267,7 @@ TEST_F(QueryCli, CompiledResourcesWherePresent) {
   EXPECT_EQ(Query("--device GPU --status compile_error --csv"),
             std::string(kCsvHeader) + ",vs_clblast,vs_cublas\n" +
                 "GPU A100,opencl,\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
-                "\"MWG=64,VW=4\",compile_error,0,,,,,,,\n");
+                "\"MWG=64,VW=4\",compile_error,0,,,,,,,,\n");
 }
 
 TEST_F(QueryCli, CompareTwoDevices) {
@@ -331,15 +334,15 @@ TEST_F(QueryCli, DatabasesOfOtherVersions) {
   auto upgraded = RunCommand(BeastBinary() + " query --db " + v1 + " --where MWG=16 --csv", false);
   EXPECT_EQ(upgraded.exit_code, 0);
   EXPECT_EQ(upgraded.output,
-            std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,\n");
-  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "4");
+            std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,,\n");
+  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "5");
 
   // A newer one is refused, untouched.
-  RawSql(db_, "PRAGMA user_version = 5");
+  RawSql(db_, "PRAGMA user_version = 6");
   EXPECT_EQ(Fails("--best", 1), "beast query: " + db_ +
-                                    ": database schema version 5 is newer than this beast (4): "
+                                    ": database schema version 6 is newer than this beast (5): "
                                     "upgrade beast\n");
-  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "5");
+  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "6");
   const std::string text = (dir_ / "notes.txt").string();
   std::ofstream(text) << "not a database\n";
   auto r = RunCommand(BeastBinary() + " query --db " + text);

@@ -1,0 +1,46 @@
+// The transfer set of a pair (pair_transfer.hpp).
+#include "beast/tuner/pair_transfer.hpp"
+
+#include <map>
+#include <utility>
+
+#include "beast/core/error.hpp"
+
+namespace beast {
+namespace {
+
+// A long earlier tuning teaches little more than its first few hundred
+// trials, and the model's fit grows with its rows.
+constexpr size_t kMaxTrialsPerGroup = 1000;
+
+}  // namespace
+
+TransferSet TransferFor(results_db::Store& store, const SearchSpace& space,
+                        const std::string& template_name, int64_t device_id, int64_t problem_id,
+                        int64_t before_id) {
+  std::map<std::pair<int64_t, int64_t>, History> groups;  // by (device, problem)
+  for (const results_db::MeasuredOutcome& m : store.TemplateOutcomes(template_name, before_id)) {
+    if (m.device_id == device_id && m.problem_id == problem_id) continue;
+    History& group = groups[{m.device_id, m.problem_id}];
+    if (group.size() >= kMaxTrialsPerGroup) continue;
+    Config config;
+    try {
+      config = Config::ParseKey(m.config_key);
+    } catch (const Error&) {
+      continue;  // a key of a form this beast does not read: nothing to learn
+    }
+    if (config.names() != space.names() || !space.IndexOf(config)) continue;
+    Trial trial;
+    trial.config = std::move(config);
+    trial.status = m.status;
+    trial.ms = m.median_ms;
+    group.push_back(std::move(trial));
+  }
+  TransferSet set;
+  for (auto& [key, group] : groups) {
+    if (!group.empty()) set.groups.push_back(std::move(group));
+  }
+  return set;
+}
+
+}  // namespace beast
