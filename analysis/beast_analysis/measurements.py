@@ -19,7 +19,7 @@ SELECT m.id AS measurement_id, m.device_id, d.name AS device, d.backend, d.limit
        m.problem_id, p.key AS problem, p.op, p.flops, c.template_id, t.name AS template,
        t.hash AS template_hash, m.config_id, c.config_key AS config, c.params_json,
        m.is_default, m.status, m.samples_json, m.median_ms, m.spread, m.gflops, m.max_error,
-       m.compile_ms, m.error_text, m.created_at
+       m.compile_ms, m.error_text, m.created_at, m.strategy
 FROM measurements m
 JOIN devices d ON d.id = m.device_id
 JOIN problems p ON p.id = m.problem_id
@@ -54,6 +54,7 @@ COLUMNS = (
     "compile_ms",
     "error_text",
     "created_at",
+    "strategy",
 )
 
 
@@ -70,7 +71,8 @@ def load(db_path, *, device=None, problem=None, template=None):
     """A DataFrame with one row per measurement: ids, device (name, backend,
     limits_json), problem (key, op, flops), template (name, hash), config (key,
     params: dict), is_default, status, samples_json, median_ms, spread, gflops,
-    max_error, compile_ms, error_text, created_at. Filters: device name,
+    max_error, compile_ms, error_text, created_at, strategy (what chose the
+    config; "" before schema version 5). Filters: device name,
     problem key, template name."""
     import pandas  # here, so that importing the package stays light
 

@@ -3,15 +3,17 @@
 DIR/index.html links PNGs under DIR/plots/: time distributions, the effect of
 each parameter and its importance (per template), tuned best against the
 default config and against each vendor library's baseline, a roofline of the
-winners (under the measured peak where there is one), failures by status. The folder is
-written beside DIR and renamed into place when complete (output_dir.py).
+winners (under the measured peak where there is one), failures by status, and
+how each search strategy converged (best time so far against configs
+measured). The folder is written beside DIR and renamed into place when
+complete (output_dir.py).
 """
 
 import datetime
 import os
 import re
 
-from beast_analysis import importance, measurements, plots, roofline, vendor
+from beast_analysis import convergence, importance, measurements, plots, roofline, vendor
 from beast_analysis.errors import InputError
 from beast_analysis.output_dir import replacing
 from beast_analysis.plot_style import message_figure
@@ -220,6 +222,7 @@ def build(db_path, out_dir, *, device=None, problem=None, template=None, params=
             ),
             ("Roofline", plot("roofline.png", roofline.plot, rows, flops, limits)),
             ("Failures by status", plot("failures.png", plots.failures, frame)),
+            ("Search convergence", plot("convergence.png", convergence.plot, frame)),
         ]
         taken = set()
         for name in sorted(frame["template"].unique()):

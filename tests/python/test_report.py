@@ -32,7 +32,14 @@ CONV = (
     "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
     "dilation_w=1,groups=1,layout=NCHW,dtype=f32"
 )
-PLOTS = ["times.png", "baseline.png", "vendor.png", "roofline.png", "failures.png"]
+PLOTS = [
+    "times.png",
+    "baseline.png",
+    "vendor.png",
+    "roofline.png",
+    "failures.png",
+    "convergence.png",
+]
 
 
 def run_cli(capsys, *argv):
@@ -181,7 +188,7 @@ def test_report_of_a_beast_database(beast_db, tmp_path, capsys):
     out = tmp_path / "report"
     code, printed, err = run_cli(capsys, "report", "--db", beast_db, "--out", out, "--param", "MWG")
     assert (code, err) == (0, "")
-    assert printed == f"wrote {out}/index.html and 7 plots under {out}/plots\n"
+    assert printed == f"wrote {out}/index.html and 8 plots under {out}/plots\n"
     html = check_page(
         out,
         ["index.html"]
@@ -327,3 +334,34 @@ def test_usage_errors(capsys):
         "",
         'beast_analysis: unknown subcommand "frobnicate" (one of: report, import, export-results)\n',
     )
+
+
+def test_convergence_lines_follow_each_strategy_from_the_default():
+    import pandas
+
+    from beast_analysis import convergence
+
+    rows = [
+        ("default", "ok", 5.0),
+        ("model", "ok", 6.0),
+        ("random", "crashed", None),
+        ("model", "ok", 2.0),
+        ("random", "ok", 4.0),
+        ("model", "timeout", None),
+        ("random", "ok", 1.0),
+    ]
+    frame = pandas.DataFrame(
+        [(i, s, st, ms) for i, (s, st, ms) in enumerate(rows)],
+        columns=["measurement_id", "strategy", "status", "median_ms"],
+    )
+    assert convergence.trajectories(frame) == {
+        "model": [5.0, 5.0, 2.0, 2.0],
+        "random": [5.0, 5.0, 4.0, 1.0],
+    }
+    # Measurements from before strategies were recorded form one line; a
+    # failed start is "nothing ok yet".
+    old = pandas.DataFrame(
+        [(1, "", "crashed", None), (2, "", "ok", 3.0)],
+        columns=["measurement_id", "strategy", "status", "median_ms"],
+    )
+    assert convergence.trajectories(old) == {"unrecorded": [None, 3.0]}
