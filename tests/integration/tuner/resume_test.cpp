@@ -30,6 +30,10 @@ namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::RunCommand;
 
+// 12 configs: the default and the model strategy's initial design, which
+// does not depend on the times measured, so the trajectory is the same
+// however the kills fall. (That a resumed model trajectory is the
+// uninterrupted one whatever the times is search_trajectory_test's.)
 std::vector<std::string> TuneArgs(const std::string& db) {
   return {"tune",     "--template", "gemm/tiled", "--problem", "gemm:M=24,N=32,K=40",
           "--device", "opencl:0",   "--db",       db,          "--max-configs",

@@ -1,0 +1,237 @@
+// The search through the CLI. beast tune: the strategy chooses the configs
+// (the default first), beast query says which chose each, the summary says
+// what the search cost and what it learned from other problems, a time
+// budget and patience end it early, and bad search options are one line that
+// writes nothing. beast replay: exact fractions on a small committed Kernel
+// Tuner cache (computed here from the file), its JSON form, and bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/command_runner.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::CountOccurrences;
+using testing::JsonOf;
+using testing::RunCommand;
+
+const std::string kCache =
+    std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/kernel_tuner/test_test_cache_file.json";
+
+class SearchCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::FreshTestDir("search_cli"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Path(const std::string& name) { return (dir_ / name).string(); }
+  testing::CommandResult Tune(const std::string& problem, const std::string& extra) {
+    return RunCommand(BeastBinary() + " tune --template gemm/tiled --problem " + problem +
+                          " --device opencl:0 --max-reps 3 --baselines none --confirm-top 0 "
+                          "--compile-jobs 0 --quiet --json --db " +
+                          Path("beast.db") + " " + extra,
+                      false);
+  }
+  std::string Sql(const std::string& query) {
+    return RunCommand("sqlite3 " + Path("beast.db") + " \"" + query + "\"", false).output;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SearchCli, TheStrategyChoosesAfterTheDefaultAndQueryShowsWhichChose) {
+  testing::CommandResult run =
+      Tune("gemm:M=64,N=64,K=64", "--strategy random --max-configs 6 --seed 3");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json pair = JsonOf(run.output)["pairs"][0];
+  EXPECT_EQ(pair["strategy"], "random");
+  EXPECT_EQ(pair["selected"], 6);
+  EXPECT_EQ(pair["measured"], 6);
+  EXPECT_EQ(pair["transferred"], 0);  // random learns nothing
+  EXPECT_GE(JsonOf(run.output)["proposal_seconds"].get<double>(), 0.0);
+  EXPECT_EQ(Sql("SELECT strategy, count(*) FROM measurements GROUP BY strategy ORDER BY 1"),
+            "default|1\nrandom|5\n");
+  testing::CommandResult csv =
+      RunCommand(BeastBinary() + " query --db " + Path("beast.db") + " --csv", false);
+  ASSERT_EQ(csv.exit_code, 0);
+  // (the resource columns follow: OpenCL reports local memory)
+  EXPECT_EQ(CountOccurrences(csv.output, ",default,"), 1u) << csv.output;
+  EXPECT_EQ(CountOccurrences(csv.output, ",random,"), 5u) << csv.output;
+  // The same command again measures nothing: its trajectory is in the database.
+  testing::CommandResult again =
+      Tune("gemm:M=64,N=64,K=64", "--strategy random --max-configs 6 --seed 3");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(JsonOf(again.output)["pairs"][0]["measured"], 0);
+  EXPECT_EQ(JsonOf(again.output)["pairs"][0]["skipped"], 6);
+}
+
+TEST_F(SearchCli, TheModelLearnsFromTheTemplatesOtherProblemsUnlessToldNot) {
+  ASSERT_EQ(Tune("gemm:M=64,N=64,K=64", "--max-configs 5").exit_code, 0);
+  // K=128 admits every config K=64 does (its constraints are divisibility).
+  testing::CommandResult warm = Tune("gemm:M=64,N=64,K=128", "--max-configs 5");
+  ASSERT_EQ(warm.exit_code, 0) << warm.output;
+  EXPECT_EQ(JsonOf(warm.output)["pairs"][0]["strategy"], "model");
+  EXPECT_EQ(JsonOf(warm.output)["pairs"][0]["transferred"], 5);
+  testing::CommandResult cold = Tune("gemm:M=64,N=64,K=256", "--max-configs 5 --transfer none");
+  ASSERT_EQ(cold.exit_code, 0) << cold.output;
+  EXPECT_EQ(JsonOf(cold.output)["pairs"][0]["transferred"], 0);
+  // The cutoff of each model search that gathered a transfer set is kept.
+  EXPECT_EQ(Sql("SELECT count(*) FROM searches"), "2\n");
+}
+
+TEST_F(SearchCli, ATimeBudgetAndPatienceEndTheSearchEarly) {
+  // The whole space is the budget, so only the time or the patience ends it.
+  testing::CommandResult timed = Tune("gemm:M=64,N=64,K=64", "--time-budget 2s");
+  ASSERT_EQ(timed.exit_code, 0) << timed.output;
+  const nlohmann::json pair = JsonOf(timed.output)["pairs"][0];
+  EXPECT_EQ(pair["strategy"], "model");
+  EXPECT_GT(pair["measured"].get<int>(), 0);
+  EXPECT_LT(pair["measured"].get<int>(), pair["space_size"].get<int>());
+  EXPECT_FALSE(JsonOf(timed.output)["interrupted"].get<bool>());
+
+  testing::CommandResult patient =
+      Tune("gemm:M=32,N=32,K=32", "--strategy exhaustive --patience 3");
+  ASSERT_EQ(patient.exit_code, 0) << patient.output;
+  const nlohmann::json p = JsonOf(patient.output)["pairs"][0];
+  EXPECT_LT(p["measured"].get<int>(), p["space_size"].get<int>());
+}
+
+TEST_F(SearchCli, BadSearchOptionsAreOneLineAndWriteNothing) {
+  struct Case {
+    std::string options;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--strategy anneal",
+            "beast tune: unknown strategy \"anneal\" (known: model, random, exhaustive)\n"},
+           {"--time-budget 5x",
+            "beast tune: --time-budget must be a duration such as 90m, 1h30m or 45s, not "
+            "\"5x\"\n"},
+           {"--time-budget 0s",
+            "beast tune: --time-budget must be a duration such as 90m, 1h30m or 45s, not "
+            "\"0s\"\n"},
+           {"--patience -1", "beast tune: --patience must not be negative\n"},
+           {"--transfer maybe", "beast tune: --transfer must be auto or none, not \"maybe\"\n"}}) {
+    testing::CommandResult r = RunCommand(
+        BeastBinary() + " tune --template gemm/tiled --problem gemm:M=64,N=64,K=64 --db " +
+            Path("beast.db") + " " + c.options + " 2>&1 >/dev/null",
+        false);
+    EXPECT_EQ(r.exit_code, 2) << c.options << "\n" << r.output;
+    EXPECT_EQ(r.output, c.message) << c.options;
+    EXPECT_FALSE(fs::exists(Path("beast.db"))) << c.options;
+  }
+}
+
+// The cache's times in its order (every config ran ok).
+std::vector<double> CacheTimes() {
+  std::ifstream in(kCache);
+  const nlohmann::json cache = nlohmann::json::parse(in)["cache"];
+  std::vector<double> times;
+  for (const auto& [key, entry] : cache.items()) times.push_back(entry["time"].get<double>());
+  return times;
+}
+
+TEST_F(SearchCli, ReplayGivesExactFractionsOnASmallCache) {
+  const std::vector<double> times = CacheTimes();  // 15 configs of vector_add
+  ASSERT_EQ(times.size(), 15u);
+  const double optimum = *std::min_element(times.begin(), times.end());
+  // Exhaustive walks the cache's configs in their order: after 5 the best is
+  // the least of the first 5, whatever the seed.
+  testing::CommandResult r =
+      RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache +
+                     " --strategy exhaustive --budget 5 --repeats 2 --seed 4 --json",
+                 false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json out = JsonOf(r.output);
+  EXPECT_EQ(out["source"], kCache);
+  EXPECT_EQ(out["strategy"], "exhaustive");
+  EXPECT_EQ(out["budget"], 5);
+  EXPECT_EQ(out["configs"], 15);
+  EXPECT_DOUBLE_EQ(out["optimum_ms"].get<double>(), optimum);
+  const double best5 = *std::min_element(times.begin(), times.begin() + 5);
+  ASSERT_EQ(out["runs"].size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(out["runs"][i]["seed"], 4 + i);
+    EXPECT_DOUBLE_EQ(out["runs"][i]["best_ms"].get<double>(), best5);
+    EXPECT_DOUBLE_EQ(out["runs"][i]["fraction"].get<double>(), optimum / best5);
+    EXPECT_EQ(out["runs"][i]["evaluations"], 5);
+  }
+  EXPECT_DOUBLE_EQ(out["mean_fraction"].get<double>(), optimum / best5);
+  EXPECT_DOUBLE_EQ(out["median_fraction"].get<double>(), optimum / best5);
+  // With the whole space as the budget every strategy finds the optimum.
+  testing::CommandResult all = RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache +
+                                              " --compare random,model --budget 15 --repeats 3 "
+                                              "--json",
+                                          false);
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  for (const nlohmann::json& result : JsonOf(all.output)) {
+    EXPECT_EQ(result["mean_fraction"], 1.0) << result["strategy"];
+    for (const nlohmann::json& run : result["runs"]) EXPECT_EQ(run["evaluations"], 15);
+  }
+}
+
+TEST_F(SearchCli, ReplayReadsACacheAKilledRunLeftOpen) {
+  std::ifstream in(kCache);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Kernel Tuner writes each entry as it goes and the closing braces last.
+  text = text.substr(0, text.rfind('}', text.rfind('}') - 1));
+  text = text.substr(0, text.rfind('}') + 1);
+  std::ofstream(Path("open.json")) << text;
+  const std::string args = " --strategy random --budget 6 --repeats 3 --json";
+  testing::CommandResult whole =
+      RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache + args, false);
+  testing::CommandResult open =
+      RunCommand(BeastBinary() + " replay --kernel-tuner " + Path("open.json") + args, false);
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  ASSERT_EQ(open.exit_code, 0) << open.output;
+  EXPECT_EQ(JsonOf(open.output)["runs"], JsonOf(whole.output)["runs"]);
+}
+
+TEST_F(SearchCli, ReplayBadInputIsOneLine) {
+  // A cache where nothing ran.
+  std::ofstream(Path("failed.json"))
+      << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)"
+      << R"("1": {"x": 1, "time": "CompilationFailedConfig"},)"
+      << R"("2": {"x": 2, "time": "RuntimeFailedConfig"}}})";
+  // A T1 space of other parameters than the cache's.
+  std::ofstream(Path("other.t1.json"))
+      << R"({"General": {"BenchmarkName": "other"}, "ConfigurationSpace": {"TuningParameters": )"
+      << R"([{"Name": "y", "Type": "int", "Values": "[1, 2]"}]}})";
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string message;
+  };
+  const std::string replay = BeastBinary() + " replay ";
+  for (const Case& c : std::vector<Case>{
+           {"--kernel-tuner " + kCache + " --strategy anneal", 2,
+            "beast replay: unknown strategy \"anneal\" (known: model, random, exhaustive)\n"},
+           {"--kernel-tuner " + kCache + " --budget 0", 2,
+            "beast replay: --budget must be at least 1\n"},
+           {"--kernel-tuner " + kCache + " --budget 16", 2,
+            "beast replay: a budget of 16 is above the space's 15 configs\n"},
+           {"--kernel-tuner " + Path("failed.json"), 1,
+            "beast replay: " + Path("failed.json") +
+                ": no config ran successfully: nothing to replay\n"},
+           {"--kernel-tuner " + kCache + " --t1 " + Path("other.t1.json"), 1,
+            "beast replay: " + Path("other.t1.json") + " does not match " + kCache +
+                ": its parameters differ\n"},
+           {"--budget 5", 2, "beast replay: give --kernel-tuner FILE or --db FILE (one of them)\n"},
+       }) {
+    testing::CommandResult r = RunCommand(replay + c.args + " 2>&1 >/dev/null", false);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.output;
+    EXPECT_EQ(r.output, c.message) << c.args;
+    EXPECT_EQ(CountOccurrences(r.output, "\n"), 1u) << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace beast
