@@ -64,7 +64,7 @@ ParamSpec ReadParam(const std::string& path, const YAML::Node& p, size_t index) 
                    "\" (expected int, uint, float, bool or string)");
   }
   param.exprs = ReadValues(path, param.name, p["Values"]);
-  param.has_default = p["Default"].IsScalar();
+  param.has_default = p["Default"].IsDefined() && p["Default"].IsScalar();
   if (param.has_default) param.default_value = Expr::Parse(p["Default"].Scalar());
   return param;
 }
