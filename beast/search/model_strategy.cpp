@@ -11,7 +11,7 @@
 #include "beast/search/cost_model.hpp"
 #include "beast/search/initial_design.hpp"
 #include "beast/search/permutation.hpp"
-#include "beast/search/walk_strategies.hpp"
+#include "beast/search/space_walk.hpp"
 
 namespace beast {
 namespace {

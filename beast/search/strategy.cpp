@@ -3,7 +3,8 @@
 
 #include "beast/core/error.hpp"
 #include "beast/search/model_strategy.hpp"
-#include "beast/search/walk_strategies.hpp"
+#include "beast/search/exhaustive_strategy.hpp"
+#include "beast/search/random_strategy.hpp"
 
 namespace beast {
 
