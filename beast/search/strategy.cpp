@@ -2,8 +2,8 @@
 #include "beast/search/strategy.hpp"
 
 #include "beast/core/error.hpp"
-#include "beast/search/model_strategy.hpp"
 #include "beast/search/exhaustive_strategy.hpp"
+#include "beast/search/model_strategy.hpp"
 #include "beast/search/random_strategy.hpp"
 
 namespace beast {

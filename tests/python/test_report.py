@@ -338,7 +338,6 @@ def test_usage_errors(capsys):
 
 def test_convergence_lines_follow_each_strategy_from_the_default():
     import pandas
-
     from beast_analysis import convergence
 
     rows = [
