@@ -1,4 +1,4 @@
--- beast result database, schema version 5.
+-- beast result database, schema version 6.
 -- Executed in one transaction when `beast` creates a new database. The two
 -- header fields below identify the file: application_id 0x42454153 ('BEAS')
 -- says it is a beast database, user_version is the schema version that
@@ -6,7 +6,7 @@
 -- end of a table, so every column a migration adds is listed last here, in the
 -- same order (a test compares a migrated database with a fresh one).
 PRAGMA application_id = 1111834963;
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 
 -- A compute device as it was when measured: a driver update is a new device
 -- row, because timings from different drivers must not be mixed.
@@ -101,6 +101,10 @@ CREATE TABLE measurements (
   -- Version 5: the search strategy that chose the config ('model', 'random',
   -- 'exhaustive'), 'default' for the template's default; '' before version 5.
   strategy TEXT NOT NULL DEFAULT '',
+  -- Version 6: how many times the config was measured before this outcome:
+  -- 2 when its device worker died the first time (killed from outside, or
+  -- the kernel's doing: only a second death is recorded `crashed`).
+  attempts INTEGER NOT NULL DEFAULT 1,
   UNIQUE (device_id, problem_id, config_id)
 );
 
@@ -235,3 +239,26 @@ CREATE TABLE searches (
   transfer_before_id INTEGER NOT NULL,
   PRIMARY KEY (device_id, problem_id, template_id)
 );
+
+-- Version 6: failed outcomes that `beast tune --retry-failed` measured again,
+-- kept as history; the measurements row with the same id holds the new one.
+CREATE TABLE superseded_measurements (
+  id INTEGER PRIMARY KEY,
+  measurement_id INTEGER NOT NULL REFERENCES measurements (id),
+  superseded_by_run INTEGER NOT NULL REFERENCES runs (id),
+  superseded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  status TEXT NOT NULL,
+  samples_json TEXT NOT NULL DEFAULT '[]',
+  median_ms REAL,
+  compile_ms REAL,
+  error_text TEXT NOT NULL DEFAULT '',
+  build_log TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL,
+  compiler TEXT NOT NULL DEFAULT '',
+  compiler_version TEXT NOT NULL DEFAULT '',
+  strategy TEXT NOT NULL DEFAULT '',
+  attempts INTEGER NOT NULL DEFAULT 1
+);
+
+CREATE INDEX superseded_by_measurement ON superseded_measurements (measurement_id);

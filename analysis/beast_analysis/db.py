@@ -14,7 +14,7 @@ from pathlib import Path
 from beast_analysis.db_migrate import MigrationError, upgrade
 
 APPLICATION_ID = 0x42454153
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class BeastDatabaseError(Exception):
@@ -90,7 +90,10 @@ def _upgrade_file(name):
             ensure_current(connection, name)  # re-read inside: another process may have done it
             connection.execute("COMMIT")
         except BaseException:
-            connection.execute("ROLLBACK")
+            # SQLite has rolled back already after some failures (an I/O error in
+            # COMMIT); a second ROLLBACK would fail and hide the first error.
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
             raise
     except sqlite3.DatabaseError as error:
         raise BeastDatabaseError(f"{name}: {error}") from None
@@ -106,9 +109,20 @@ def connect(db_path):
     not read. An older file is upgraded in place first.
     """
     name = os.fspath(db_path)
-    if not Path(name).is_file():
+    path = Path(name)
+    if not path.exists():
         raise BeastDatabaseError(f"{name}: no such database file")
-    connection = sqlite3.connect(_read_only_uri(name), uri=True)
+    # Where SQLite would say only "disk I/O error" or "unable to open database
+    # file", the OS's words. Asked without opening the file: closing a
+    # descriptor would drop the locks another connection of this process holds.
+    if path.is_dir():
+        raise BeastDatabaseError(f"{name}: is a directory")
+    if not os.access(name, os.R_OK):
+        raise BeastDatabaseError(f"{name}: permission denied")
+    try:
+        connection = sqlite3.connect(_read_only_uri(name), uri=True)
+    except sqlite3.DatabaseError as error:
+        raise BeastDatabaseError(f"{name}: {error}") from None
     try:
         if check_header(connection, name, allow_older=True) < SCHEMA_VERSION:
             connection.close()

@@ -40,19 +40,14 @@ Json PairJson(const PairSummary& p) {
   }
   Json registers = nullptr;
   if (p.min_registers >= 0) registers = {{"min", p.min_registers}, {"max", p.max_registers}};
-  return {{"template", p.template_name},
-          {"problem", p.problem_key},
-          {"space_size", p.space_size},
-          {"strategy", p.strategy},
-          {"selected", p.selected},
-          {"measured", p.measured},
-          {"skipped", p.skipped},
-          {"transferred", p.transferred},
-          {"failed", p.failed},
-          {"failures", failures},
-          {"best", best},
-          {"baseline", baseline},
-          {"fraction_of_peak", PositiveOrNull(p.fraction_of_peak)},
+  return {{"template", p.template_name}, {"problem", p.problem_key},
+          {"space_size", p.space_size},  {"strategy", p.strategy},
+          {"selected", p.selected},      {"measured", p.measured},
+          {"skipped", p.skipped},        {"transferred", p.transferred},
+          {"failed", p.failed},          {"failures", failures},
+          {"retried", p.retried},        {"remeasured", p.remeasured},
+          {"recovered", p.recovered},    {"best", best},
+          {"baseline", baseline},        {"fraction_of_peak", PositiveOrNull(p.fraction_of_peak)},
           {"registers", registers}};
 }
 
@@ -82,6 +77,7 @@ Json SummaryJson(const TuneSummary& s) {
   out["post_compile_not_applied"] =
       s.post_compile_not_applied.empty() ? Json(nullptr) : Json(s.post_compile_not_applied);
   out["interrupted"] = s.interrupted;
+  out["empty_spaces"] = s.empty_spaces;
   out["wall_seconds"] = s.wall_seconds;
   out["compile_seconds"] = s.compile_seconds;
   out["first_launch_seconds"] = s.first_launch_seconds;

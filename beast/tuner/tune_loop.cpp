@@ -9,18 +9,16 @@
 namespace beast {
 namespace {
 
-// The outcome of `config` as the database keeps it, with its config row, in
-// one transaction: a killed run loses nothing recorded.
-void RecordOutcome(TuneLoopContext& c, const PlannedPair& pair, const PairIds& ids,
-                   const Config& config, const Outcome& outcome, const std::string& chosen_by) {
-  const std::string key = config.Key();
+// The outcome of `config` as the database keeps it (config_id is the
+// caller's to set).
+results_db::MeasurementRecord RecordOf(const TuneLoopContext& c, const PlannedPair& pair,
+                                       const PairIds& ids, const Config& config,
+                                       const Outcome& outcome, const std::string& chosen_by) {
   results_db::MeasurementRecord m;
   m.run_id = c.run_id;
   m.device_id = c.device_id;
   m.problem_id = ids.problem;
-  results_db::Store::Batch batch(c.store);
-  m.config_id = c.store.UpsertConfig(ids.template_version, key, config.Hash(), config.ToJson());
-  m.is_default = pair.has_default && key == pair.default_config.Key();
+  m.is_default = pair.has_default && config.Key() == pair.default_config.Key();
   m.status = outcome.status;
   m.samples_ms = outcome.samples_ms;
   m.median_ms = outcome.median_ms;
@@ -34,9 +32,60 @@ void RecordOutcome(TuneLoopContext& c, const PlannedPair& pair, const PairIds& i
   m.compiler = c.compiler;
   m.compiler_version = c.compiler_version;
   m.strategy = chosen_by;
+  m.attempts = outcome.attempts;
   CopyResources(outcome.resources, &m);
+  return m;
+}
+
+// Records the outcome of `config` with its config row, in one transaction: a
+// killed run loses nothing recorded.
+void RecordOutcome(TuneLoopContext& c, const PlannedPair& pair, const PairIds& ids,
+                   const Config& config, const Outcome& outcome, const std::string& chosen_by) {
+  results_db::MeasurementRecord m = RecordOf(c, pair, ids, config, outcome, chosen_by);
+  results_db::Store::Batch batch(c.store);
+  m.config_id =
+      c.store.UpsertConfig(ids.template_version, config.Key(), config.Hash(), config.ToJson());
   c.store.RecordMeasurement(m);
   batch.Commit();
+}
+
+// Counts one outcome measured now in the pair's summary and the progress.
+void CountOutcome(TuneLoopContext& c, const ConfigMeasurer& measurer, const Outcome& outcome,
+                  PairSummary* ps) {
+  ++ps->measured;
+  if (outcome.attempts > 1) ++ps->retried;
+  if (outcome.status != measurer.Success()) {
+    ++ps->failed;
+    ++ps->failures[outcome.status];
+  }
+  c.progress.Done(outcome.status, outcome.median_ms, outcome.resources.registers);
+}
+
+// --retry-failed: the pair's recorded failures of the chosen statuses are
+// measured again, before its search reads the database, so the search
+// learns the new outcomes. Identical devices sharing the pair leave this to
+// the first share, so no config is measured twice.
+void RemeasureFailures(TuneLoopContext& c, const PlannedPair& pair, const PairIds& ids,
+                       ConfigMeasurer& measurer, const std::atomic<bool>& stop, PairSummary* ps) {
+  if (c.options.retry_failed.empty() || c.options.shard_index != 0) return;
+  std::vector<results_db::MeasuredOutcome> failed;
+  for (results_db::MeasuredOutcome& m :
+       c.store.MeasuredOutcomes(c.device_id, ids.problem, ids.template_version))
+    if (c.options.retry_failed.count(m.status)) failed.push_back(std::move(m));
+  for (size_t i = 0; i < failed.size() && !stop; ++i) {
+    const Config config = Config::ParseKey(failed[i].config_key);
+    std::vector<Config> upcoming;
+    for (size_t j = i; j < failed.size() && upcoming.size() <= c.lookahead; ++j)
+      upcoming.push_back(Config::ParseKey(failed[j].config_key));
+    measurer.Upcoming(pair, upcoming);
+    std::optional<Outcome> outcome = measurer.Measure(pair, config, stop);
+    if (!outcome) break;  // interrupted: the old outcome stands
+    results_db::MeasurementRecord m = RecordOf(c, pair, ids, config, *outcome, "");
+    c.store.SupersedeMeasurement(failed[i].measurement_id, m);
+    ++ps->remeasured;
+    if (outcome->status == measurer.Success()) ++ps->recovered;
+    CountOutcome(c, measurer, *outcome, ps);
+  }
 }
 
 PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, size_t count,
@@ -53,6 +102,12 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   PairIds ids;
   ids.problem = c.store.UpsertProblem(problem.Key(), problem.OpName(), problem.Flops());
   ids.template_version = c.store.UpsertTemplate(spec.name, spec.hash, spec.source_rel);
+  double best_ms = -1, best_gflops = 0;
+  measurer.BeginPair(pair, ids, &best_ms, &best_gflops);
+  c.progress.StartPair(
+      "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + spec.name,
+      problem.Key(), problem.Flops(), best_ms, best_gflops);
+  RemeasureFailures(c, pair, ids, measurer, stop, &ps);
   PairTrajectory::Options o;
   o.seed = c.options.seed;
   o.patience = c.options.patience;
@@ -63,11 +118,6 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   o.shard_wait_seconds = std::max(600.0, 3 * c.options.timeout_seconds);
   PairTrajectory trajectory(pair, c.store, c.device_id, ids.problem, ids.template_version, o);
   ps.transferred = trajectory.transferred();
-  double best_ms = -1, best_gflops = 0;
-  measurer.BeginPair(pair, ids, &best_ms, &best_gflops);
-  c.progress.StartPair(
-      "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + spec.name,
-      problem.Key(), problem.Flops(), best_ms, best_gflops);
   uint64_t skipped_shown = 0;
   while (std::optional<Config> config = trajectory.Next(deadline, stop)) {
     c.progress.Skipped(trajectory.skipped() - skipped_shown);
@@ -79,12 +129,7 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
     if (!outcome) break;  // interrupted: the config in flight stays unmeasured
     RecordOutcome(c, pair, ids, *config, *outcome, trajectory.ChosenBy(*config));
     trajectory.Measured(*config, outcome->status, outcome->median_ms);
-    ++ps.measured;
-    if (outcome->status != measurer.Success()) {
-      ++ps.failed;
-      ++ps.failures[outcome->status];
-    }
-    c.progress.Done(outcome->status, outcome->median_ms, outcome->resources.registers);
+    CountOutcome(c, measurer, *outcome, &ps);
   }
   c.progress.Skipped(trajectory.skipped() - skipped_shown);
   ps.skipped = trajectory.skipped();

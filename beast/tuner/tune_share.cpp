@@ -29,6 +29,9 @@ std::string EncodeShare(const TuneSummary& s) {
     w.Str(p.problem_key);
     w.I64(static_cast<int64_t>(p.measured));
     w.I64(static_cast<int64_t>(p.failed));
+    w.I64(static_cast<int64_t>(p.retried));
+    w.I64(static_cast<int64_t>(p.remeasured));
+    w.I64(static_cast<int64_t>(p.recovered));
     w.I64(static_cast<int64_t>(p.failures.size()));
     for (const auto& [status, n] : p.failures) {
       w.StatusCode(status);
@@ -61,6 +64,9 @@ TuneSummary DecodeShare(const std::string& payload) {
     p.problem_key = r.Str();
     p.measured = static_cast<uint64_t>(r.I64());
     p.failed = static_cast<uint64_t>(r.I64());
+    p.retried = static_cast<uint64_t>(r.I64());
+    p.remeasured = static_cast<uint64_t>(r.I64());
+    p.recovered = static_cast<uint64_t>(r.I64());
     const int64_t statuses = r.I64();
     for (int64_t k = 0; k < statuses && k < 64; ++k) {
       const Status status = r.StatusCode();
@@ -87,6 +93,9 @@ void AddShare(const TuneSummary& share, TuneSummary* group) {
       to.measured += from.measured;
       to.skipped = to.skipped >= from.measured ? to.skipped - from.measured : 0;
       to.failed += from.failed;
+      to.retried += from.retried;
+      to.remeasured += from.remeasured;
+      to.recovered += from.recovered;
       for (const auto& [status, n] : from.failures) to.failures[status] += n;
     }
   }

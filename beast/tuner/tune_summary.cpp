@@ -44,13 +44,24 @@ std::string ProgramsLine(const TuneSummary& s) {
 
 namespace {
 
-// "      failed: 2 crashed, 1 timeout"; "" when nothing failed.
+// "      failed: 2 crashed, 1 timeout"; "" when nothing failed. Then what
+// was measured again: configs whose worker died once (the second attempt
+// is what is recorded) and recorded failures (--retry-failed).
 std::string FailuresLine(const PairSummary& p) {
-  if (p.failures.empty()) return "";
-  std::string parts;
-  for (const auto& [status, n] : p.failures)
-    parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + StatusName(status);
-  return "      failed: " + parts + "\n";
+  std::string out;
+  if (!p.failures.empty()) {
+    std::string parts;
+    for (const auto& [status, n] : p.failures)
+      parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + StatusName(status);
+    out += "      failed: " + parts + "\n";
+  }
+  if (p.retried > 0)
+    out += "      retried: " + std::to_string(p.retried) +
+           " measured again in a fresh worker after the device worker died\n";
+  if (p.remeasured > 0)
+    out += "      recorded failures measured again: " + std::to_string(p.remeasured) + ", " +
+           std::to_string(p.recovered) + " now ok\n";
+  return out;
 }
 
 // Which device measured, and with which others.
@@ -128,6 +139,7 @@ std::string PairLines(const PairSummary& p) {
 // The baselines that did not run ok, the peak and where the time went.
 std::string FooterLines(const TuneSummary& s) {
   std::string out;
+  for (const auto& line : s.empty_spaces) out += "not tuned, empty space: " + line + "\n";
   for (const auto& b : s.baselines) {
     if (b.status == Status::kOk) continue;
     out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " +

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct TuneOptions {
   // Trials of the same template on other problems and devices in the
   // database warm-start the model (beast/tuner/pair_transfer.hpp).
   bool transfer = true;
+  // Recorded failures of these statuses are measured again before each
+  // pair's search (`--retry-failed`; the old outcome is kept as history,
+  // superseded); empty: none.
+  std::set<Status> retry_failed;
   std::string command_line;      // recorded with the run
   bool progress = true;          // progress lines on stderr
   double progress_seconds = 10;  // how often a plain progress line comes (not a terminal)
@@ -113,6 +118,11 @@ struct PairSummary {
   // Trials of other problems or devices the model learned from (transfer).
   uint64_t transferred = 0;
   uint64_t failed = 0;  // measured now with a status other than ok (compile-only: compiled)
+  // Measured twice because the device worker died under the first attempt.
+  uint64_t retried = 0;
+  // Recorded failures measured again (--retry-failed), and how many of them
+  // now ended well.
+  uint64_t remeasured = 0, recovered = 0;
   std::map<Status, uint64_t> failures;  // of those, how many per status
   // Best ok config in the database for this pair (this run or earlier).
   bool has_best = false;
@@ -148,6 +158,9 @@ struct TuneSummary {
   // failed; empty for a run on one device.
   std::vector<std::string> devices;
   std::vector<PairSummary> pairs;
+  // The pairs not tuned because their space is empty: "TEMPLATE on PROBLEM:
+  // why" (the run's exit code is then 3, see beast tune --help).
+  std::vector<std::string> empty_spaces;
   double wall_seconds = 0;
   double compile_seconds = 0;       // builds from source now, by the worker or the pool
   double first_launch_seconds = 0;  // their validation launches (on PoCL: the JIT)

@@ -48,6 +48,9 @@ struct Outcome {
   // build or longer).
   double first_launch_seconds = 0;
   double benchmark_seconds = 0;  // wall clock of the timed runs (warm-up included)
+  // Set by the tuner's side (WorkerClient): 2 when the device worker died
+  // under the config once and it was measured again in a fresh one.
+  int attempts = 1;
 };
 
 // Called once the build succeeded and the kernel exists, before it first

@@ -89,32 +89,40 @@ std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, cons
                                              const PostCompileCheck& check) {
   MeasureRequest sent = request;
   sent.await_verdict = check != nullptr;
-  Reply reply = Request(EncodeMeasure(sent), limit, stop, "", check);
+  const std::string encoded = EncodeMeasure(sent);
+  Reply reply = Request(encoded, limit, stop, "", check);
+  int attempts = 1;
+  std::string first_death;
+  if (reply.kind == Reply::kCrashed) {
+    // A worker also dies of what the kernel did not do (the OOM killer, an
+    // operator's kill -9, a driver reset by another process): the config is
+    // measured once more, alone, in a fresh worker; only a second death is
+    // recorded as the config's.
+    first_death = reply.why;
+    attempts = 2;
+    reply = Request(encoded, limit, stop, "", check);
+  }
+  Outcome out;
   switch (reply.kind) {
     case Reply::kStopped:
       return std::nullopt;
-    case Reply::kTimeout: {
-      Outcome out;
-      out.status = Status::kTimeout;
+    case Reply::kTimeout:
+    case Reply::kCrashed:
+      out.status = reply.kind == Reply::kTimeout ? Status::kTimeout : Status::kCrashed;
       out.compile_ms = reply.compile_ms;
       out.resources = reply.resources;
       out.error_text = reply.why;
-      return out;
-    }
-    case Reply::kCrashed: {
-      Outcome out;
-      out.status = Status::kCrashed;
-      out.compile_ms = reply.compile_ms;
-      out.resources = reply.resources;
-      out.error_text = reply.why;
-      return out;
-    }
-    case Reply::kPayload:
+      if (reply.kind == Reply::kCrashed && attempts == 2)
+        out.error_text = "twice in a row: " + reply.why + " (first attempt: " + first_death + ")";
       break;
+    case Reply::kPayload: {
+      bool exits = false;
+      out = DecodeOutcome(reply.payload, &exits);  // throws for any other message
+      if (exits) Retire();
+      break;
+    }
   }
-  bool exits = false;
-  Outcome out = DecodeOutcome(reply.payload, &exits);  // throws for any other message
-  if (exits) Retire();
+  out.attempts = attempts;
   return out;
 }
 
@@ -196,6 +204,9 @@ WorkerClient::Reply WorkerClient::Request(const std::string& payload, const Time
   // A worker that left while idle (not this request's doing) is replaced and
   // the request sent again, once.
   for (int attempt = 0; attempt < 2; ++attempt) {
+    // A worker that died while idle (killed from outside) costs nothing: a
+    // fresh one takes the request.
+    if (process_ && process_->Exited()) process_.reset();
     if (!process_ && !Start(stop)) return {Reply::kStopped};
     bool not_taken = false;
     Reply reply = Exchange(payload, limit, stop, crash_context, check, &not_taken);

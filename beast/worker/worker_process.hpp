@@ -53,6 +53,10 @@ class WorkerProcess {
   // Forgets what stderr held, so the next crash is not blamed on old lines.
   void ForgetStderr() { child_.ForgetOutput(); }
 
+  // True once the worker has exited (reaped; never blocks): one that died
+  // while idle is replaced before a request is sent to it.
+  bool Exited() { return child_.TryReap(); }
+
   pid_t pid() const { return child_.pid(); }
 
  private:

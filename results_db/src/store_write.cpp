@@ -136,9 +136,10 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   auto& insert = impl_->Prepared(
       "INSERT INTO measurements (run_id, device_id, problem_id, config_id, is_default, status, "
       "samples_json, median_ms, spread, gflops, max_error, compile_ms, error_text, build_log, "
-      "compiler, compiler_version, registers, spill_bytes, stack_bytes, shared_bytes, strategy) "
+      "compiler, compiler_version, registers, spill_bytes, stack_bytes, shared_bytes, strategy, "
+      "attempts) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-      "?19, ?20, ?21) "
+      "?19, ?20, ?21, ?22) "
       "ON CONFLICT (device_id, problem_id, config_id) DO NOTHING",
       "recording a measurement");
   internal::StatementScope scope(insert);
@@ -163,6 +164,7 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   insert.BindOptionalInt(19, m.stack_bytes);
   insert.BindOptionalInt(20, m.shared_bytes);
   insert.BindText(21, m.strategy);
+  insert.BindInt(22, m.attempts);
   insert.Run();
   if (sqlite3_changes(impl_->connection.get()) > 0) return true;
   if (m.is_default) {

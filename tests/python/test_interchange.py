@@ -88,7 +88,7 @@ def test_a100_import_counts(a100_db):
     )
     assert config_hash == hash_text(key)
     assert connection.execute("PRAGMA application_id").fetchone()[0] == 0x42454153
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == 6
     connection.close()
 
 
@@ -302,7 +302,7 @@ def newer_database(tmp_path):
     import_cache_path.write_text(json.dumps(small_cache([(1, 2.0)])))
     import_cache(import_cache_path, path)
     connection = sqlite3.connect(path)
-    connection.execute("PRAGMA user_version = 6")
+    connection.execute("PRAGMA user_version = 7")
     connection.close()
     return path, import_cache_path
 
@@ -319,7 +319,7 @@ def test_newer_schema_is_refused(tmp_path, capsys, verb):
     assert (code, out) == (1, "")
     assert (
         err
-        == f"beast {verb}: {db}: database schema version 6 is newer than this beast (5): upgrade beast\n"
+        == f"beast {verb}: {db}: database schema version 7 is newer than this beast (6): upgrade beast\n"
     )
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "report").exists()
 
@@ -373,7 +373,8 @@ def test_t4_export_needs_one_combination(tmp_path, capsys):
     assert result["configuration"] == {"X": 1, "Y": 1}
     assert result["invalidity"] == "correct"
     assert result["measurements"][0] == {"name": "time", "value": 2.0, "unit": "ms"}
-    code, _, err = run_cli(capsys, "export-results", "--db", db, "--t4", out, "--template", "k3")
+    k3 = tmp_path / "k3.json"  # not out, which now exists and would be refused first
+    code, _, err = run_cli(capsys, "export-results", "--db", db, "--t4", k3, "--template", "k3")
     assert (code, err) == (
         1,
         (
@@ -381,3 +382,4 @@ def test_t4_export_needs_one_combination(tmp_path, capsys):
             "(templates: kernel_tuner/k1, kernel_tuner/k2)\n"
         ),
     )
+    assert not k3.exists()

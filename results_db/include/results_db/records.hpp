@@ -59,6 +59,9 @@ struct MeasurementRecord {
   // What chose the config (schema version 5): the strategy ("model",
   // "random", "exhaustive") or "default" for the template's default.
   std::string strategy;
+  // How many times the config was measured for this outcome (schema
+  // version 6): 2 after a device worker died under it once.
+  int attempts = 1;
 };
 
 // One measured config of a (device, problem, template version), as a search

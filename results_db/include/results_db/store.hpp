@@ -18,18 +18,21 @@ namespace results_db {
 
 // The header fields that identify a beast database ('BEAS') and its schema.
 inline constexpr int32_t kApplicationId = 0x42454153;
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // One open database connection. Errors throw beast::Error(kDatabase) naming the
 // file. Not thread-safe: use one Store per thread (SQLite's WAL mode and busy
 // timeout let several Stores, in one or many processes, share a file).
 class Store {
  public:
-  // Creates `path` with the schema (all or nothing) if it does not exist or is
-  // empty, else opens it after checking it is a beast database whose schema
-  // version this beast reads.
+  // For writing: creates `path` with the schema (all or nothing) if it does
+  // not exist or is empty, else opens it after checking it is a beast
+  // database whose schema version this beast reads and whose pages are
+  // intact (SQLite's quick_check). A file refused, or one created and not
+  // finished (a full disk), is left as it was, with no -wal or -shm beside.
   static Store Open(const std::string& path);
-  // Like Open, but a missing file is an error (for readers: query, export).
+  // For readers (query, export): like Open, but a missing or empty file is
+  // an error and the pages are not checked first.
   static Store OpenExisting(const std::string& path);
 
   Store(Store&& other) noexcept;
@@ -76,6 +79,12 @@ class Store {
   // the existing row is kept (only is_default is raised when this record is the
   // default config) and false is returned; true when a new row was written.
   bool RecordMeasurement(const MeasurementRecord& measurement);
+  // Replaces the outcome of measurement `measurement_id` (a recorded failure
+  // measured again) with `measurement`'s, keeping the old one in
+  // superseded_measurements (superseded by measurement.run_id); identity,
+  // is_default and strategy stay. In the open Batch, else its own
+  // transaction. Throws kDatabase when there is no such measurement.
+  void SupersedeMeasurement(int64_t measurement_id, const MeasurementRecord& measurement);
 
   // Records one vendor-library baseline in its own transaction. If (device,
   // problem, library, routine) is already recorded the existing row is kept and
@@ -114,6 +123,9 @@ class Store {
   // device and problem (ResultRow::baselines).
   std::vector<ResultRow> Query(const QueryFilter& filter);
   std::vector<BaselineRow> Baselines(const BaselineFilter& filter = BaselineFilter());
+  // Every problem key, and every template name (any version), sorted.
+  std::vector<std::string> ProblemKeys();
+  std::vector<std::string> TemplateNames();
   // Every device, ordered by name, backend, driver version.
   std::vector<DeviceRow> Devices();
   // The parameter names in the configs of `template_name` (all templates when
@@ -131,6 +143,7 @@ class Store {
 
  private:
   struct Impl;
+  static Store OpenFile(const std::string& path, bool for_writing);
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
