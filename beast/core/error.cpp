@@ -19,6 +19,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "empty space";
     case ErrorCode::kDatabase:
       return "database error";
+    case ErrorCode::kDamaged:
+      return "damaged database";
     case ErrorCode::kEnvironment:
       return "environment error";
     case ErrorCode::kInternal:

@@ -15,6 +15,7 @@ enum class ErrorCode {
   kNotFound,     // unknown template, device, parameter, file
   kEmptySpace,   // constraints prune the space to nothing
   kDatabase,     // not a beast database, wrong schema version, I/O failure
+  kDamaged,      // a database file with damaged pages: never written into
   kEnvironment,  // missing driver, compiler, interpreter
   kInternal,     // a failure of a tool beast drives (e.g. renderer crashed)
 };

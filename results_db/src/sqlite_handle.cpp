@@ -20,10 +20,24 @@ std::string Explained(sqlite3* db, const std::string& message) {
   return message;
 }
 
+// SQLite found a damaged page (SQLITE_CORRUPT) or a file that stopped
+// being a database under it (SQLITE_NOTADB).
+bool Damaged(sqlite3* db) {
+  const int primary = db != nullptr ? sqlite3_errcode(db) & 0xff : SQLITE_OK;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
 }  // namespace
+
+std::string DamagedMessage(const std::string& path, const std::string& detail) {
+  return path + " is damaged (SQLite: " + detail +
+         "); beast writes nothing into it. Recover what it holds with: sqlite3 " + path +
+         " .recover | sqlite3 " + path + ".recovered, then use " + path + ".recovered";
+}
 
 void ThrowSqlite(sqlite3* db, const std::string& path, const std::string& what) {
   const char* message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
+  if (Damaged(db)) throw Error(ErrorCode::kDamaged, DamagedMessage(path, message));
   throw Error(ErrorCode::kDatabase, path + ": " + what + ": " + Explained(db, message));
 }
 
@@ -50,6 +64,7 @@ void Connection::Exec(const char* sql, const std::string& what) {
   if (rc != SQLITE_OK) {
     std::string text = message != nullptr ? message : sqlite3_errmsg(db_);
     sqlite3_free(message);
+    if (Damaged(db_)) throw Error(ErrorCode::kDamaged, DamagedMessage(path_, text));
     throw Error(ErrorCode::kDatabase, path_ + ": " + what + ": " + Explained(db_, text));
   }
 }

@@ -13,7 +13,11 @@
 
 namespace results_db::internal {
 
-// Throws Error(kDatabase, "PATH: WHAT: sqlite message").
+// "PATH is damaged (SQLite: DETAIL); ..." with the recovery command.
+std::string DamagedMessage(const std::string& path, const std::string& detail);
+
+// Throws Error(kDatabase, "PATH: WHAT: sqlite message"), or Error(kDamaged,
+// DamagedMessage) when SQLite found the file damaged.
 [[noreturn]] void ThrowSqlite(sqlite3* db, const std::string& path, const std::string& what);
 
 // An open sqlite3 connection; closes it on destruction.

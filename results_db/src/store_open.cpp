@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "beast/core/error.hpp"
+#include "database_file.hpp"
 #include "results_db/store.hpp"
 #include "sqlite_handle.hpp"
 #include "store_impl.hpp"
@@ -28,6 +29,35 @@ const char kSchemaSql[] =
 constexpr int kBusyTimeoutMs = 10000;
 
 std::string NotABeastDatabase(const std::string& path) { return path + " is not a beast database"; }
+
+// SQLite's quick_check (every page and record well-formed; unlike
+// integrity_check it does not match indexes to their tables, which is what
+// makes it cheap enough for every open for writing).
+void CheckPages(internal::Connection& connection) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(connection.get(), "PRAGMA quick_check(1)", -1, &stmt, nullptr);
+  std::string verdict;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+      const unsigned char* text = sqlite3_column_text(stmt, 0);
+      verdict = text ? reinterpret_cast<const char*>(text) : "";
+      rc = SQLITE_OK;
+    }
+  }
+  const std::string error = rc == SQLITE_OK ? "" : sqlite3_errmsg(connection.get());
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_OK)
+    throw Error(ErrorCode::kDamaged, internal::DamagedMessage(connection.path(), error));
+  if (verdict != "ok") {
+    // One line: "*** in database main ***\nPage 11: ..." becomes "Page 11: ...".
+    const std::string header = "*** in database main ***\n";
+    if (verdict.rfind(header, 0) == 0) verdict.erase(0, header.size());
+    for (char& c : verdict)
+      if (c == '\n') c = ' ';
+    throw Error(ErrorCode::kDamaged, internal::DamagedMessage(connection.path(), verdict));
+  }
+}
 
 // The file's identity as its header and catalogue tell it.
 struct Header {
@@ -53,8 +83,13 @@ int64_t ReadInt(const internal::Connection& connection, const char* sql) {
   }
   sqlite3_finalize(stmt);
   if (rc == SQLITE_OK) return value;
-  if ((sqlite3_extended_errcode(connection.get()) & 0xff) == SQLITE_NOTADB) {
+  const int primary = sqlite3_extended_errcode(connection.get()) & 0xff;
+  if (primary == SQLITE_NOTADB) {
     throw Error(ErrorCode::kDatabase, NotABeastDatabase(connection.path()));
+  }
+  if (primary == SQLITE_CORRUPT) {
+    throw Error(ErrorCode::kDamaged,
+                internal::DamagedMessage(connection.path(), sqlite3_errmsg(connection.get())));
   }
   internal::ThrowSqlite(connection.get(), connection.path(), "reading the database header");
 }
@@ -101,9 +136,12 @@ Store::~Store() = default;
 
 const std::string& Store::path() const { return impl_->connection.path(); }
 
-Store Store::Open(const std::string& path) {
-  auto impl = std::make_unique<Impl>(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  internal::Connection& connection = impl->connection;
+namespace {
+
+// Makes the connection's file a current beast database: the schema created
+// in a blank file, the file's identity checked (and, before a write, its
+// pages), an older schema upgraded, then WAL mode.
+void Prepare(internal::Connection& connection, const std::string& path, bool for_writing) {
   sqlite3_busy_timeout(connection.get(), kBusyTimeoutMs);
   connection.Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
 
@@ -115,6 +153,9 @@ Store Store::Open(const std::string& path) {
     if (ReadHeader(connection).IsBlank()) connection.Exec(kSchemaSql, "creating the schema");
     transaction.Commit();
     header = ReadHeader(connection);
+  } else if (for_writing) {
+    // A damaged page does not care how the file was last closed.
+    CheckPages(connection);
   }
   CheckHeader(header, path);
   if (header.user_version < kSchemaVersion) {
@@ -133,15 +174,38 @@ Store Store::Open(const std::string& path) {
   // few commits, which a resumed run measures again. FULL would fsync on every
   // measurement.
   connection.Exec("PRAGMA synchronous = NORMAL", "setting the sync mode");
-  return Store(std::move(impl));
 }
 
-Store Store::OpenExisting(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    throw Error(ErrorCode::kNotFound, path + ": no such database file");
+}  // namespace
+
+// Opens through the door: the file checked as a file first; a file beast
+// created, or found empty, and could not make a database of is left as it
+// was, and a -wal or -shm that opening a refused file made is removed.
+Store Store::OpenFile(const std::string& path, bool for_writing) {
+  using internal::FileUse;
+  const internal::FileBefore before =
+      internal::CheckBeforeOpen(path, for_writing ? FileUse::kWrite : FileUse::kRead);
+  std::error_code ignored;
+  const bool had_wal = std::filesystem::exists(path + "-wal", ignored);
+  const bool had_shm = std::filesystem::exists(path + "-shm", ignored);
+  try {
+    auto impl = std::make_unique<Impl>(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    Prepare(impl->connection, path, for_writing);
+    return Store(std::move(impl));
+  } catch (...) {
+    if (!before.existed) {
+      internal::RemoveCreated(path);
+    } else {
+      if (!had_wal) std::filesystem::remove(path + "-wal", ignored);
+      if (!had_shm) std::filesystem::remove(path + "-shm", ignored);
+      if (before.empty) std::filesystem::resize_file(path, 0, ignored);
+    }
+    throw;
   }
-  return Open(path);
 }
+
+Store Store::Open(const std::string& path) { return OpenFile(path, true); }
+
+Store Store::OpenExisting(const std::string& path) { return OpenFile(path, false); }
 
 }  // namespace results_db
