@@ -3,16 +3,22 @@ run (the C++ verbs start `python -m beast_analysis SUBCOMMAND ...`).
 
 Conventions of the beast CLI: bad input is one line on stderr, "beast VERB:
 what is wrong, and where", exit code 1 (2 for a usage error), and nothing is
-half-written; --json prints what a script reads.
+half-written; --json prints what a script reads. A file the OS or a parser
+refuses (missing, a directory, permission denied, no space left, not JSON) is
+such bad input too, named by the path the user gave ("beast import: c.json:
+no such file or directory"); only a bug says "internal error", with its
+traceback. _fault_message decides which is which, for all three verbs.
 """
 
 import argparse
 import json
 import shlex
+import sqlite3
 import sys
+import traceback
 
 from beast_analysis.db import BeastDatabaseError
-from beast_analysis.errors import InputError
+from beast_analysis.errors import InputError, os_message
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,11 +90,15 @@ def _export_parser():
         prog="beast export-results",
         description=(
             "Writes the measurements of one (device, problem, template) in the T4 results format "
-            "(Kernel Tuner, KTT, BAT), validated against its schema before writing."
+            "(Kernel Tuner, KTT, BAT), validated against its schema before writing. An existing "
+            "OUT.json is refused unless --force; the file appears only once complete."
         ),
     )
     parser.add_argument("--db", default="beast.db", help="the database (default beast.db)")
     parser.add_argument("--t4", required=True, metavar="OUT.json", help="the T4 file to write")
+    parser.add_argument(
+        "--force", action="store_true", help="replace OUT.json if it exists (default: refuse)"
+    )
     _filters(parser)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
@@ -141,7 +151,12 @@ def _export(args):
     from beast_analysis import t4_export
 
     count = t4_export.export(
-        args.db, args.t4, device=args.device, problem=args.problem, template=args.template
+        args.db,
+        args.t4,
+        force=args.force,
+        device=args.device,
+        problem=args.problem,
+        template=args.template,
     )
     if args.json:
         print(
@@ -155,6 +170,49 @@ def _export(args):
 
 
 _COMMANDS = {"report": _report_parser, "import": _import_parser, "export-results": _export_parser}
+
+# SQLite's primary result codes for a fault of the file or its disk, not of
+# the SQL: the database is read-only, locked, full, unreadable or damaged.
+_SQLITE_FILE_FAULTS = {
+    sqlite3.SQLITE_PERM,
+    sqlite3.SQLITE_BUSY,
+    sqlite3.SQLITE_LOCKED,
+    sqlite3.SQLITE_READONLY,
+    sqlite3.SQLITE_IOERR,
+    sqlite3.SQLITE_CORRUPT,
+    sqlite3.SQLITE_FULL,
+    sqlite3.SQLITE_CANTOPEN,
+    sqlite3.SQLITE_NOTADB,
+}
+
+
+def _fault_message(error, args):
+    """The one line (without "beast VERB: ") for a fault of the user's input or
+    environment; None for a bug. The one place that decides which is which."""
+    if isinstance(error, (InputError, BeastDatabaseError)):
+        return str(error)
+    if isinstance(error, ModuleNotFoundError):
+        return (
+            f"the Python package {error.name} is missing from {sys.executable} (./run installs it)"
+        )
+    if isinstance(error, OSError):
+        # Files the verbs are handed are wrapped in errors.reading/writing; this
+        # catches the rest by the name the OS gives (or none, e.g. a closed pipe).
+        return os_message(error)
+    if isinstance(error, sqlite3.DatabaseError):
+        code = getattr(error, "sqlite_errorcode", None)
+        if code is not None and (code & 0xFF) in _SQLITE_FILE_FAULTS:
+            return f"{args.db}: {error}"
+    return None
+
+
+def _run(command, args, rest):
+    if command == "report":
+        _report(args)
+    elif command == "import":
+        _import(args, rest)
+    else:
+        _export(args)
 
 
 def main(argv=None):
@@ -170,27 +228,18 @@ def main(argv=None):
     except SystemExit as stop:  # --help (0) or a usage error (2), already printed
         return stop.code
     try:
-        if command == "report":
-            _report(args)
-        elif command == "import":
-            _import(args, rest)
-        else:
-            _export(args)
-    except (InputError, BeastDatabaseError) as error:
-        sys.stdout.flush()
-        sys.stderr.write(f"{parser.prog}: {error}\n")
-        return 1
-    except ModuleNotFoundError as error:
-        sys.stderr.write(
-            f"{parser.prog}: the Python package {error.name} is missing from "
-            f"{sys.executable} (./run installs it)\n"
-        )
-        return 1
+        _run(command, args, rest)
     except KeyboardInterrupt:
         sys.stderr.write(f"{parser.prog}: interrupted; nothing written\n")
         return 130
-    except Exception as error:  # noqa: BLE001 - a bug: still one line, as the C++ verbs report one
+    except Exception as error:  # noqa: BLE001 - every failure ends here, sorted below
         sys.stdout.flush()
-        sys.stderr.write(f"{parser.prog}: internal error: {type(error).__name__}: {error}\n")
+        message = _fault_message(error, args)
+        if message is not None:
+            sys.stderr.write(f"{parser.prog}: {message}\n")
+        else:
+            # A bug: one line as the C++ verbs give, then where it happened.
+            sys.stderr.write(f"{parser.prog}: internal error: {type(error).__name__}: {error}\n")
+            traceback.print_exc(file=sys.stderr)
         return 1
     return 0

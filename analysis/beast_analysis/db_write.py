@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from beast_analysis.db import BeastDatabaseError, check_header, ensure_current
+from beast_analysis.errors import InputError, os_message, writing
 from beast_analysis.paths import SCHEMA_SQL
 
 # As the C++ store: long enough for another writer's transaction, short enough
@@ -64,6 +65,28 @@ def _is_blank(connection):
     return header == [0, 0, 0]
 
 
+def damaged_message(name, detail):
+    """The one line for a damaged database file, with the recovery command (the
+    C++ store's words, results_db/src/sqlite_handle.cpp)."""
+    detail = detail.removeprefix("*** in database main ***\n").replace("\n", " ")
+    return (
+        f"{name} is damaged (SQLite: {detail}); beast writes nothing into it. Recover what "
+        f"it holds with: sqlite3 {name} .recover | sqlite3 {name}.recovered, then use "
+        f"{name}.recovered"
+    )
+
+
+def _check_pages(connection, name):
+    """SQLite's quick_check before anything is written, as the C++ store does: a
+    damaged page does not care how the file was last closed."""
+    try:
+        verdict = connection.execute("PRAGMA quick_check(1)").fetchone()[0]
+    except sqlite3.DatabaseError as error:
+        verdict = str(error)
+    if verdict != "ok":
+        raise BeastDatabaseError(damaged_message(name, verdict))
+
+
 @contextlib.contextmanager
 def _transaction(connection, name):
     try:
@@ -77,11 +100,16 @@ def _transaction(connection, name):
             for statement in _schema_statements():
                 connection.execute(statement)
         else:
+            check_header(connection, name, allow_older=True)  # a beast file, then its pages
+            _check_pages(connection, name)
             ensure_current(connection, name)  # an older file is upgraded in this transaction
         yield connection
         connection.execute("COMMIT")
     except BaseException:
-        connection.execute("ROLLBACK")
+        # SQLite has rolled back already after some failures (an I/O error in
+        # COMMIT); a second ROLLBACK would fail and hide the first error.
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
         raise
 
 
@@ -96,12 +124,18 @@ def write_transaction(db_path):
     """Yields a sqlite3.Connection (Row rows) in one transaction on db_path.
 
     Raises BeastDatabaseError when db_path exists and is not a beast database
-    of this schema version, or is not a file.
+    of this schema version, or is not a file, or may not be written; InputError
+    naming db_path when the OS refuses to create it.
     """
     name = os.fspath(db_path)
     path = Path(name)
+    if path.is_dir():
+        raise BeastDatabaseError(f"{name}: is a directory")
     if path.exists() and not path.is_file():
         raise BeastDatabaseError(f"{name} is not a beast database (not a file)")
+    # SQLite would only fail at the first write, with "attempt to write a readonly database".
+    if path.exists() and not os.access(name, os.W_OK):
+        raise BeastDatabaseError(f"{name}: permission denied")
     if path.exists():
         connection = _open(name)
         connection.row_factory = sqlite3.Row
@@ -114,8 +148,11 @@ def write_transaction(db_path):
         return
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
+        if directory.exists():
+            raise BeastDatabaseError(f"{name}: {directory} is not a directory")
         raise BeastDatabaseError(f"{name}: no such directory {directory}")
-    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=directory)
+    with writing(name):  # the user's name, not the temporary file's, in a message
+        handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=directory)
     os.close(handle)
     try:
         os.chmod(
@@ -135,6 +172,8 @@ def write_transaction(db_path):
             raise BeastDatabaseError(
                 f"{name} was created by another process during the import; run it again"
             ) from None
+        except OSError as error:
+            raise InputError(os_message(error, name)) from None
     finally:
         for leftover in (temporary, temporary + "-wal", temporary + "-shm"):
             with contextlib.suppress(FileNotFoundError):

@@ -21,7 +21,7 @@ import os
 import zlib
 from pathlib import Path
 
-from beast_analysis.errors import InputError
+from beast_analysis.errors import InputError, reading
 from beast_analysis.identity import value_text
 
 
@@ -37,19 +37,14 @@ class KernelTunerCache:
 
 
 def _read_text(name):
-    path = Path(name)
-    if not path.is_file():
-        raise InputError(f"{name}: no such file")
-    data = path.read_bytes()
+    """The file's text; its OS and UTF-8 faults reach read_cache's reading()."""
+    data = Path(name).read_bytes()
     if name.endswith(".gz"):
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as error:
             raise InputError(f"{name}: not a gzip file ({error})") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(f"{name}: not JSON (not UTF-8 text at byte {error.start})") from None
+    return data.decode("utf-8")
 
 
 def _complete(text):
@@ -61,17 +56,19 @@ def _complete(text):
     return text + "}\n}"
 
 
-def _parse(name, text):
+def _parse(text):
+    """The JSON document; when neither the text nor its completion parses, the
+    text's own error (reading() names the file, line and column)."""
     try:
         return json.loads(text)
-    except json.JSONDecodeError as error:
+    except json.JSONDecodeError:
         completed = _complete(text)
         if completed is not None:
             try:
                 return json.loads(completed)
             except json.JSONDecodeError:
                 pass
-        raise InputError(f"{name}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
+        raise
 
 
 def json_type(value):
@@ -145,7 +142,8 @@ def read_cache(path):
     """Reads and checks a Kernel Tuner cache file; raises InputError naming the
     file (and line, column or cache entry) when it is not one."""
     name = os.fspath(path)
-    document = _parse(name, _read_text(name))
+    with reading(name):
+        document = _parse(_read_text(name))
     _check_header(name, document)
     names = list(document["tune_params_keys"])
     for key, entry in document["cache"].items():

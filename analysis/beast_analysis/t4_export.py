@@ -9,6 +9,7 @@ failed config carrying the name of Kernel Tuner's error class as its time,
 and the beast status and error text beside it.
 """
 
+import contextlib
 import json
 import math
 import os
@@ -16,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from beast_analysis import measurements
-from beast_analysis.errors import InputError
+from beast_analysis.errors import InputError, writing
 from beast_analysis.paths import SHIPPED_SCHEMAS
 
 SCHEMA_NAME = "kernel_tuner_schema_T4_1.0.0_results-schema.json"
@@ -129,27 +130,51 @@ def document(db_path, *, device=None, problem=None, template=None):
     return doc
 
 
-def export(db_path, out_path, **filters):
-    """Writes the T4 document to out_path (through a temporary file beside it);
-    returns the number of results."""
-    doc = document(db_path, **filters)
+def _check_out(out_path, force):
+    """Raises InputError unless out_path may be written: not a folder, in an
+    existing folder, and (without force) not an existing file."""
     out = Path(out_path)
     if out.is_dir():
-        raise InputError(f"{out_path} is a directory")
-    if not out.absolute().parent.is_dir():
-        raise InputError(f"{out_path}: no such directory {out.absolute().parent}")
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{out.name}.", suffix=".tmp", dir=out.absolute().parent
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            # dumps, not dump: only dumps uses the C encoder (seconds for 10^4 results).
-            stream.write(json.dumps(doc, allow_nan=False) + "\n")
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temporary, 0o666 & ~mask)
-        os.replace(temporary, out)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        raise InputError(f"{out_path}: is a directory")
+    parent = out.parent  # as the user spelled it ("." for a bare name)
+    if not parent.is_dir():
+        if parent.exists():
+            raise InputError(f"{out_path}: {parent} is not a directory")
+        raise InputError(f"{out_path}: no such directory {parent}")
+    if not force and os.path.lexists(out):
+        raise InputError(f"{out_path}: already exists (--force replaces it)")
+
+
+def export(db_path, out_path, *, force=False, **filters):
+    """Writes the T4 document to out_path; returns the number of results.
+
+    An existing out_path is refused unless force. The text goes to a temporary
+    file beside it that becomes out_path only once complete, so a failed write
+    (no space left, interrupted) leaves no partial file, and without force a
+    file that appeared meanwhile is still not replaced (a link fails where
+    rename would replace)."""
+    _check_out(out_path, force)  # before the document: it can take seconds
+    doc = document(db_path, **filters)
+    out = Path(out_path)
+    with writing(out_path):
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{out.name}.", suffix=".tmp", dir=out.absolute().parent
+        )
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                # dumps, not dump: only dumps uses the C encoder (seconds for 10^4 results).
+                stream.write(json.dumps(doc, allow_nan=False) + "\n")
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(temporary, 0o666 & ~mask)
+            if force:
+                os.replace(temporary, out)
+            else:
+                try:
+                    os.link(temporary, out)
+                except FileExistsError:
+                    raise InputError(f"{out_path}: already exists (--force replaces it)") from None
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
     return len(doc["results"])
