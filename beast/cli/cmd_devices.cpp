@@ -33,6 +33,7 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
            {l.max_work_item_sizes[0], l.max_work_item_sizes[1], l.max_work_item_sizes[2]}},
           {"local_mem_bytes", l.local_mem_bytes},
           {"global_mem_bytes", l.global_mem_bytes},
+          {"max_alloc_bytes", l.max_alloc_bytes},
           {"compute_units", l.compute_units},
           {"clock_mhz", l.clock_mhz},
           {"warp_size", l.warp_size},

@@ -1,8 +1,10 @@
 // beast tune: tunes templates on problems on one device into a database,
 // with a progress line and a table of winners (or a JSON summary) at the end.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,7 +39,11 @@ const char kDetails[] =
     "the database for this device, problem and template version are not measured again:\n"
     "the search learns their recorded outcome, so a rerun resumes the same trajectory.\n"
     "Kernels run in a device worker process: one that crashes is recorded `crashed`, one\n"
-    "that runs past its time limit `timeout`, and a fresh worker goes on. The limit is\n"
+    "that runs past its time limit `timeout`, and a fresh worker goes on. A config whose\n"
+    "worker died is measured once more in a fresh worker first (a worker killed from\n"
+    "outside is not the kernel's fault): only a second death is recorded. --retry-failed\n"
+    "[STATUS,...] measures the recorded failures of those statuses again (default\n"
+    "crashed,timeout,runtime_error), keeping the old outcomes as history. The limit is\n"
     "--timeout-seconds per config (default 60, build included), and once the problem has\n"
     "a best time b, 3 s + 5 x build time + 50 x b x (1 + 2 warm-ups + max reps) after the build.\n"
     "--max-seconds S bounds the timed repetitions of a config (default 2).\n"
@@ -54,6 +60,10 @@ const char kDetails[] =
     "it. --json prints\n"
     "a JSON summary on stdout instead of the table. Ctrl-C stops at once; the same command\n"
     "resumes. Exit code 130 when interrupted.\n"
+    "A template whose space is empty for a problem (the constraints that removed the last\n"
+    "configs are named; --ignore-soft drops the soft ones) is left out and the others are\n"
+    "tuned: the summary lists the empty ones and the exit code is 3. When every space is\n"
+    "empty nothing is tuned (exit 1).\n"
     "Built programs go into a cache on disk, keyed by source, options, device and driver:\n"
     "--cache-dir DIR (default $XDG_CACHE_HOME/beast/programs, or ~/.cache/beast/programs),\n"
     "shared by runs and databases, so nothing is compiled twice; --no-cache builds afresh.\n"
@@ -124,11 +134,15 @@ std::string DefaultCacheDir() {
   return "";
 }
 
+// The exit code of a run that tuned every problem it could while others
+// had empty spaces: not 0 (a job must notice), not 1 (nothing failed).
+constexpr int kSomeSpacesEmpty = 3;
+
 // The command line of beast tune, as given.
 struct TuneArgs {
   std::vector<std::string> templates, problems, devices, constraints, constraint_files;
   std::string db = "beast.db", templates_dir, baselines = "auto", cache_dir, shard;
-  std::string progress_label, strategy, transfer = "auto";
+  std::string progress_label, strategy, transfer = "auto", retry_failed;
   double time_budget = 0;
   long patience = 0;
   long max_configs = 0, seed = 1, max_reps = 30, compile_jobs = -1, confirm_top = 3;
@@ -150,6 +164,10 @@ void DeclareOptions(CLI::App& app, TuneArgs* a) {
   AddDuration(app, "--time-budget", &a->time_budget, "the run's wall clock for measuring");
   AddInteger(app, "--patience", &a->patience, "configs without a 1% gain that end a problem");
   app.add_option("--transfer", a->transfer, "auto (learn from other problems) or none");
+  app.add_option("--retry-failed", a->retry_failed,
+                 "measure recorded failures again: STATUS,... (default "
+                 "crashed,timeout,runtime_error)")
+      ->expected(0, 1);
   AddRepeated(app, "--constraint", &a->constraints, "an extra constraint (repeatable)");
   AddRepeated(app, "--constraints", &a->constraint_files, "a constraint file (repeatable)");
   app.add_flag("--ignore-soft", a->ignore_soft, "apply the hard constraints only");
@@ -182,6 +200,27 @@ void ReadConstraints(const TuneArgs& a, TuneOptions* o) {
   }
 }
 
+// --retry-failed [STATUS,...]: the failure statuses to measure again.
+std::set<Status> RetryStatuses(const std::string& list) {
+  const std::string text = list.empty() ? "crashed,timeout,runtime_error" : list;
+  std::set<Status> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    const std::optional<Status> status = ParseStatus(name);
+    if (!status || *status == Status::kOk || !IsMeasurementStatus(*status) ||
+        *status == Status::kCompiled)
+      throw Error(ErrorCode::kBadArgument,
+                  "--retry-failed: \"" + name +
+                      "\" is not a failure status (compile_error, runtime_error, crashed, "
+                      "timeout, wrong_result, pruned_after_compile)");
+    out.insert(*status);
+    start = comma + 1;
+  }
+  return out;
+}
+
 void ReadMeasuring(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
   if (a.max_configs < 0) throw Error(ErrorCode::kBadArgument, "--max-configs must not be negative");
   o->max_configs = static_cast<uint64_t>(a.max_configs);
@@ -211,7 +250,7 @@ void ReadMeasuring(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
                 "--confirm-top must be 0 (off) or 2 to 100 configs to compare");
   }
   o->confirm_top = static_cast<int>(a.confirm_top);
-  (void)app;
+  if (Given(app, "--retry-failed")) o->retry_failed = RetryStatuses(a.retry_failed);
 }
 
 void ReadCompiling(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
@@ -232,7 +271,13 @@ TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
   TuneOptions o;
   o.templates = a.templates;
   if (o.templates.empty()) throw Error(ErrorCode::kBadArgument, "--template is required");
-  for (const auto& p : a.problems) o.problems.push_back(Problem::Parse(p));
+  for (const auto& p : a.problems) {
+    Problem problem = Problem::Parse(p);
+    // The same problem twice (in another spelling, say) is tuned once.
+    const bool seen = std::any_of(o.problems.begin(), o.problems.end(),
+                                  [&](const Problem& q) { return q.Key() == problem.Key(); });
+    if (!seen) o.problems.push_back(std::move(problem));
+  }
   if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "--problem is required");
   for (const auto& d : a.devices) devices->push_back(DeviceSelector::Parse(d));
   o.device = devices->empty() ? BestDevice() : devices->front();
@@ -263,7 +308,10 @@ int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>
     for (const TuneSummary& group : run.groups)
       std::fputs(FormatTuneSummary(group).c_str(), stdout);
   }
-  return run.interrupted ? 130 : 0;
+  if (run.interrupted) return 130;
+  for (const TuneSummary& group : run.groups)
+    if (!group.empty_spaces.empty()) return kSomeSpacesEmpty;
+  return 0;
 }
 
 }  // namespace
@@ -290,7 +338,8 @@ int Tune(const Argv& argv) {
   } else {
     std::fputs(FormatTuneSummary(summary).c_str(), stdout);
   }
-  return summary.interrupted ? 130 : 0;
+  if (summary.interrupted) return 130;
+  return summary.empty_spaces.empty() ? 0 : kSomeSpacesEmpty;
 }
 
 }  // namespace beast::cli

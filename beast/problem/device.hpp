@@ -16,6 +16,7 @@ struct DeviceLimits {
   int64_t max_work_item_sizes[3] = {0, 0, 0};
   int64_t local_mem_bytes = 0;  // shared / local memory per group
   int64_t global_mem_bytes = 0;
+  int64_t max_alloc_bytes = 0;  // the largest single buffer; 0 when unknown
   int64_t compute_units = 0;
   int64_t clock_mhz = 0;
   int64_t warp_size = 1;                 // warp / wavefront / preferred multiple

@@ -14,6 +14,7 @@ std::string DeviceLimitsToJson(const DeviceLimits& l) {
                               l.max_work_item_sizes[2]};
   j["local_mem_bytes"] = l.local_mem_bytes;
   j["global_mem_bytes"] = l.global_mem_bytes;
+  j["max_alloc_bytes"] = l.max_alloc_bytes;
   j["compute_units"] = l.compute_units;
   j["clock_mhz"] = l.clock_mhz;
   j["warp_size"] = l.warp_size;
@@ -38,6 +39,7 @@ DeviceLimits DeviceLimitsFromJson(const std::string& json) {
     get("max_work_group_size", &l.max_work_group_size);
     get("local_mem_bytes", &l.local_mem_bytes);
     get("global_mem_bytes", &l.global_mem_bytes);
+    get("max_alloc_bytes", &l.max_alloc_bytes);
     get("compute_units", &l.compute_units);
     get("clock_mhz", &l.clock_mhz);
     get("warp_size", &l.warp_size);

@@ -276,6 +276,17 @@ SpaceReport BoundSpace::Explain() const {
   space::Plan plan = space::MakePlan(m, all, m.options.reorder, &stats.removed);
   report.valid = space::CountPlan(m, plan, threads, &stats);
   report.derived_errors = stats.derived_errors;
+  // The derived values no parameter changes: one that fails fails for all.
+  std::vector<Value> slots = m.base_slots;
+  for (const Impl::Derived& d : m.derived) {
+    if (!d.params.empty() || d.expr.Eval(slots.data(), &slots[d.slot]) == EvalStatus::kOk) continue;
+    for (const DerivedSpec& spec : m.spec.derived) {
+      if (m.SlotOf(spec.name) == d.slot)
+        report.failed_derived =
+            spec.name + " = " + spec.expr.text() + " (" + spec.where.ToString() + ")";
+    }
+    break;
+  }
   std::vector<char> prefix(n, 0);
   uint64_t remaining = report.raw;
   for (size_t c = 0; c < n; ++c) {
@@ -300,7 +311,8 @@ SpaceReport BoundSpace::Explain() const {
           space::CountPlan(m, space::MakePlan(m, prefix, m.options.reorder), threads, nullptr);
     }
     r.remaining = remaining;
-    if (r.remaining == 0 && report.emptied_by < 0) report.emptied_by = static_cast<int>(c);
+    if (r.remaining == 0 && report.emptied_by < 0 && report.failed_derived.empty())
+      report.emptied_by = static_cast<int>(c);
     report.constraints.push_back(r);
   }
   return report;

@@ -59,6 +59,10 @@ struct SpaceReport {
   std::vector<ConstraintReport> constraints;  // in declared order (template, then extra)
   uint64_t derived_errors = 0;  // partial configs dropped because a derived value failed
   int emptied_by = -1;          // index of the constraint that left nothing, or -1
+  // A derived value of the problem and device alone that cannot be computed
+  // (an integer overflow, a division by zero): "NAME = EXPR (FILE:LINE)";
+  // it removes every config before any constraint is checked.
+  std::string failed_derived;
 };
 
 // A config made concrete: what the renderer and the launcher need.
@@ -149,6 +153,8 @@ class BoundSpace {
 
 namespace beast {
 // One line naming the constraint that left the space empty, e.g.
-// 'constraint "MWG <= M" (FILE:LINE) removed the last configs'.
+// 'hard constraint "MWG <= M" (FILE:LINE) removed the last configs', the
+// others that removed configs before it with their counts, and, when soft
+// ones did, that --ignore-soft drops them.
 std::string WhyEmpty(const SpaceReport& report);
 }  // namespace beast

@@ -205,12 +205,31 @@ namespace beast {
 
 std::string WhyEmpty(const SpaceReport& report) {
   if (report.raw == 0) return "a parameter's value set is empty";
+  if (!report.failed_derived.empty())
+    return "the derived value " + report.failed_derived +
+           " cannot be computed for this problem (integer overflow or division by zero), "
+           "which removes every config";
+  std::string why = "every config has a derived value that cannot be computed (division by zero)";
   if (report.emptied_by >= 0) {
     const ConstraintSpec& c = *report.constraints[report.emptied_by].spec;
-    return std::string(ConstraintKindName(c.kind)) + " constraint \"" + c.expr.text() + "\" (" +
-           c.where.ToString() + ") removed the last configs";
+    why = std::string(ConstraintKindName(c.kind)) + " constraint \"" + c.expr.text() + "\" (" +
+          c.where.ToString() + ") removed the last configs";
   }
-  return "every config has a derived value that cannot be computed (division by zero)";
+  // The others that removed configs on the way, as `beast space` counts
+  // them, and whether dropping the soft ones could leave some.
+  std::string before;
+  bool soft = false;
+  for (size_t i = 0; i < report.constraints.size(); ++i) {
+    const ConstraintReport& r = report.constraints[i];
+    if (r.removed == 0) continue;
+    soft = soft || r.spec->kind == ConstraintKind::kSoft;
+    if (static_cast<int>(i) == report.emptied_by) continue;
+    before += (before.empty() ? "" : ", ") + std::string(ConstraintKindName(r.spec->kind)) + " \"" +
+              r.spec->expr.text() + "\" " + std::to_string(r.removed);
+  }
+  if (!before.empty()) why += " (before it: " + before + ")";
+  if (soft) why += "; soft constraints removed configs: --ignore-soft applies the hard ones only";
+  return why;
 }
 
 }  // namespace beast

@@ -157,8 +157,8 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
                     ": compile-only tuning compiles with NVRTC, and this beast was built "
                     "without it (CUDA toolkit not found)");
   }
-  const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
   TuneSummary summary;
+  const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device, &summary.empty_spaces);
   summary.device_id = device.Id();
   summary.device_name = "compile-only " + device.arch;
   summary.compile_only = true;

@@ -17,6 +17,7 @@
 #include "beast/core/child_process.hpp"
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
+#include "beast/problem/problem_buffers.hpp"
 #include "beast/space/space_spec.hpp"
 #include "beast/tuner/tune_plan.hpp"
 #include "beast/tuner/tune_share.hpp"
@@ -34,13 +35,13 @@ std::atomic<int> g_child_count{0};
 
 void Remember(int sig) {
   g_signal = sig;
-  if (sig != SIGTERM) return;  // Ctrl-C reached them already
-  for (int i = 0; i < g_child_count; ++i) kill(g_children[i], SIGTERM);
+  if (sig == SIGINT) return;  // Ctrl-C reached them already
+  for (int i = 0; i < g_child_count; ++i) kill(g_children[i], sig);
 }
 
 // While the per-device processes run: Ctrl-C reaches them itself (they share
 // the terminal's process group) and this process only waits for them to stop;
-// SIGTERM, sent to this process alone, is passed on.
+// SIGTERM and SIGHUP, sent to this process alone, are passed on.
 class SignalScope {
  public:
   SignalScope() {
@@ -50,14 +51,16 @@ class SignalScope {
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous_int_);
     sigaction(SIGTERM, &action, &previous_term_);
+    sigaction(SIGHUP, &action, &previous_hup_);
   }
   ~SignalScope() {
     sigaction(SIGINT, &previous_int_, nullptr);
     sigaction(SIGTERM, &previous_term_, nullptr);
+    sigaction(SIGHUP, &previous_hup_, nullptr);
   }
 
  private:
-  struct sigaction previous_int_ = {}, previous_term_ = {};
+  struct sigaction previous_int_ = {}, previous_term_ = {}, previous_hup_ = {};
 };
 
 struct Child {
@@ -150,7 +153,11 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
       options.templates_dir.empty() ? paths.templates_dir : options.templates_dir;
   std::vector<SpaceSpec> specs;
   for (const auto& name : options.templates) specs.push_back(SpaceSpec::Load(templates_dir, name));
-  for (const DeviceInfo& d : devices) PlanPairs(specs, options, d);
+  for (const DeviceInfo& d : devices) {
+    std::vector<std::string> empty;  // listed by each device's own run
+    PlanPairs(specs, options, d, &empty);
+    for (const Problem& problem : options.problems) CheckProblemFits(problem, d, HostMemoryBytes());
+  }
 
   // Groups of identical devices, in the order their first one was named.
   std::vector<std::vector<size_t>> groups;
@@ -201,7 +208,8 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
   for (const Child& c : children) {
     const int status = c.process->wait_status();
     if (WIFEXITED(status) && WEXITSTATUS(status) == 130) out.interrupted = true;
-    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
+    if (WIFSIGNALED(status) &&
+        (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGHUP))
       out.interrupted = true;
   }
   if (out.interrupted) return out;
@@ -229,7 +237,8 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
           }
         }
         const int status = c.process->wait_status();
-        const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        // Exit code 3: tuned, with some spaces empty (listed in the summary).
+        const bool ok = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3);
         summary.devices.push_back(
             c.device +
             (ok ? ""

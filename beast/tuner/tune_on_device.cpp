@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "beast/core/paths.hpp"
+#include "beast/problem/problem_buffers.hpp"
 #include "beast/space/post_compile.hpp"
 #include "beast/tuner/device_measurer.hpp"
 #include "beast/tuner/run_failure.hpp"
@@ -88,8 +89,10 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
                          const DeviceInfo& device, const std::string& templates_dir,
                          std::chrono::steady_clock::time_point deadline,
                          const std::atomic<bool>& stop) {
-  const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device);
+  // A problem the device or host cannot hold is refused before any compile.
+  for (const Problem& problem : o.problems) CheckProblemFits(problem, device, HostMemoryBytes());
   TuneSummary summary;
+  const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device, &summary.empty_spaces);
   summary.device_id = device.Id();
   summary.device_name = device.name;
   summary.post_compile_not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);

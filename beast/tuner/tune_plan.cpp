@@ -25,8 +25,9 @@ std::string StrategyFor(const TuneOptions& o, bool whole_space) {
 }  // namespace
 
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& o,
-                                   const DeviceInfo& device) {
+                                   const DeviceInfo& device, std::vector<std::string>* empty) {
   std::vector<PlannedPair> pairs;
+  std::vector<std::string> empties;
   for (const auto& spec : specs) {
     bool any = false;
     for (const auto& problem : o.problems) {
@@ -43,9 +44,12 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
       p.space = std::make_unique<BoundSpace>(spec, problem, device, o.bind);
       p.count = p.space->Count();
       if (p.count == 0) {
-        throw Error(ErrorCode::kEmptySpace, "the space of " + spec.name + " is empty for " +
-                                                problem.Key() + ": " +
-                                                WhyEmpty(p.space->Explain()));
+        const std::string why = WhyEmpty(p.space->Explain());
+        if (!empty)
+          throw Error(ErrorCode::kEmptySpace,
+                      "the space of " + spec.name + " is empty for " + problem.Key() + ": " + why);
+        empties.push_back(spec.name + " on " + problem.Key() + ": " + why);
+        continue;
       }
       // The default is the baseline of the speed-ups: it needs to be correct
       // (hard constraints), not one the soft constraints would propose.
@@ -67,6 +71,14 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
                       (spec.op == OpKind::kGemm ? "gemm" : "conv2d") + " template)");
     }
   }
+  if (pairs.empty() && !empties.empty()) {
+    throw Error(
+        ErrorCode::kEmptySpace,
+        "every space is empty, nothing to tune: " + empties.front() +
+            (empties.size() > 1 ? " (and " + std::to_string(empties.size() - 1) + " more pairs)"
+                                : ""));
+  }
+  if (empty) *empty = std::move(empties);
   return pairs;
 }
 

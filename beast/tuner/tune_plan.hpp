@@ -32,9 +32,13 @@ struct PlannedPair {
 
 // Everything that can be wrong with the input is found here, before the
 // database is touched: a template that fits none of the problems, an empty
-// space (named with the constraint that emptied it), an unknown strategy.
+// space (named with the constraints that emptied it), an unknown strategy.
+// With `empty`, a pair whose space is empty is listed there ("TEMPLATE on
+// PROBLEM: why") and left out, and only a run left with no pair at all is
+// refused; without, the first empty space is refused.
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& options,
-                                   const DeviceInfo& device);
+                                   const DeviceInfo& device,
+                                   std::vector<std::string>* empty = nullptr);
 
 // The pairs' bound spaces, in order.
 std::vector<const BoundSpace*> SpacesOf(const std::vector<PlannedPair>& pairs);

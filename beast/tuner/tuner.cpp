@@ -19,18 +19,14 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-// The first Ctrl-C stops the run cleanly; a second one, for a user who will
-// not wait, ends the process at once (the database stays intact and the
-// worker dies with it).
-void OnInterrupt(int sig) {
-  if (g_interrupted) {
-    signal(sig, SIG_DFL);
-    raise(sig);
-  }
-  g_interrupted = true;
-}
+// Ctrl-C, SIGTERM and SIGHUP (the terminal went away) stop the run: every
+// wait returns within a moment, the workers are reaped, the run is recorded
+// interrupted and the summary printed. A second signal changes nothing: the
+// stop it asks for is already under way, and dying now would leave the run
+// marked running with no summary.
+void OnInterrupt(int) { g_interrupted = true; }
 
-// Ctrl-C and SIGTERM stop the run cleanly; the previous handlers come back
+// Ctrl-C, SIGTERM and SIGHUP stop the run cleanly; the previous handlers come back
 // when it ends. No SA_RESTART: a wait in progress returns at once.
 class InterruptGuard {
  public:
@@ -41,14 +37,16 @@ class InterruptGuard {
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous_int_);
     sigaction(SIGTERM, &action, &previous_term_);
+    sigaction(SIGHUP, &action, &previous_hup_);
   }
   ~InterruptGuard() {
     sigaction(SIGINT, &previous_int_, nullptr);
     sigaction(SIGTERM, &previous_term_, nullptr);
+    sigaction(SIGHUP, &previous_hup_, nullptr);
   }
 
  private:
-  struct sigaction previous_int_ = {}, previous_term_ = {};
+  struct sigaction previous_int_ = {}, previous_term_ = {}, previous_hup_ = {};
 };
 
 void CheckOptions(const TuneOptions& o) {

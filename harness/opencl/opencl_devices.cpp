@@ -131,6 +131,8 @@ beast::DeviceInfo QueryOpenClDevice(cl_device_id device, int index, cl_context c
       static_cast<int64_t>(DeviceValue<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE));
   limits.global_mem_bytes =
       static_cast<int64_t>(DeviceValue<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE));
+  limits.max_alloc_bytes =
+      static_cast<int64_t>(DeviceValue<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
   limits.compute_units = DeviceValue<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS);
   limits.clock_mhz = DeviceValue<cl_uint>(device, CL_DEVICE_MAX_CLOCK_FREQUENCY);
   limits.warp_size = PreferredMultiple(device, context);

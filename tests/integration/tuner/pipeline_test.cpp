@@ -109,7 +109,7 @@ TEST_F(Pipeline, BadInputIsOneLineAndWritesNothing) {
       {"tune --template gemm/tiled --problem " + std::string(kGemm) +
            " --constraint \"hard: MWG > 100000\" --db " + db,
        1,
-       "beast tune: the space of gemm/tiled is empty for "
+       "beast tune: every space is empty, nothing to tune: gemm/tiled on "
        "gemm:M=72,N=40,K=56,transA=0,transB=0,dtype=f32: hard "
        "constraint \"MWG > 100000\" (command line) removed the last configs"},
       {"tune --template gemm/tiled --problem " + std::string(kGemm) +
