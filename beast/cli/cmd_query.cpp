@@ -4,6 +4,7 @@
 // pasted into SQL), with the speed-up over the default config and over each
 // vendor library's baseline and the compiled kernel's resources where known;
 // or two devices compared on their common problems.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -311,6 +312,32 @@ std::optional<Status> ParseMeasurementStatus(const std::string& name) {
               "unknown status '" + name + "' (one of " + Joined(statuses) + ")");
 }
 
+// The database's key for --problem: a key it holds as given (an imported
+// one such as kt:convolution_kernel:4096x4096 included), else the canonical
+// form of a beast problem in another spelling.
+std::string ResolveProblem(results_db::Store& store, const std::string& text) {
+  const std::vector<std::string> keys = store.ProblemKeys();
+  if (std::find(keys.begin(), keys.end(), text) != keys.end()) return text;
+  std::string key;
+  try {
+    key = Problem::Parse(text).Key();
+  } catch (const Error& e) {
+    throw Error(ErrorCode::kNotFound, "no problem '" + text + "' in " + store.path() +
+                                          ", and it is not a problem key beast reads (" + e.what() +
+                                          ")");
+  }
+  return key;  // a problem not in the database: no rows, as for any filter
+}
+
+// --template must name a template the database has measured.
+std::string ResolveTemplate(results_db::Store& store, const std::string& name) {
+  const std::vector<std::string> names = store.TemplateNames();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return name;
+  throw Error(ErrorCode::kNotFound,
+              "no template '" + name + "' in " + store.path() +
+                  " (templates: " + (names.empty() ? std::string("none") : Joined(names)) + ")");
+}
+
 }  // namespace
 
 int Query(const Argv& argv) {
@@ -350,12 +377,12 @@ int Query(const Argv& argv) {
   }
   filter.limit = args.limit;
   if (filter.limit < 0) throw Error(ErrorCode::kBadArgument, "--limit takes a positive number");
-  if (Given(app, "--problem")) filter.problem_key = Problem::Parse(args.problem).Key();
-  if (Given(app, "--template")) filter.template_name = args.template_name;
   filter.best_only = args.best;
   for (const auto& where : args.where) filter.params.push_back(ParseWhere(where));
 
   results_db::Store store = results_db::Store::OpenExisting(args.db);
+  if (Given(app, "--problem")) filter.problem_key = ResolveProblem(store, args.problem);
+  if (Given(app, "--template")) filter.template_name = ResolveTemplate(store, args.template_name);
   CheckParameters(store, filter);
   if (Given(app, "--compare")) {
     const std::string a = ResolveDevice(store, args.compare[0]);

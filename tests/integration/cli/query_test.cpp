@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "results_db/store.hpp"
@@ -293,12 +294,37 @@ TEST_F(QueryCli, CompareTwoDevices) {
   EXPECT_EQ(table.substr(table.rfind("2 common")), "2 common problems\n");
 }
 
+TEST_F(QueryCli, EveryProblemKeyItPrintsIsAcceptedBack) {
+  // An imported Kernel Tuner problem keeps its own key.
+  const int64_t gpu = std::stoll(RawSql(db_, "SELECT id FROM devices WHERE name = 'GPU A100'"));
+  RawSql(db_,
+         "INSERT INTO problems (key, op, flops) VALUES ('kt:convolution_kernel:4096x4096', "
+         "'conv2d', 1e9); "
+         "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, median_ms) "
+         "SELECT 1, " +
+             std::to_string(gpu) +
+             ", p.id, c.id, 'ok', 3 FROM problems p, configs c "
+             "WHERE p.key LIKE 'kt:%' AND c.config_key = 'MWG=32,VW=2'");
+  std::set<std::string> printed;
+  for (const auto& row : nlohmann::json::parse(Query("--json")))
+    printed.insert(row["problem"].get<std::string>());
+  ASSERT_EQ(printed.size(), 3u);
+  for (const std::string& key : printed) {
+    const nlohmann::json rows = nlohmann::json::parse(Query("--problem '" + key + "' --json"));
+    ASSERT_FALSE(rows.empty()) << key;
+    for (const auto& row : rows) EXPECT_EQ(row["problem"], key);
+  }
+}
+
 TEST_F(QueryCli, BadInputIsOneClearLine) {
   EXPECT_EQ(Fails("--where NOPE=1", 1),
             "beast query: unknown parameter 'NOPE' (the configs in " + db_ + " have MWG, VW)\n");
   EXPECT_EQ(Fails("--template gemm/other --where MWG=1", 1),
-            "beast query: unknown parameter 'MWG' (the configs of gemm/other in " + db_ +
-                " have none)\n");
+            "beast query: no template 'gemm/other' in " + db_ + " (templates: gemm/tiled)\n");
+  EXPECT_EQ(Fails("--problem kt:nope", 1),
+            "beast query: no problem 'kt:nope' in " + db_ +
+                ", and it is not a problem key beast reads (problem \"kt:nope\": unknown op \"kt\" "
+                "(known: conv2d gemm))\n");
   EXPECT_EQ(Fails("--where MWG", 2), "beast query: --where takes PARAM=VALUE, not 'MWG'\n");
   EXPECT_EQ(Fails("--device TPU", 1),
             "beast query: no device 'TPU' in " + db_ + " (devices: CPU EPYC, GPU A100)\n");
@@ -335,14 +361,14 @@ TEST_F(QueryCli, DatabasesOfOtherVersions) {
   EXPECT_EQ(upgraded.exit_code, 0);
   EXPECT_EQ(upgraded.output,
             std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,,\n");
-  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "5");
+  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "6");
 
   // A newer one is refused, untouched.
-  RawSql(db_, "PRAGMA user_version = 6");
+  RawSql(db_, "PRAGMA user_version = 7");
   EXPECT_EQ(Fails("--best", 1), "beast query: " + db_ +
-                                    ": database schema version 6 is newer than this beast (5): "
+                                    ": database schema version 7 is newer than this beast (6): "
                                     "upgrade beast\n");
-  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "6");
+  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "7");
   const std::string text = (dir_ / "notes.txt").string();
   std::ofstream(text) << "not a database\n";
   auto r = RunCommand(BeastBinary() + " query --db " + text);
