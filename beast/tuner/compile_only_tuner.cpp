@@ -46,6 +46,10 @@ Outcome CompileOne(const PlannedPair& pair, const Config& config, const DeviceIn
   try {
     source = renderer.Render(spec.source_rel,
                              TemplateVars(spec, *pair.problem, instance, Backend::kCuda));
+  } catch (const harness::RenderTimeout& e) {
+    out.status = Status::kTimeout;  // a template whose rendering never ends costs one config
+    out.error_text = std::string("render: ") + e.what();
+    return out;
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
     out.status = Status::kCompileError;           // a template that fails to render is data
@@ -168,6 +172,7 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   summary.post_compile_not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);
   const Paths paths = Paths::Default();
   harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
+  renderer.SetLimits(o.timeout_seconds, nullptr);
   results_db::Store store = results_db::Store::Open(o.db_path);
   // The spec table stands for the device: its name says that nothing ran on it.
   const int64_t device_id =

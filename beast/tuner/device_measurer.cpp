@@ -103,7 +103,12 @@ std::optional<Outcome> DeviceMeasurer::Measure(const PlannedPair& pair, const Co
 // the worker measure it; nullopt when the run was interrupted first.
 std::optional<Outcome> DeviceMeasurer::MeasureJob(const PlannedPair& pair, const Config& config,
                                                   size_t job, const std::atomic<bool>& stop) {
-  std::optional<ProgramSupply::Supplied> supplied = c_.supply.Take(job, stop);
+  std::optional<ProgramSupply::Supplied> supplied;
+  try {
+    supplied = c_.supply.Take(job, stop);
+  } catch (const harness::RenderInterrupted&) {
+    return std::nullopt;  // stopped while rendering: the config stays unmeasured
+  }
   if (!supplied) return std::nullopt;
   std::optional<Outcome> outcome;
   if (supplied->instance.failure) {
@@ -172,8 +177,12 @@ void DeviceMeasurer::Confirm(const PlannedPair& pair, const PairIds& ids,
                          c_.options.progress};
   ProgramSupply::DeviceBusy busy(c_.supply);
   const auto start = std::chrono::steady_clock::now();
-  ps->confirmed_now =
-      ConfirmPair(context, pair, ids.problem, ids.template_version, stop) == ConfirmStatus::kDone;
+  try {
+    ps->confirmed_now =
+        ConfirmPair(context, pair, ids.problem, ids.template_version, stop) == ConfirmStatus::kDone;
+  } catch (const harness::RenderInterrupted&) {
+    return;  // stopped while rendering a candidate: no confirmation this run
+  }
   if (ps->confirmed_now) c_.summary.confirm_seconds += Seconds(start);
 }
 

@@ -105,6 +105,8 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   summary.cache_dir = o.cache_dir;
   const Paths paths = Paths::Default();
   harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
+  // A render is bounded like a build and a run, and Ctrl-C stops it at once.
+  renderer.SetLimits(o.timeout_seconds, &stop);
   // /proc/self/exe is this very binary, even if the file was replaced since
   // it started.
   const std::string executable =

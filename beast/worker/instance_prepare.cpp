@@ -14,6 +14,15 @@ PreparedInstance PrepareInstance(harness::Renderer& renderer, const SpaceSpec& s
   try {
     prepared.request.source =
         renderer.Render(spec.source_rel, TemplateVars(spec, problem, instance, backend));
+  } catch (const harness::RenderTimeout& e) {
+    // A template whose rendering never ends costs this config only.
+    Outcome outcome;
+    outcome.status = Status::kTimeout;
+    outcome.error_text = std::string("render: ") + e.what();
+    prepared.failure = std::move(outcome);
+    return prepared;
+  } catch (const harness::RenderInterrupted&) {
+    throw;
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kBadInput) throw;  // a broken environment stops the run
     Outcome outcome;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -115,8 +116,10 @@ Renderer::Exchange Renderer::Send(const std::string& line) {
 
 Renderer::Exchange Renderer::ReadLine(std::string* line) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::seconds(kReplyTimeoutSeconds);
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(timeout_seconds_));
   while (true) {
+    if (stop_ && *stop_) return Exchange::kStopped;
     size_t newline = pending_.find('\n');
     if (newline != std::string::npos) {
       line->assign(pending_, 0, newline);
@@ -126,7 +129,8 @@ Renderer::Exchange Renderer::ReadLine(std::string* line) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return Exchange::kTimeout;
     pollfd fds[2] = {{child_->socket(), POLLIN, 0}, {child_->output(), POLLIN, 0}};
-    int r = poll(fds, 2, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    // Short slices: a stop is seen within 100 ms.
+    int r = poll(fds, 2, static_cast<int>(std::min<int64_t>(left.count(), 100)));
     if (r < 0) {
       if (errno == EINTR) continue;
       return Exchange::kChildGone;
@@ -167,13 +171,19 @@ std::string Renderer::Request(const std::string& line, const std::string& what) 
     Exchange ex = Send(line);
     if (ex == Exchange::kOk) ex = ReadLine(&reply);
     if (ex == Exchange::kOk) return reply;
-    std::string diagnosis = ex == Exchange::kTimeout ? "" : ChildDiagnosis();
-    Stop();
-    if (ex == Exchange::kTimeout) {
-      throw Error(ErrorCode::kInternal, "the renderer did not answer within " +
-                                            std::to_string(kReplyTimeoutSeconds) + " s rendering " +
-                                            what + "; it was stopped");
+    if (ex == Exchange::kTimeout || ex == Exchange::kStopped) {
+      // A child busy in an endless loop reads no end of input: killed now.
+      child_->Kill();
+      child_.reset();
+      pending_.clear();
+      if (ex == Exchange::kStopped) throw RenderInterrupted();
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", timeout_seconds_);
+      throw RenderTimeout("the template did not render within " + std::string(seconds) + " s (" +
+                          what + "); the renderer was stopped");
     }
+    std::string diagnosis = ChildDiagnosis();
+    Stop();
     if (attempt == 1) {
       throw Error(ErrorCode::kInternal, "the renderer died twice rendering " + what + diagnosis);
     }
@@ -191,6 +201,12 @@ std::string Renderer::Render(const std::string& template_rel_path,
   if (const std::string* error = StringField(fields, "error"))
     throw Error(ErrorCode::kBadInput, *error);
   throw Error(ErrorCode::kInternal, "renderer: reply has neither source nor error");
+}
+
+void Renderer::SetLimits(double timeout_seconds, const std::atomic<bool>* stop) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  timeout_seconds_ = timeout_seconds;
+  stop_ = stop;
 }
 
 std::string Renderer::Version() const {

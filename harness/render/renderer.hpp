@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -13,8 +14,22 @@
 #include <vector>
 
 #include "beast/core/child_process.hpp"
+#include "beast/core/error.hpp"
 
 namespace beast::harness {
+
+// A render that ran past its time limit (a template whose Jinja2 loops never
+// end, say): the child was killed, and the next Render starts a fresh one.
+class RenderTimeout : public Error {
+ public:
+  explicit RenderTimeout(const std::string& message) : Error(ErrorCode::kInternal, message) {}
+};
+
+// A render given up because the run was asked to stop (the child was killed).
+class RenderInterrupted : public Error {
+ public:
+  RenderInterrupted() : Error(ErrorCode::kInternal, "rendering was interrupted") {}
+};
 
 class Renderer {
  public:
@@ -34,7 +49,8 @@ class Renderer {
   // unknown template, malformed variables) throws Error(kBadInput) with the
   // renderer's one-line message naming the template file and line. A child
   // that died is restarted once; if it dies again, or does not answer within
-  // the time limit, throws Error(kInternal). Thread-safe.
+  // the time limit, throws RenderTimeout; when *stop (SetLimits) turns true
+  // first, RenderInterrupted, within 100 ms. Thread-safe.
   std::string Render(const std::string& template_rel_path, const nlohmann::ordered_json& vars);
   // Variables as text would become one JSON string, not an object: parse them.
   std::string Render(const std::string& template_rel_path, const char* vars) = delete;
@@ -45,11 +61,17 @@ class Renderer {
   // Process id of the current child, -1 when none runs (diagnostics, tests).
   pid_t ChildPid() const;
 
-  // Seconds Render waits for a reply before it gives the child up as hung.
+  // Seconds Render waits for a reply before it gives the child up as hung,
+  // unless SetLimits says otherwise.
   static constexpr int kReplyTimeoutSeconds = 120;
 
+  // A tuning run's limits: a render longer than `timeout_seconds` is given
+  // up (the run's per-config limit), and one in progress when *stop turns
+  // true returns at once. `stop` must outlive the renderer's use.
+  void SetLimits(double timeout_seconds, const std::atomic<bool>* stop);
+
  private:
-  enum class Exchange { kOk, kChildGone, kTimeout };
+  enum class Exchange { kOk, kChildGone, kTimeout, kStopped };
 
   void Start();  // throws Error(kEnvironment)
   void Stop();
@@ -66,6 +88,8 @@ class Renderer {
   // The running child, if any: its socket is its stdin and stdout.
   std::unique_ptr<ChildProcess> child_;
   std::string pending_;  // bytes read past the last reply line
+  double timeout_seconds_ = kReplyTimeoutSeconds;
+  const std::atomic<bool>* stop_ = nullptr;
 };
 
 }  // namespace beast::harness

@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -168,6 +170,40 @@ TEST(RendererTest, RestartsAChildThatDied) {
   ASSERT_EQ(kill(first, SIGKILL), 0);
   EXPECT_EQ(r.Render("t/a.j2", Vars("{\"a\": 2}")), "a=2");
   EXPECT_NE(r.ChildPid(), first);
+}
+
+TEST(RendererTest, AnEndlessRenderTimesOutAndTheNextOneWorks) {
+  TempDir dir;
+  dir.Write("t/loop.j2", "{% if forever %}{% for i in range(10 ** 15) %}{% endfor %}{% endif %}x");
+  Renderer r(kPython, kScript, dir.path());
+  r.SetLimits(0.5, nullptr);
+  const pid_t first = r.ChildPid();
+  try {
+    r.Render("t/loop.j2", Vars("{\"forever\": true}"));
+    FAIL() << "an endless render returned";
+  } catch (const RenderTimeout& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "the template did not render within 0.5 s (t/loop.j2); the renderer was stopped");
+  }
+  EXPECT_EQ(r.ChildPid(), -1);  // killed at once, not left looping
+  EXPECT_FALSE(kill(first, 0) == 0);
+  EXPECT_EQ(r.Render("t/loop.j2", Vars("{\"forever\": false}")), "x");
+}
+
+TEST(RendererTest, AStopEndsARenderAtOnce) {
+  TempDir dir;
+  dir.Write("t/loop.j2", "{% for i in range(10 ** 15) %}{% endfor %}");
+  Renderer r(kPython, kScript, dir.path());
+  std::atomic<bool> stop{false};
+  r.SetLimits(60, &stop);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(r.Render("t/loop.j2", Vars("{}")), RenderInterrupted);
+  stopper.join();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.5);
 }
 
 TEST(RendererTest, ServesConcurrentCallers) {
