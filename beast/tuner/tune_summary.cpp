@@ -3,6 +3,7 @@
 // (tune_summary.hpp).
 #include "beast/tuner/tune_summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "beast/tuner/tune_baselines.hpp"
@@ -110,8 +111,16 @@ std::string SearchLine(const PairSummary& p) {
   return out + "\n";
 }
 
+// The template column's width: 20, or the longest name, so a long one does
+// not push its row out of line with the header.
+int TemplateWidth(const TuneSummary& s) {
+  size_t width = 20;
+  for (const PairSummary& p : s.pairs) width = std::max(width, p.template_name.size());
+  return static_cast<int>(width);
+}
+
 // A pair's row of the winners table and the lines under it.
-std::string PairLines(const PairSummary& p) {
+std::string PairLines(const PairSummary& p, int width) {
   const std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
   const std::string speedup =
       p.speedup_vs_default > 0 ? std::to_string(p.speedup_vs_default).substr(0, 5) + "x" : "n/a";
@@ -121,11 +130,12 @@ std::string PairLines(const PairSummary& p) {
   if (p.fraction_of_peak > 0) std::snprintf(peak, sizeof peak, "%.1f%%", 100 * p.fraction_of_peak);
   char line[1024];
   std::snprintf(line, sizeof line,
-                "%-20s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s %10s %6s  %s\n      problem %s\n",
-                p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
-                (unsigned long long)p.measured, (unsigned long long)p.failed, p.best_ms,
-                p.best_gflops, speedup.c_str(), vs_library.c_str(), peak,
-                p.has_best ? p.best_config.c_str() : "(none ran ok)", p.problem_key.c_str());
+                "%-*s %-10s %6llu %6llu %6llu %11.4f %9.2f %8s %10s %6s  %s\n      problem %s\n",
+                width, p.template_name.c_str(), short_problem.c_str(),
+                (unsigned long long)p.space_size, (unsigned long long)p.measured,
+                (unsigned long long)p.failed, p.best_ms, p.best_gflops, speedup.c_str(),
+                vs_library.c_str(), peak, p.has_best ? p.best_config.c_str() : "(none ran ok)",
+                p.problem_key.c_str());
   std::string out = line;
   if (p.baseline_ms > 0) {
     std::snprintf(line, sizeof line, "      %s %s %.4f ms\n",
@@ -174,11 +184,12 @@ std::string FooterLines(const TuneSummary& s) {
 std::string FormatTuneSummary(const TuneSummary& s) {
   if (s.compile_only) return FormatCompileOnlySummary(s);
   char header[512];
-  std::snprintf(header, sizeof header, "%-20s %-10s %6s %6s %6s %11s %9s %8s %10s %6s  %s\n",
+  const int width = TemplateWidth(s);
+  std::snprintf(header, sizeof header, "%-*s %-10s %6s %6s %6s %11s %9s %8s %10s %6s  %s\n", width,
                 "template", "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
                 LibraryColumn(s).c_str(), "%peak", "best config");
   std::string out = HeaderLines(s) + header;
-  for (const auto& p : s.pairs) out += PairLines(p);
+  for (const auto& p : s.pairs) out += PairLines(p, width);
   return out + FooterLines(s);
 }
 
@@ -189,7 +200,8 @@ std::string FormatCompileOnlySummary(const TuneSummary& s) {
                 s.device_name.c_str(), s.compiler_version.c_str(),
                 s.interrupted ? " — run interrupted, run the same command again to resume" : "");
   out += line;
-  std::snprintf(line, sizeof line, "%-20s %-10s %8s %8s %8s %8s  %s\n", "template", "problem",
+  const int width = TemplateWidth(s);
+  std::snprintf(line, sizeof line, "%-*s %-10s %8s %8s %8s %8s  %s\n", width, "template", "problem",
                 "space", "compiled", "failed", "skipped", "registers");
   out += line;
   for (const auto& p : s.pairs) {
@@ -199,10 +211,11 @@ std::string FormatCompileOnlySummary(const TuneSummary& s) {
       registers = std::to_string(p.min_registers) +
                   (p.max_registers != p.min_registers ? "-" + std::to_string(p.max_registers) : "");
     }
-    std::snprintf(line, sizeof line, "%-20s %-10s %8llu %8llu %8llu %8llu  %s\n      problem %s\n",
-                  p.template_name.c_str(), short_problem.c_str(), (unsigned long long)p.space_size,
-                  (unsigned long long)(p.measured - p.failed), (unsigned long long)p.failed,
-                  (unsigned long long)p.skipped, registers.c_str(), p.problem_key.c_str());
+    std::snprintf(line, sizeof line, "%-*s %-10s %8llu %8llu %8llu %8llu  %s\n      problem %s\n",
+                  width, p.template_name.c_str(), short_problem.c_str(),
+                  (unsigned long long)p.space_size, (unsigned long long)(p.measured - p.failed),
+                  (unsigned long long)p.failed, (unsigned long long)p.skipped, registers.c_str(),
+                  p.problem_key.c_str());
     out += line;
     out += FailuresLine(p);
   }

@@ -1,0 +1,59 @@
+// Tests of the winners table's layout (tune_summary.hpp): a template name
+// longer than the column keeps its row in line with the header, on a live
+// and on a compile-only summary; what was measured again is said under the
+// row.
+#include "beast/tuner/tune_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace beast {
+namespace {
+
+PairSummary Pair(const std::string& name) {
+  PairSummary p;
+  p.template_name = name;
+  p.problem_key = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32";
+  p.space_size = 10;
+  p.measured = 4;
+  p.has_best = true;
+  p.best_config = "MWG=16";
+  p.best_ms = 1.5;
+  return p;
+}
+
+// The column at which `word` starts on the line of `text` that starts with `line_start`.
+size_t ColumnOf(const std::string& text, const std::string& line_start, const std::string& word) {
+  const size_t line = text.find("\n" + line_start) + 1;
+  return text.find(word, line) - line;
+}
+
+TEST(TuneSummaryLayout, ALongTemplateNameKeepsTheColumnsInLine) {
+  for (bool compile_only : {false, true}) {
+    TuneSummary s;
+    s.compile_only = compile_only;
+    s.pairs = {Pair("gemm/tiled"), Pair("conv2d/a_template_with_a_long_name")};
+    const std::string text = FormatTuneSummary(s);
+    const size_t header = ColumnOf(text, "template", "problem");
+    EXPECT_EQ(ColumnOf(text, "gemm/tiled", "gemm "), header) << text;
+    EXPECT_EQ(ColumnOf(text, "conv2d/a_template_with_a_long_name", "gemm "), header) << text;
+  }
+}
+
+TEST(TuneSummaryLayout, RetriesAreSaidUnderTheRow) {
+  TuneSummary s;
+  PairSummary p = Pair("gemm/tiled");
+  p.retried = 2;
+  p.remeasured = 3;
+  p.recovered = 1;
+  s.pairs = {p};
+  const std::string text = FormatTuneSummary(s);
+  EXPECT_NE(text.find("      retried: 2 measured again in a fresh worker after the device "
+                      "worker died\n      recorded failures measured again: 3, 1 now ok\n"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace beast
