@@ -6,7 +6,9 @@ The roof's peak is the one `beast tune` measured on the device
 (peak_gflops_measured in devices.limits_json, with peak_method saying how; see
 beast/tuner/tune_baselines.cpp) when there is one, since it is what the kernels
 can reach through the same compiler; else the specification's peak_gflops (a
-spec table or an import). bandwidth_gbs is the specification's. Both are 0 when
+spec table or an import). The bandwidth is the one beast measured
+(bandwidth_gbs_measured, a STREAM microbenchmark) when there is one, else
+the specification's bandwidth_gbs. Both are 0 when
 unknown (beast/problem/device_json.cpp); the chart then says so and plots the
 points alone. The caption names each device's peak source. A winner whose
 problem has no known size (op other than conv2d and gemm) or no FLOP count
@@ -39,11 +41,9 @@ def device_peaks(limits_json):
         valid = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
         return float(value) if valid else None
 
-    measured, specified, bandwidth = (
-        known("peak_gflops_measured"),
-        known("peak_gflops"),
-        known("bandwidth_gbs"),
-    )
+    measured, specified = known("peak_gflops_measured"), known("peak_gflops")
+    # The bandwidth beast measured (a STREAM microbenchmark) before the spec's.
+    bandwidth = known("bandwidth_gbs_measured") or known("bandwidth_gbs")
     if measured:
         method = limits.get("peak_method")
         how = method if isinstance(method, str) and method else "method not recorded"

@@ -40,14 +40,24 @@ Json PairJson(const PairSummary& p) {
   }
   Json registers = nullptr;
   if (p.min_registers >= 0) registers = {{"min", p.min_registers}, {"max", p.max_registers}};
-  return {{"template", p.template_name}, {"problem", p.problem_key},
-          {"space_size", p.space_size},  {"strategy", p.strategy},
-          {"selected", p.selected},      {"measured", p.measured},
-          {"skipped", p.skipped},        {"transferred", p.transferred},
-          {"failed", p.failed},          {"failures", failures},
-          {"retried", p.retried},        {"remeasured", p.remeasured},
-          {"recovered", p.recovered},    {"best", best},
-          {"baseline", baseline},        {"fraction_of_peak", PositiveOrNull(p.fraction_of_peak)},
+  return {{"template", p.template_name},
+          {"problem", p.problem_key},
+          {"space_size", p.space_size},
+          {"strategy", p.strategy},
+          {"selected", p.selected},
+          {"measured", p.measured},
+          {"skipped", p.skipped},
+          {"transferred", p.transferred},
+          {"failed", p.failed},
+          {"failures", failures},
+          {"retried", p.retried},
+          {"remeasured", p.remeasured},
+          {"recovered", p.recovered},
+          {"best", best},
+          {"baseline", baseline},
+          {"fraction_of_peak", PositiveOrNull(p.fraction_of_peak)},
+          {"bandwidth_bound_gflops", PositiveOrNull(p.bandwidth_bound_gflops)},
+          {"fraction_of_bandwidth_bound", PositiveOrNull(p.fraction_of_bandwidth_bound)},
           {"registers", registers}};
 }
 
@@ -95,6 +105,12 @@ Json SummaryJson(const TuneSummary& s) {
   if (s.peak_gflops > 0) {
     out["peak"] = {
         {"gflops", s.peak_gflops}, {"method", s.peak_method}, {"best_variant", s.peak_variant}};
+  }
+  out["bandwidth"] = nullptr;
+  if (s.bandwidth_gbs > 0) {
+    out["bandwidth"] = {{"gbs", s.bandwidth_gbs},
+                        {"method", s.bandwidth_method},
+                        {"best_variant", s.bandwidth_variant}};
   }
   out["baselines"] = Json::array();
   for (const auto& b : s.baselines) out["baselines"].push_back(BaselineJson(b));

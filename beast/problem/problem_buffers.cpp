@@ -55,6 +55,10 @@ std::vector<ProblemBuffer> ProblemBuffers(const Problem& problem) {
   return out;
 }
 
+int64_t ReferenceBytesMoved(const Problem& problem) {
+  return Sum(problem, ProblemBuffers(problem), "the buffers");
+}
+
 int64_t ReferenceHostBytes(const Problem& problem) {
   std::vector<ProblemBuffer> buffers = ProblemBuffers(problem);
   // The output is held twice more on the host: the reference and the

@@ -24,6 +24,10 @@ struct ProblemBuffer {
 // Error(kBadArgument) naming the buffer whose size does not fit in 63 bits.
 std::vector<ProblemBuffer> ProblemBuffers(const Problem& problem);
 
+// Bytes a kernel of `problem` must move at least: each buffer once (the
+// memory side of a roofline).
+int64_t ReferenceBytesMoved(const Problem& problem);
+
 // Host bytes the CPU reference of `problem` takes (inputs, reference output
 // and its error-bound scale; worker/problem_data.hpp).
 int64_t ReferenceHostBytes(const Problem& problem);

@@ -70,12 +70,18 @@ std::string LibraryVersion(const std::string& library) {
 
 std::string LimitsWithMeasuredPeak(const std::string& limits_json,
                                    const harness::PeakFlopsResult& peak) {
-  if (!peak.ok) return limits_json;
+  if (!peak.ok && !peak.bandwidth.ok) return limits_json;
   nlohmann::ordered_json limits =
       nlohmann::ordered_json::parse(limits_json, nullptr, /*allow_exceptions=*/false);
   if (!limits.is_object()) return limits_json;
-  limits["peak_gflops_measured"] = peak.gflops;
-  limits["peak_method"] = peak.method + ", best " + peak.variant;
+  if (peak.ok) {
+    limits["peak_gflops_measured"] = peak.gflops;
+    limits["peak_method"] = peak.method + ", best " + peak.variant;
+  }
+  if (peak.bandwidth.ok) {
+    limits["bandwidth_gbs_measured"] = peak.bandwidth.gbs;
+    limits["bandwidth_method"] = peak.bandwidth.method + ", best " + peak.bandwidth.variant;
+  }
   return limits.dump();
 }
 

@@ -43,8 +43,10 @@ std::string LibraryDisplayName(const std::string& library);
 std::string LibraryVersion(const std::string& library);
 
 // The device limits JSON with the measured peak added under
-// "peak_gflops_measured" and how it was measured under "peak_method" (the
-// database keeps both with the device); unchanged when the peak is unknown.
+// "peak_gflops_measured" and how it was measured under "peak_method", and
+// the measured memory bandwidth under "bandwidth_gbs_measured" and
+// "bandwidth_method" (the database keeps them with the device); unchanged
+// when neither is known.
 std::string LimitsWithMeasuredPeak(const std::string& limits_json,
                                    const harness::PeakFlopsResult& peak);
 

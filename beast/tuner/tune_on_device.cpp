@@ -43,7 +43,14 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
   summary->peak_variant = peak.variant;
   summary->peak_error = peak.error;
   if (peak.ok) summary->peak_gflops = peak.gflops;
+  summary->bandwidth_method = peak.bandwidth.method;
+  summary->bandwidth_variant = peak.bandwidth.variant;
+  summary->bandwidth_error = peak.bandwidth.error;
+  if (peak.bandwidth.ok) summary->bandwidth_gbs = peak.bandwidth.gbs;
   if (!progress) return;
+  if (peak.bandwidth.ok)
+    std::fprintf(stderr, "memory bandwidth %.1f GB/s on %s (best: %s)\n", peak.bandwidth.gbs,
+                 device.Id().c_str(), peak.bandwidth.variant.c_str());
   if (peak.ok) {
     std::fprintf(stderr, "peak %.1f GFLOP/s fp32 on %s, measured by %s (best: %s)\n", peak.gflops,
                  device.Id().c_str(), peak.method.c_str(), peak.variant.c_str());
@@ -80,6 +87,16 @@ void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const Devi
     }
     if (p.has_best && summary->peak_gflops > 0)
       p.fraction_of_peak = p.best_gflops / summary->peak_gflops;
+    if (p.has_best && summary->bandwidth_gbs > 0) {
+      // The roofline's memory side: every buffer moved once, at the bandwidth.
+      const Problem problem = Problem::Parse(p.problem_key);
+      const double bytes = static_cast<double>(ReferenceBytesMoved(problem));
+      const double bound = summary->bandwidth_gbs * problem.Flops() / bytes;
+      if (summary->peak_gflops <= 0 || bound < summary->peak_gflops) {
+        p.bandwidth_bound_gflops = bound;
+        p.fraction_of_bandwidth_bound = p.best_gflops / bound;
+      }
+    }
   }
 }
 

@@ -143,6 +143,13 @@ std::string PairLines(const PairSummary& p, int width) {
                   p.baseline_ms);
     out += line;
   }
+  if (p.bandwidth_bound_gflops > 0) {
+    std::snprintf(line, sizeof line,
+                  "      memory-bound: moving its buffers once at the measured bandwidth allows "
+                  "%.2f GFLOP/s; the winner reaches %.1f%% of that\n",
+                  p.bandwidth_bound_gflops, 100 * p.fraction_of_bandwidth_bound);
+    out += line;
+  }
   return out + SearchLine(p) + FailuresLine(p) + ConfirmationLines(p);
 }
 
@@ -163,6 +170,11 @@ std::string FooterLines(const TuneSummary& s) {
     out += line;
   } else if (!s.peak_error.empty()) {
     out += "%peak: n/a, the peak microbenchmark failed: " + s.peak_error + "\n";
+  }
+  if (s.bandwidth_gbs > 0) {
+    std::snprintf(line, sizeof line, "bandwidth: %.1f GB/s, measured by %s (best: %s)\n",
+                  s.bandwidth_gbs, s.bandwidth_method.c_str(), s.bandwidth_variant.c_str());
+    out += line;
   }
   std::snprintf(
       line, sizeof line,

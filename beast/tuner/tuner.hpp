@@ -136,6 +136,10 @@ struct PairSummary {
   double baseline_ms = 0;
   // best_gflops / the device's measured peak; 0 when either is unknown.
   double fraction_of_peak = 0;
+  // Where moving the problem's buffers once at the measured bandwidth bounds
+  // it below the peak (a memory-bound problem): that bound in GFLOP/s and
+  // best_gflops / it; 0 otherwise.
+  double bandwidth_bound_gflops = 0, fraction_of_bandwidth_bound = 0;
   // The re-measurement of the pair's top configs that confirmed its winner:
   // how many it compared (0: none stands), whether this run made it, and the
   // winner's median in it.
@@ -182,6 +186,10 @@ struct TuneSummary {
   // (peak_error says why).
   double peak_gflops = 0;
   std::string peak_method, peak_variant, peak_error;
+  // Memory bandwidth of the device in GB/s, measured with the peak
+  // (harness/measure/bandwidth.hpp); 0 when unknown (bandwidth_error says why).
+  double bandwidth_gbs = 0;
+  std::string bandwidth_method, bandwidth_variant, bandwidth_error;
   std::vector<BaselineSummary> baselines;
   // The post-compile constraints the device's backend cannot apply, in one
   // line (post_compile.hpp); "" when none.

@@ -10,6 +10,7 @@
 #include "beast/worker/problem_data.hpp"
 #include "beast/worker/worker_device.hpp"
 #include "harness/cache/program_cache.hpp"
+#include "harness/opencl/opencl_bandwidth.hpp"
 #include "harness/opencl/opencl_context.hpp"
 #include "harness/opencl/opencl_peak_flops.hpp"
 
@@ -41,7 +42,9 @@ class OpenCLWorkerDevice : public WorkerDevice {
   }
 
   harness::PeakFlopsResult Peak(const harness::BenchmarkPlan& plan) override {
-    return harness::MeasureOpenClPeakFlops(context_, plan);
+    harness::PeakFlopsResult peak = harness::MeasureOpenClPeakFlops(context_, plan);
+    peak.bandwidth = harness::MeasureOpenClBandwidth(context_, plan);
+    return peak;
   }
 
   bool StillWorks(const std::string& problem_key) override {

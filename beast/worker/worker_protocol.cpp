@@ -288,6 +288,11 @@ std::string EncodePeakResult(const harness::PeakFlopsResult& p, bool worker_exit
   w.Str(p.variant);
   w.Str(p.error);
   w.Str(p.method);
+  w.U8(p.bandwidth.ok);
+  w.F64(p.bandwidth.gbs);
+  w.Str(p.bandwidth.variant);
+  w.Str(p.bandwidth.error);
+  w.Str(p.bandwidth.method);
   return w.bytes();
 }
 
@@ -303,6 +308,11 @@ harness::PeakFlopsResult DecodePeakResult(const std::string& payload, bool* work
   p.variant = r.Str();
   p.error = r.Str();
   p.method = r.Str();
+  p.bandwidth.ok = r.U8() != 0;
+  p.bandwidth.gbs = r.F64();
+  p.bandwidth.variant = r.Str();
+  p.bandwidth.error = r.Str();
+  p.bandwidth.method = r.Str();
   r.ExpectEnd();
   return p;
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/measure/bandwidth.hpp"
+
 namespace beast::harness {
 
 struct PeakFlopsResult {
@@ -16,6 +18,9 @@ struct PeakFlopsResult {
   std::string variant;  // "chains=12 local=4 groups=64"
   std::string error;    // why no variant ran, when !ok
   std::string method;   // how it was measured (kPeakMethod, kCudaPeakMethod)
+  // The device's other peak, measured in the same request: its memory
+  // bandwidth (not ok where the backend has no microbenchmark for it).
+  BandwidthResult bandwidth;
 };
 
 // A variant's timed samples of `flops` each: it becomes *best when its

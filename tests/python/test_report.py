@@ -249,6 +249,13 @@ def test_roofline_arithmetic():
     )
     assert device_peaks('{"peak_gflops": 0, "bandwidth_gbs": 0}') == (None, None, None)
     assert device_peaks("{}") == (None, None, None)
+    # What beast measured (STREAM) before the specification's bandwidth.
+    assert device_peaks('{"bandwidth_gbs": 0, "bandwidth_gbs_measured": 12.5}') == (
+        None,
+        None,
+        12.5,
+    )
+    assert device_peaks('{"bandwidth_gbs": 900, "bandwidth_gbs_measured": 850}')[2] == 850.0
 
 
 def test_importance_of_a_parameter_that_decides_the_time():

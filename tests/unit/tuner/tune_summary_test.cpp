@@ -55,5 +55,25 @@ TEST(TuneSummaryLayout, RetriesAreSaidUnderTheRow) {
       << text;
 }
 
+TEST(TuneSummaryLayout, AMemoryBoundWinnerIsMeasuredAgainstTheBandwidthBound) {
+  TuneSummary s;
+  s.bandwidth_gbs = 40;
+  s.bandwidth_method = "STREAM";
+  s.bandwidth_variant = "triad 128 MiB per array";
+  PairSummary p = Pair("gemm/tiled");
+  p.bandwidth_bound_gflops = 20;
+  p.fraction_of_bandwidth_bound = 0.75;
+  s.pairs = {p};
+  const std::string text = FormatTuneSummary(s);
+  EXPECT_NE(text.find("      memory-bound: moving its buffers once at the measured bandwidth "
+                      "allows 20.00 GFLOP/s; the winner reaches 75.0% of that\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("bandwidth: 40.0 GB/s, measured by STREAM (best: triad 128 MiB per "
+                      "array)\n"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace beast
