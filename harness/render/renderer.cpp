@@ -75,7 +75,14 @@ void Renderer::Start() {
 
   std::string reply;
   Exchange ex = Send("{\"ping\": true}\n");
-  if (ex == Exchange::kOk) ex = ReadLine(&reply);
+  // Starting Python and Jinja2 is not a render: the run's per-config limit
+  // does not apply to it.
+  if (ex == Exchange::kOk) ex = ReadLine(&reply, kReplyTimeoutSeconds);
+  if (ex == Exchange::kStopped) {
+    child_->Kill();
+    child_.reset();
+    throw RenderInterrupted();
+  }
   if (ex != Exchange::kOk) {
     std::string diagnosis = ChildDiagnosis();
     Stop();
@@ -114,10 +121,10 @@ Renderer::Exchange Renderer::Send(const std::string& line) {
   return Exchange::kOk;
 }
 
-Renderer::Exchange Renderer::ReadLine(std::string* line) {
+Renderer::Exchange Renderer::ReadLine(std::string* line, double seconds) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(timeout_seconds_));
+                                           std::chrono::duration<double>(seconds));
   while (true) {
     if (stop_ && *stop_) return Exchange::kStopped;
     size_t newline = pending_.find('\n');
@@ -169,7 +176,7 @@ std::string Renderer::Request(const std::string& line, const std::string& what) 
     if (!child_) Start();
     std::string reply;
     Exchange ex = Send(line);
-    if (ex == Exchange::kOk) ex = ReadLine(&reply);
+    if (ex == Exchange::kOk) ex = ReadLine(&reply, timeout_seconds_);
     if (ex == Exchange::kOk) return reply;
     if (ex == Exchange::kTimeout || ex == Exchange::kStopped) {
       // A child busy in an endless loop reads no end of input: killed now.

@@ -76,7 +76,8 @@ class Renderer {
   void Start();  // throws Error(kEnvironment)
   void Stop();
   Exchange Send(const std::string& line);
-  Exchange ReadLine(std::string* line);
+  // Waits up to `seconds` for the next line.
+  Exchange ReadLine(std::string* line, double seconds);
   std::string Request(const std::string& line, const std::string& what);
   std::string ChildDiagnosis();  // the child's exit status and last stderr line
 

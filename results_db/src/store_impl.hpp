@@ -37,4 +37,14 @@ struct Store::Impl {
   std::unordered_map<std::string, std::unique_ptr<internal::Statement>> statements;
 };
 
+namespace internal {
+
+// Binds a measurement's outcome — status, samples, median, spread, GFLOP/s,
+// max error, compile time, error text, build log, compiler and version, the
+// four resources — to the 15 placeholders from ?first on, in that order
+// (store_write.cpp), shared by recording and superseding a measurement.
+void BindOutcome(Statement& statement, int first, const MeasurementRecord& m);
+
+}  // namespace internal
+
 }  // namespace results_db

@@ -9,7 +9,6 @@
 
 #include "beast/core/error.hpp"
 #include "results_db/store.hpp"
-#include "samples_json.hpp"
 #include "sqlite_handle.hpp"
 #include "store_impl.hpp"
 
@@ -52,21 +51,7 @@ void Store::SupersedeMeasurement(int64_t measurement_id, const MeasurementRecord
   internal::StatementScope scope(update);
   update.BindInt(1, measurement_id);
   update.BindInt(2, m.run_id);
-  update.BindStatus(3, m.status);
-  update.BindText(4, internal::SamplesToJson(m.samples_ms));
-  update.BindOptionalDouble(5, m.median_ms);
-  update.BindOptionalDouble(6, m.spread);
-  update.BindOptionalDouble(7, m.gflops);
-  update.BindOptionalDouble(8, m.max_error);
-  update.BindOptionalDouble(9, m.compile_ms);
-  update.BindText(10, m.error_text);
-  update.BindText(11, m.build_log);
-  update.BindText(12, m.compiler);
-  update.BindText(13, m.compiler_version);
-  update.BindOptionalInt(14, m.registers);
-  update.BindOptionalInt(15, m.spill_bytes);
-  update.BindOptionalInt(16, m.stack_bytes);
-  update.BindOptionalInt(17, m.shared_bytes);
+  internal::BindOutcome(update, 3, m);
   update.BindInt(18, m.attempts);
   update.Run();
   if (own) own->Commit();

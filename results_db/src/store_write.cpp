@@ -31,6 +31,28 @@ int64_t InsertOrFind(const internal::Connection& connection, internal::Statement
 
 }  // namespace
 
+namespace internal {
+
+void BindOutcome(Statement& statement, int first, const MeasurementRecord& m) {
+  statement.BindStatus(first, m.status);
+  statement.BindText(first + 1, SamplesToJson(m.samples_ms));
+  statement.BindOptionalDouble(first + 2, m.median_ms);
+  statement.BindOptionalDouble(first + 3, m.spread);
+  statement.BindOptionalDouble(first + 4, m.gflops);
+  statement.BindOptionalDouble(first + 5, m.max_error);
+  statement.BindOptionalDouble(first + 6, m.compile_ms);
+  statement.BindText(first + 7, m.error_text);
+  statement.BindText(first + 8, m.build_log);
+  statement.BindText(first + 9, m.compiler);
+  statement.BindText(first + 10, m.compiler_version);
+  statement.BindOptionalInt(first + 11, m.registers);
+  statement.BindOptionalInt(first + 12, m.spill_bytes);
+  statement.BindOptionalInt(first + 13, m.stack_bytes);
+  statement.BindOptionalInt(first + 14, m.shared_bytes);
+}
+
+}  // namespace internal
+
 int64_t Store::UpsertDevice(const DeviceRecord& device) {
   auto& insert = impl_->Prepared(
       "INSERT INTO devices (backend, name, vendor, driver_version, arch, limits_json) "
@@ -148,21 +170,7 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   insert.BindInt(3, m.problem_id);
   insert.BindInt(4, m.config_id);
   insert.BindInt(5, m.is_default ? 1 : 0);
-  insert.BindStatus(6, m.status);
-  insert.BindText(7, internal::SamplesToJson(m.samples_ms));
-  insert.BindOptionalDouble(8, m.median_ms);
-  insert.BindOptionalDouble(9, m.spread);
-  insert.BindOptionalDouble(10, m.gflops);
-  insert.BindOptionalDouble(11, m.max_error);
-  insert.BindOptionalDouble(12, m.compile_ms);
-  insert.BindText(13, m.error_text);
-  insert.BindText(14, m.build_log);
-  insert.BindText(15, m.compiler);
-  insert.BindText(16, m.compiler_version);
-  insert.BindOptionalInt(17, m.registers);
-  insert.BindOptionalInt(18, m.spill_bytes);
-  insert.BindOptionalInt(19, m.stack_bytes);
-  insert.BindOptionalInt(20, m.shared_bytes);
+  internal::BindOutcome(insert, 6, m);
   insert.BindText(21, m.strategy);
   insert.BindInt(22, m.attempts);
   insert.Run();
