@@ -18,8 +18,10 @@ namespace {
 
 const char kDetails[] =
     "Prints the raw size of TEMPLATE's space (e.g. gemm/tiled) for problem P on device D\n"
-    "(default opencl:0), what each constraint removed where it is checked, the count left\n"
-    "after it and every constraint before it, and the number of valid configs. --list N\n"
+    "(default opencl:0), what each constraint removed where it is checked (partial configs,\n"
+    "counted where the walk checks it), the configs it cuts from those the constraints above\n"
+    "it left (the cut column adds up to raw - valid), the count left after it and every\n"
+    "constraint before it, and the number of valid configs. --list N\n"
     "prints the first N. --constraint adds a soft user constraint (\"hard: EXPR\" for a hard\n"
     "one). --t1 FILE reads a tuning problem in the T1 JSON format (Kernel Tuner, KTT, BAT)\n"
     "instead of a template; --count then prints only the raw and valid sizes and the\n"
@@ -41,13 +43,17 @@ void PrintJson(const BoundSpace& space, const SpaceReport& report, const std::st
                                 {"valid", report.valid},
                                 {"constraints", nlohmann::ordered_json::array()},
                                 {"configs", nlohmann::ordered_json::array()}};
+  uint64_t before = report.raw;
   for (const auto& r : report.constraints) {
+    const uint64_t cut = before - r.remaining;
+    before = r.remaining;
     out["constraints"].push_back({{"expr", r.spec->expr.text()},
                                   {"kind", ConstraintKindName(r.spec->kind)},
                                   {"class", ConstraintClassName(r.spec->cls)},
                                   {"where", r.spec->where.ToString()},
                                   {"checked_at", r.checked_at},
                                   {"removed", r.removed},
+                                  {"cut", cut},
                                   {"remaining", r.remaining}});
   }
   for (const Config& c : first) out["configs"].push_back(nlohmann::ordered_json::parse(c.ToJson()));
@@ -61,15 +67,18 @@ void PrintTable(const BoundSpace& space, const SpaceReport& report, const std::s
               spec.space_path.c_str(), problem_key.c_str(), device_text.c_str());
   std::printf("raw space: %llu points over %zu parameters\n", (unsigned long long)report.raw,
               spec.params.size());
-  std::printf("%3s  %-4s  %-11s  %-14s  %10s  %10s  %s\n", "#", "kind", "class", "checked at",
-              "removed", "remaining", "constraint");
+  std::printf("%3s  %-4s  %-11s  %-14s  %10s  %10s  %10s  %s\n", "#", "kind", "class", "checked at",
+              "removed", "cut", "remaining", "constraint");
+  uint64_t before = report.raw;
   for (size_t i = 0; i < report.constraints.size(); ++i) {
     const auto& r = report.constraints[i];
+    const uint64_t cut = before - r.remaining;
+    before = r.remaining;
     std::string at = r.checked_at + (r.prefilter ? " (values)" : "");
-    std::printf("%3zu  %-4s  %-11s  %-14s  %10llu  %10llu  %s\n", i + 1,
+    std::printf("%3zu  %-4s  %-11s  %-14s  %10llu  %10llu  %10llu  %s\n", i + 1,
                 ConstraintKindName(r.spec->kind), ConstraintClassName(r.spec->cls), at.c_str(),
-                (unsigned long long)r.removed, (unsigned long long)r.remaining,
-                r.spec->expr.text().c_str());
+                (unsigned long long)r.removed, (unsigned long long)cut,
+                (unsigned long long)r.remaining, r.spec->expr.text().c_str());
   }
   if (report.derived_errors) {
     std::printf("derived values that could not be computed removed %llu points\n",
