@@ -37,6 +37,17 @@ const char kDetails[] =
     "nearest choice that changed, a template edited since. Exit 0 when up to date, 3 when\n"
     "stale (one line per difference), 1 or 2 on bad input (2: DIR is not an export).\n";
 
+// A shape the library is asked to serve: a problem of a dtype its C API
+// takes (float buffers: f32 only, until the library dispatches on dtype).
+void CheckServed(const std::string& text) {
+  const Problem problem = Problem::Parse(text);
+  if (problem.dtype() != DType::kF32)
+    throw Error(ErrorCode::kBadArgument,
+                "the exported library serves f32 problems only (its C API "
+                "takes float buffers): " +
+                    problem.Key() + " has dtype " + DTypeName(problem.dtype()));
+}
+
 // The problems of a --shapes file, each checked: FILE:LINE names a bad one.
 std::vector<std::string> ReadShapes(const std::string& path) {
   std::ifstream file(path);
@@ -49,7 +60,7 @@ std::vector<std::string> ReadShapes(const std::string& path) {
     if (first == std::string::npos) continue;
     line = line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
     try {
-      Problem::Parse(line);
+      CheckServed(line);
     } catch (const Error& e) {
       throw Error(ErrorCode::kBadInput, path + ":" + std::to_string(number) + ": " + e.what());
     }
@@ -158,6 +169,7 @@ int Export(const Argv& argv) {
     results_db::Store store = results_db::Store::OpenExisting(options.db_path);
     for (const auto& d : devices) options.devices.push_back(ResolveDevice(store, d));
   }
+  for (const auto& p : options.requested) CheckServed(p);
   if (Given(app, "--shapes")) {
     for (const auto& p : ReadShapes(shapes)) options.requested.push_back(p);
   }

@@ -56,6 +56,39 @@ int64_t Conv2dShape::OutW() const { return OutExtent(w, pad_w, dilation_w, s, st
 
 const char* LayoutName(Layout layout) { return layout == Layout::kNCHW ? "NCHW" : "NHWC"; }
 
+const char* DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return "f32";
+    case DType::kF64:
+      return "f64";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
+  }
+  return "f32";
+}
+
+std::optional<DType> ParseDType(const std::string& name) {
+  for (DType d : {DType::kF32, DType::kF64, DType::kF16, DType::kBF16})
+    if (name == DTypeName(d)) return d;
+  return std::nullopt;
+}
+
+int DTypeBytes(DType dtype) {
+  switch (dtype) {
+    case DType::kF64:
+      return 8;
+    case DType::kF16:
+    case DType::kBF16:
+      return 2;
+    case DType::kF32:
+      break;
+  }
+  return 4;
+}
+
 namespace {
 
 // One KEY=VALUE of a problem's text, and how to read its value.
@@ -77,8 +110,20 @@ struct KeyRule {
 
 template <typename Shape>
 void SetDtype(const Item& item, Shape*) {
-  if (item.value != "f32")
-    item.Fail("dtype \"" + item.value + "\" is not supported (supported: f32)");
+  // Only checked here: Parse reads the dtype into the problem itself.
+  if (!ParseDType(item.value))
+    item.Fail("dtype \"" + item.value + "\" is not one of f32, f64, f16, bf16");
+}
+
+// The dtype=VALUE of a problem's KEY=VALUE list (checked by SetDtype); f32
+// when absent.
+DType DTypeOfBody(const std::string& body) {
+  std::stringstream items(body);
+  std::string part;
+  while (std::getline(items, part, ',')) {
+    if (part.rfind("dtype=", 0) == 0) return ParseDType(part.substr(6)).value_or(DType::kF32);
+  }
+  return DType::kF32;
 }
 
 const KeyRule<Conv2dShape> kConvKeys[] = {
@@ -183,6 +228,7 @@ Problem Problem::Parse(const std::string& text) {
   } else {
     Fail(text, "unknown op \"" + op + "\" (known: conv2d gemm)");
   }
+  p.dtype_ = DTypeOfBody(body);
   try {
     p.Validate();
   } catch (const Error& e) {
@@ -253,7 +299,7 @@ std::string Problem::Key() const {
     o << "gemm:M=" << gemm_.m << ",N=" << gemm_.n << ",K=" << gemm_.k << ",transA=" << gemm_.trans_a
       << ",transB=" << gemm_.trans_b;
     if (gemm_.col_major) o << ",layout=col";  // row-major keys stay as they always were
-    o << ",dtype=f32";
+    o << ",dtype=" << DTypeName(dtype_);
     return o.str();
   }
   const Conv2dShape& c = conv_;
@@ -264,7 +310,7 @@ std::string Problem::Key() const {
   // Listed only when present, so the keys of problems without bias stay as
   // they were before bias existed (and as databases recorded them).
   if (c.bias) o << ",bias=1";
-  o << ",layout=" << LayoutName(c.layout) << ",dtype=f32";
+  o << ",layout=" << LayoutName(c.layout) << ",dtype=" << DTypeName(dtype_);
   return o.str();
 }
 

@@ -5,12 +5,16 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace beast {
 
 enum class OpKind { kConv2d, kGemm };
-enum class DType { kF32 };
+// Element types: f32, f64, and the 16-bit storage types f16 and bf16 (which
+// accumulate in f32, the deep-learning convention). A template says which it
+// renders (SpaceSpec::dtypes).
+enum class DType { kF32, kF64, kF16, kBF16 };
 enum class Layout { kNCHW, kNHWC };
 
 struct Conv2dShape {
@@ -62,5 +66,11 @@ class Problem {
 };
 
 const char* LayoutName(Layout layout);
+// "f32", "f64", "f16", "bf16".
+const char* DTypeName(DType dtype);
+// The dtype named `name`; nullopt for any other text.
+std::optional<DType> ParseDType(const std::string& name);
+// Bytes of one element: 4, 8, 2, 2.
+int DTypeBytes(DType dtype);
 
 }  // namespace beast

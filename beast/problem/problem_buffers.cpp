@@ -10,13 +10,11 @@
 namespace beast {
 namespace {
 
-constexpr int64_t kElementBytes = 4;  // f32, the only dtype beast tunes today
-
 // The product of `factors` times the element size; throws naming `buffer`
 // and the problem when it does not fit in 63 bits.
 ProblemBuffer Sized(const Problem& problem, const std::string& buffer,
                     std::initializer_list<int64_t> factors) {
-  int64_t bytes = kElementBytes;
+  int64_t bytes = DTypeBytes(problem.dtype());
   for (int64_t f : factors) {
     if (__builtin_mul_overflow(bytes, f, &bytes))
       throw Error(ErrorCode::kBadArgument, "problem " + problem.Key() + ": buffer " + buffer +

@@ -208,6 +208,16 @@ void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& 
   plan = std::make_unique<space::Plan>(space::MakePlan(*this, AllActive(), options.reorder));
 }
 
+void CheckDType(const SpaceSpec& spec, const Problem& problem) {
+  if (std::find(spec.dtypes.begin(), spec.dtypes.end(), problem.dtype()) != spec.dtypes.end())
+    return;
+  std::string names;
+  for (DType d : spec.dtypes) names += (names.empty() ? "" : ", ") + std::string(DTypeName(d));
+  throw Error(ErrorCode::kBadArgument, "template " + spec.name + " does not support dtype " +
+                                           DTypeName(problem.dtype()) + " (its dtypes: " + names +
+                                           "), problem " + problem.Key());
+}
+
 BoundSpace::BoundSpace(const SpaceSpec& spec, const Problem& problem, const DeviceInfo& device,
                        BindOptions options)
     : impl_(std::make_unique<Impl>()) {
@@ -217,6 +227,7 @@ BoundSpace::BoundSpace(const SpaceSpec& spec, const Problem& problem, const Devi
                                              (spec.op == OpKind::kGemm ? "gemm" : "conv2d") +
                                              " template, the problem is " + problem.OpName());
   }
+  CheckDType(spec, problem);
   if (spec.op == OpKind::kConv2d && std::find(spec.layouts.begin(), spec.layouts.end(),
                                               problem.conv().layout) == spec.layouts.end()) {
     throw Error(ErrorCode::kBadArgument, "template " + spec.name + " does not support layout " +

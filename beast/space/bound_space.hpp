@@ -152,6 +152,10 @@ class BoundSpace {
 }  // namespace beast
 
 namespace beast {
+// Throws Error(kBadArgument) naming the dtype, the template's dtypes and the
+// problem when the template does not render the problem's dtype.
+void CheckDType(const SpaceSpec& spec, const Problem& problem);
+
 // One line naming the constraint that left the space empty, e.g.
 // 'hard constraint "MWG <= M" (FILE:LINE) removed the last configs', the
 // others that removed configs before it with their counts, and, when soft

@@ -120,7 +120,7 @@ YAML::Node ParseYaml(const std::string& path, const std::string& text) {
   }
 }
 
-// op, kernel, source, description and layouts.
+// op, kernel, source, description, layouts and dtypes.
 void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& templates_dir,
                 SpaceSpec* spec) {
   std::string op = L.Scalar(L.Required(root, "op", "the space description"), "op");
@@ -151,6 +151,16 @@ void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& 
     }
   } else if (spec->op == OpKind::kConv2d) {
     L.Fail(root, "a conv2d space must list its layouts");
+  }
+  if (root["dtypes"].IsDefined()) {
+    spec->dtypes.clear();
+    for (const auto& item : root["dtypes"]) {
+      const std::string name = L.Scalar(item, "dtype");
+      const std::optional<DType> dtype = ParseDType(name);
+      if (!dtype) L.Fail(item, "dtype must be f32, f64, f16 or bf16, not \"" + name + "\"");
+      spec->dtypes.push_back(*dtype);
+    }
+    if (spec->dtypes.empty()) L.Fail(root["dtypes"], "dtypes lists no dtype");
   }
 }
 
@@ -238,8 +248,8 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
   const YamlReader L(spec.space_path);
   const YAML::Node root = ParseYaml(spec.space_path, space_text);
   L.CheckKeys(root,
-              {"op", "source", "kernel", "layouts", "description", "parameters", "derived",
-               "constraints", "launch"},
+              {"op", "source", "kernel", "layouts", "dtypes", "description", "parameters",
+               "derived", "constraints", "launch"},
               "the space description");
   ReadHeader(L, root, templates_dir, &spec);
   ReadBody(L, root, &spec);

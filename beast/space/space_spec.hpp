@@ -57,6 +57,8 @@ struct SpaceSpec {
   std::string kernel_name;
   std::string description;
   std::vector<Layout> layouts;  // conv2d: layouts the template supports
+  // The element types the template renders (`dtypes:`; f32 when absent).
+  std::vector<DType> dtypes = {DType::kF32};
   std::vector<ParamSpec> params;
   std::vector<DerivedSpec> derived;
   std::vector<ConstraintSpec> constraints;

@@ -117,6 +117,21 @@ TEST_F(Pipeline, BadInputIsOneLineAndWritesNothing) {
        1, "beast tune: command line: constraint \"NOPE > 1\" names unknown parameter \"NOPE\""},
       {"space gemm/tiled --problem " + std::string(kGemm) + " --constraint \"hard: MWG > 100000\"",
        1, "beast space: the space of gemm/tiled is empty for"},
+      // A dtype no template renders yet: refused before anything is written.
+      {"tune --template gemm/tiled --problem gemm:M=8,N=8,K=8,dtype=f16 --db " + db, 2,
+       "beast tune: template gemm/tiled does not support dtype f16 (its dtypes: f32), problem "
+       "gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=f16\n"},
+      {"space conv2d/direct_nchw --problem "
+       "conv2d:N=1,C=2,H=4,W=4,K=2,R=3,S=3,pad=1,dtype=bf16",
+       2, "beast space: template conv2d/direct_nchw does not support dtype bf16 (its dtypes: f32)"},
+      {"export --db " + db + " --out " + (dir_ / "lib").string() +
+           " --problem gemm:M=8,N=8,K=8,dtype=bf16",
+       2,
+       "beast export: the exported library serves f32 problems only (its C API takes float "
+       "buffers): gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=bf16 has dtype bf16\n"},
+      {"tune --template gemm/tiled --problem gemm:M=8,N=8,K=8,dtype=f8 --db " + db, 2,
+       "beast tune: problem \"gemm:M=8,N=8,K=8,dtype=f8\": dtype \"f8\" is not one of f32, f64, "
+       "f16, bf16\n"},
   };
   for (const auto& c : cases) {
     auto r = RunCommand(BeastBinary() + " " + c.args + " 2>&1 >/dev/null", false);
@@ -142,8 +157,14 @@ TEST_F(Pipeline, SpaceReportsEachConstraint) {
   const nlohmann::json space = nlohmann::json::parse(r.output);
   EXPECT_GT(space["raw"].get<uint64_t>(), 0u) << r.output;
   bool any_hard = false;
-  for (const auto& c : space["constraints"]) any_hard = any_hard || c["kind"] == "hard";
+  uint64_t cut = 0;
+  for (const auto& c : space["constraints"]) {
+    any_hard = any_hard || c["kind"] == "hard";
+    cut += c["cut"].get<uint64_t>();
+  }
   EXPECT_TRUE(any_hard) << r.output;
+  // The cut column adds up: every config the constraints remove, once.
+  EXPECT_EQ(cut, space["raw"].get<uint64_t>() - space["valid"].get<uint64_t>()) << r.output;
   auto text = RunCommand(
       BeastBinary() + " space conv2d/direct_nchw --problem " + std::string(kConv) + " --list 3",
       false);

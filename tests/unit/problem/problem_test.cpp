@@ -92,6 +92,31 @@ TEST(Problem, DilationStrideAndGroupsShapeTheOutput) {
   EXPECT_DOUBLE_EQ(p.Flops(), 2.0 * 6 * 4 * 4 * 2 * 9);
 }
 
+TEST(Problem, EveryDtypeIsInTheKeyAndSizesTheBuffers) {
+  const struct {
+    const char* name;
+    DType dtype;
+    int bytes;
+  } cases[] = {{"f32", DType::kF32, 4},
+               {"f64", DType::kF64, 8},
+               {"f16", DType::kF16, 2},
+               {"bf16", DType::kBF16, 2}};
+  for (const auto& c : cases) {
+    const Problem gemm = Problem::Parse(std::string("gemm:M=4,N=5,K=6,dtype=") + c.name);
+    EXPECT_EQ(gemm.dtype(), c.dtype);
+    EXPECT_EQ(gemm.Key(), std::string("gemm:M=4,N=5,K=6,transA=0,transB=0,dtype=") + c.name);
+    EXPECT_EQ(Problem::Parse(gemm.Key()).Key(), gemm.Key());
+    EXPECT_EQ(DTypeBytes(c.dtype), c.bytes);
+    EXPECT_EQ(ParseDType(c.name), c.dtype);
+    const Problem conv =
+        Problem::Parse(std::string("conv2d:N=1,C=2,H=3,W=3,K=4,R=1,S=1,dtype=") + c.name);
+    EXPECT_EQ(conv.dtype(), c.dtype);
+    EXPECT_EQ(conv.Key().substr(conv.Key().rfind(',')), std::string(",dtype=") + c.name);
+  }
+  EXPECT_EQ(Problem::Parse("gemm:M=4,N=5,K=6").dtype(), DType::kF32);
+  EXPECT_EQ(ParseDType("f8"), std::nullopt);
+}
+
 TEST(Problem, BadInputIsOneClearLine) {
   EXPECT_EQ(ErrorOf("conv3d:N=1"),
             "problem \"conv3d:N=1\": unknown op \"conv3d\" (known: conv2d gemm)");
@@ -105,9 +130,9 @@ TEST(Problem, BadInputIsOneClearLine) {
   EXPECT_EQ(ErrorOf("gemm:M=1,M=2,N=2,K=3"),
             "problem \"gemm:M=1,M=2,N=2,K=3\": key \"M\" given twice");
   EXPECT_EQ(ErrorOf("gemm:M=0,N=2,K=3"), "problem \"gemm:M=0,N=2,K=3\": M must be positive, not 0");
-  EXPECT_EQ(
-      ErrorOf("gemm:M=1,N=2,K=3,dtype=f16"),
-      "problem \"gemm:M=1,N=2,K=3,dtype=f16\": dtype \"f16\" is not supported (supported: f32)");
+  EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=3,dtype=f8"),
+            "problem \"gemm:M=1,N=2,K=3,dtype=f8\": dtype \"f8\" is not one of f32, f64, f16, "
+            "bf16");
   EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=2,W=2,K=4,R=5,S=5"),
             "problem \"conv2d:N=1,C=3,H=2,W=2,K=4,R=5,S=5\": the dilated filter is larger than the "
             "padded "
