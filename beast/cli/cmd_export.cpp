@@ -11,6 +11,7 @@
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
 #include "beast/export/exporter.hpp"
+#include "beast/problem/job_file.hpp"
 #include "beast/problem/problem.hpp"
 #include "results_db/store.hpp"
 
@@ -31,7 +32,9 @@ const char kDetails[] =
     "did not tune one, it gets the winner config of the nearest tuned problem of the\n"
     "same op and layout (transpositions for gemm) whose template's hard constraints\n"
     "accept it, rendered for it; distance: Euclidean over the log2 sizes. One with no\n"
-    "fitting winner stays on the generic kernel, and the export says so.\n"
+    "fitting winner stays on the generic kernel, and the export says so. --problems FILE\n"
+    "takes a batch job's file (beast tune --problems): every problem of the job is served,\n"
+    "and the export says which have a winner and which fall back.\n"
     "beast export --check DIR [--db FILE] [--templates DIR] tells whether the export in\n"
     "DIR is stale: a better config measured since, a problem tuned since or gone, a\n"
     "nearest choice that changed, a template edited since. Exit 0 when up to date, 3 when\n"
@@ -146,7 +149,7 @@ int Export(const Argv& argv) {
               kDetails);
   ExportOptions options = ExportOptions::Defaults();
   options.db_path = "beast.db";
-  std::string check_dir, shapes;
+  std::string check_dir, shapes, job_file;
   std::vector<std::string> devices;
   bool json = false;
   app.add_option("--db", options.db_path, "the database (default beast.db)");
@@ -155,6 +158,7 @@ int Export(const Argv& argv) {
   app.add_option("--check", check_dir, "tell whether the export in DIR is stale");
   AddRepeated(app, "--problem", &options.requested, "a shape to serve (repeatable)");
   app.add_option("--shapes", shapes, "a file of shapes to serve, one problem per line");
+  app.add_option("--problems", job_file, "a job file (beast tune --problems) to serve");
   AddRepeated(app, "--device", &devices, "export only this device's winners (repeatable)");
   app.add_flag("--json", json, "print JSON");
   std::vector<std::string> positional;
@@ -172,6 +176,12 @@ int Export(const Argv& argv) {
   for (const auto& p : options.requested) CheckServed(p);
   if (Given(app, "--shapes")) {
     for (const auto& p : ReadShapes(shapes)) options.requested.push_back(p);
+  }
+  if (Given(app, "--problems")) {
+    for (const JobProblem& p : ReadJobFile(job_file)) {
+      CheckServed(p.problem.Key());
+      options.requested.push_back(p.problem.Key());
+    }
   }
   const ExportSummary s = ExportLibrary(options);
   if (json) {

@@ -14,6 +14,7 @@
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
+#include "beast/problem/job_file.hpp"
 #include "beast/space/user_constraints.hpp"
 #include "beast/tuner/multi_device_tune.hpp"
 #include "beast/tuner/tuner.hpp"
@@ -140,7 +141,7 @@ constexpr int kSomeSpacesEmpty = 3;
 
 // The command line of beast tune, as given.
 struct TuneArgs {
-  std::vector<std::string> templates, problems, devices, constraints, constraint_files;
+  std::vector<std::string> templates, problems, job_files, devices, constraints, constraint_files;
   std::string db = "beast.db", templates_dir, baselines = "auto", cache_dir, shard;
   std::string progress_label, strategy, transfer = "auto", retry_failed;
   double time_budget = 0;
@@ -154,6 +155,8 @@ struct TuneArgs {
 void DeclareOptions(CLI::App& app, TuneArgs* a) {
   AddRepeated(app, "--template", &a->templates, "a template to tune (repeatable)");
   AddRepeated(app, "--problem", &a->problems, "a problem to tune (repeatable)");
+  AddRepeated(app, "--problems", &a->job_files,
+              "a job file: problem keys, one per line, each with an optional weight xN");
   AddRepeated(app, "--device", &a->devices,
               "opencl:N, cuda:N or cuda:sm_XX (repeatable: several devices at once)");
   app.add_option("--db", a->db, "the database (default beast.db)");
@@ -271,14 +274,20 @@ TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
   TuneOptions o;
   o.templates = a.templates;
   if (o.templates.empty()) throw Error(ErrorCode::kBadArgument, "--template is required");
-  for (const auto& p : a.problems) {
-    Problem problem = Problem::Parse(p);
-    // The same problem twice (in another spelling, say) is tuned once.
-    const bool seen = std::any_of(o.problems.begin(), o.problems.end(),
-                                  [&](const Problem& q) { return q.Key() == problem.Key(); });
-    if (!seen) o.problems.push_back(std::move(problem));
+  // The same problem twice (in another spelling, say) is tuned once, its
+  // weights (the layers that share it) added up.
+  std::vector<JobProblem> job;
+  for (const auto& file : a.job_files) {
+    for (JobProblem& p : ReadJobFile(file)) AddToJob(&job, std::move(p.problem), p.weight);
   }
-  if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "--problem is required");
+  for (const auto& p : a.problems) AddToJob(&job, Problem::Parse(p), 1);
+  for (JobProblem& p : job) {
+    o.weights[p.problem.Key()] = p.weight;
+    o.problems.push_back(std::move(p.problem));
+  }
+  o.job = !a.job_files.empty();
+  if (o.problems.empty())
+    throw Error(ErrorCode::kBadArgument, "--problem or --problems is required");
   for (const auto& d : a.devices) devices->push_back(DeviceSelector::Parse(d));
   o.device = devices->empty() ? BestDevice() : devices->front();
   o.db_path = a.db;

@@ -88,6 +88,20 @@ Json SummaryJson(const TuneSummary& s) {
       s.post_compile_not_applied.empty() ? Json(nullptr) : Json(s.post_compile_not_applied);
   out["interrupted"] = s.interrupted;
   out["empty_spaces"] = s.empty_spaces;
+  out["job"] = nullptr;
+  if (s.job) {
+    const JobTotals t = JobTotalsOf(s);
+    Json weights = Json::object();
+    for (const auto& [key, weight] : s.weights) weights[key] = weight;
+    out["job"] = {{"problems", t.problems},
+                  {"layers", t.layers},
+                  {"weights", weights},
+                  {"weighted_best_ms", t.weighted_best_ms},
+                  {"weighted_library_ms", t.library_missing == 0 && t.weighted_library_ms > 0
+                                              ? Json(t.weighted_library_ms)
+                                              : Json(nullptr)},
+                  {"no_winner", t.no_winner}};
+  }
   out["wall_seconds"] = s.wall_seconds;
   out["compile_seconds"] = s.compile_seconds;
   out["first_launch_seconds"] = s.first_launch_seconds;

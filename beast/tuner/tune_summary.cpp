@@ -120,7 +120,7 @@ int TemplateWidth(const TuneSummary& s) {
 }
 
 // A pair's row of the winners table and the lines under it.
-std::string PairLines(const PairSummary& p, int width) {
+std::string PairLines(const PairSummary& p, int width, int64_t weight) {
   const std::string short_problem = p.problem_key.substr(0, p.problem_key.find(':'));
   const std::string speedup =
       p.speedup_vs_default > 0 ? std::to_string(p.speedup_vs_default).substr(0, 5) + "x" : "n/a";
@@ -137,6 +137,8 @@ std::string PairLines(const PairSummary& p, int width) {
                 vs_library.c_str(), peak, p.has_best ? p.best_config.c_str() : "(none ran ok)",
                 p.problem_key.c_str());
   std::string out = line;
+  // The weight of a job's problem: the layers that share the shape.
+  if (weight > 1) out.insert(out.size() - 1, " x" + std::to_string(weight));
   if (p.baseline_ms > 0) {
     std::snprintf(line, sizeof line, "      %s %s %.4f ms\n",
                   LibraryDisplayName(p.baseline_library).c_str(), p.baseline_routine.c_str(),
@@ -154,8 +156,30 @@ std::string PairLines(const PairSummary& p, int width) {
 }
 
 // The baselines that did not run ok, the peak and where the time went.
+// A batch job's totals under the table; "" for a run that is not a job.
+std::string JobLines(const TuneSummary& s) {
+  if (!s.job) return "";
+  const JobTotals t = JobTotalsOf(s);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "job: %d problems, %lld layers; weighted sum of the best times %.4f ms per pass",
+                t.problems, static_cast<long long>(t.layers), t.weighted_best_ms);
+  std::string out = line;
+  if (t.weighted_library_ms > 0 && t.library_missing == 0) {
+    std::snprintf(line, sizeof line, ", the library's %.4f ms (%.2fx)", t.weighted_library_ms,
+                  t.weighted_library_ms / t.weighted_best_ms);
+    out += line;
+  } else if (t.library_missing > 0) {
+    out += ", the library's unknown (" + std::to_string(t.library_missing) +
+           " problems without its time)";
+  }
+  out += "\n";
+  for (const auto& key : t.no_winner) out += "job: no ok winner for " + key + "\n";
+  return out;
+}
+
 std::string FooterLines(const TuneSummary& s) {
-  std::string out;
+  std::string out = JobLines(s);
   for (const auto& line : s.empty_spaces) out += "not tuned, empty space: " + line + "\n";
   for (const auto& b : s.baselines) {
     if (b.status == Status::kOk) continue;
@@ -201,7 +225,10 @@ std::string FormatTuneSummary(const TuneSummary& s) {
                 "template", "problem", "space", "ran", "failed", "best ms", "GFLOP/s", "speedup",
                 LibraryColumn(s).c_str(), "%peak", "best config");
   std::string out = HeaderLines(s) + header;
-  for (const auto& p : s.pairs) out += PairLines(p, width);
+  for (const auto& p : s.pairs) {
+    auto weight = s.weights.find(p.problem_key);
+    out += PairLines(p, width, weight == s.weights.end() ? 1 : weight->second);
+  }
   return out + FooterLines(s);
 }
 

@@ -86,6 +86,8 @@ TuneSummary Tune(const TuneOptions& o) {
       o.device.arch.empty()
           ? TuneOnDevice(o, specs, device, templates_dir, deadline, g_interrupted)
           : TuneCompileOnly(o, specs, device, templates_dir, deadline, g_interrupted);
+  summary.job = o.job;
+  summary.weights = o.weights;
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;

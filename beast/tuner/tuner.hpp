@@ -28,6 +28,10 @@ namespace beast {
 struct TuneOptions {
   std::vector<std::string> templates;  // "gemm/tiled"; a template tunes the problems of its op
   std::vector<Problem> problems;
+  // A batch job (--problems FILE): how many layers share each problem, by
+  // key (absent: 1); the summary then ends with the job's weighted sums.
+  bool job = false;
+  std::map<std::string, int64_t> weights;
   DeviceSelector device;
   std::string db_path = "beast.db";
   std::string templates_dir;  // default: Paths::Default()
@@ -165,6 +169,9 @@ struct TuneSummary {
   // The pairs not tuned because their space is empty: "TEMPLATE on PROBLEM:
   // why" (the run's exit code is then 3, see beast tune --help).
   std::vector<std::string> empty_spaces;
+  // A batch job's weights (TuneOptions::weights); `job` says to sum them up.
+  bool job = false;
+  std::map<std::string, int64_t> weights;
   double wall_seconds = 0;
   double compile_seconds = 0;       // builds from source now, by the worker or the pool
   double first_launch_seconds = 0;  // their validation launches (on PoCL: the JIT)
@@ -223,5 +230,18 @@ TuneSummary Tune(const TuneOptions& options);
 // library and the fraction of the measured peak), the baselines that did not
 // run ok, the time spent and the fraction of it the device was busy.
 std::string FormatTuneSummary(const TuneSummary& summary);
+
+// A batch job's totals over its problems: each problem's best time (the
+// fastest of its templates' winners) and the vendor library's, times its
+// weight, summed — an estimate of the network's conv + GEMM time per pass.
+struct JobTotals {
+  int problems = 0;
+  int64_t layers = 0;                  // the weights summed
+  double weighted_best_ms = 0;         // over the problems with an ok winner
+  double weighted_library_ms = 0;      // over the problems the library timed
+  int library_missing = 0;             // problems with a winner but no library time
+  std::vector<std::string> no_winner;  // problem keys without an ok winner
+};
+JobTotals JobTotalsOf(const TuneSummary& summary);
 
 }  // namespace beast

@@ -1,0 +1,96 @@
+// A batch job through the CLI on PoCL (issue 21's job file): `beast tune
+// --problems FILE` tunes each problem once with its weight, combines with
+// --problem, ends with the job's weighted sum of best times (equal to the
+// sum computed from the pairs it lists), refuses a bad line naming FILE:LINE
+// with nothing written; `beast export --problems FILE` serves every problem
+// of the job and says which have a winner.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/command_runner.hpp"
+
+namespace beast {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BeastBinary;
+using testing::CommandResult;
+using testing::FreshTestDir;
+using testing::JsonOf;
+using testing::RunCommand;
+
+const char kSmall[] = "gemm:M=32,N=24,K=16,transA=0,transB=0,dtype=f32";
+const char kOther[] = "gemm:M=24,N=32,K=16,transA=0,transB=0,dtype=f32";
+const char kThird[] = "gemm:M=16,N=32,K=24,transA=0,transB=0,dtype=f32";
+
+class JobCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = FreshTestDir("job_cli"); }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Job(const std::string& text) const {
+    const std::string path = (dir_ / "job.txt").string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  CommandResult Tune(const std::string& args) const {
+    return RunCommand(BeastBinary() + " tune --template gemm/tiled " + args +
+                          " --device opencl:0 --db " + (dir_ / "beast.db").string() +
+                          " --max-configs 3 --max-reps 3 --baselines none --no-cache "
+                          "--compile-jobs 0 --confirm-top 0 --quiet",
+                      false);
+  }
+  fs::path dir_;
+};
+
+TEST_F(JobCli, AJobIsTunedOnceAProblemAndSummedByWeight) {
+  const std::string job = Job(std::string("# two shapes, one given twice\n") + kSmall + " x3\n" +
+                              kOther + "\n" + "gemm:K=16,N=24,M=32 x2\n");
+  CommandResult run = Tune("--problems " + job + " --problem " + kThird + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json summary = JsonOf(run.output);
+  ASSERT_EQ(summary["pairs"].size(), 3u) << run.output;
+  const nlohmann::json& j = summary["job"];
+  EXPECT_EQ(j["problems"], 3);
+  EXPECT_EQ(j["layers"], 7);  // 3 + 2, 1, and the --problem's 1
+  EXPECT_EQ(j["weights"][kSmall], 5);
+  EXPECT_EQ(j["weights"][kOther], 1);
+  EXPECT_EQ(j["weights"][kThird], 1);
+  double sum = 0;
+  for (const auto& pair : summary["pairs"])
+    sum += j["weights"][pair["problem"].get<std::string>()].get<double>() *
+           pair["best"]["median_ms"].get<double>();
+  EXPECT_NEAR(j["weighted_best_ms"].get<double>(), sum, 1e-9 * sum);
+  EXPECT_TRUE(j["weighted_library_ms"].is_null());  // --baselines none
+  EXPECT_TRUE(j["no_winner"].empty());
+
+  CommandResult table = Tune("--problems " + job + " --problem " + kThird);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find(std::string("      problem ") + kSmall + " x5\n"), std::string::npos)
+      << table.output;
+  EXPECT_NE(table.output.find("job: 3 problems, 7 layers; weighted sum of the best times "),
+            std::string::npos)
+      << table.output;
+
+  CommandResult library =
+      RunCommand(BeastBinary() + " export --db " + (dir_ / "beast.db").string() + " --out " +
+                     (dir_ / "lib").string() + " --problems " + job,
+                 false);
+  ASSERT_EQ(library.exit_code, 0) << library.output;
+  EXPECT_NE(library.output.find("exported 3 tuned kernels"), std::string::npos) << library.output;
+}
+
+TEST_F(JobCli, ABadLineIsNamedAndNothingIsWritten) {
+  const std::string job = Job(std::string(kSmall) + "\ngemm:M=4,N=4 x2\n");
+  CommandResult run = RunCommand(BeastBinary() + " tune --template gemm/tiled --problems " + job +
+                                     " --db " + (dir_ / "beast.db").string() + " 2>&1 >/dev/null",
+                                 false);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.output, "beast tune: " + job + ":2: problem \"gemm:M=4,N=4\": missing K\n");
+  EXPECT_FALSE(fs::exists(dir_ / "beast.db"));
+}
+
+}  // namespace
+}  // namespace beast
