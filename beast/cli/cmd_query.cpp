@@ -145,6 +145,10 @@ nlohmann::ordered_json RowJson(const results_db::ResultRow& r) {
           {"gflops", OrNull(r.gflops)},
           {"max_error", OrNull(r.max_error)},
           {"speedup_vs_default", OrNull(r.speedup_vs_default)},
+          {"speedup_basis",
+           r.speedup_vs_default
+               ? nlohmann::ordered_json(r.speedup_from_confirmed ? "confirmed" : "median")
+               : nlohmann::ordered_json(nullptr)},
           {"confirmed_ms", OrNull(r.confirmed_ms)},
           {"compile_ms", OrNull(r.compile_ms)},
           {"registers", OrNull(r.registers)},
@@ -210,8 +214,11 @@ void PrintTable(const std::vector<results_db::ResultRow>& rows,
                 r.device_name.c_str(), indent, "", r.problem_key.c_str());
     if (HasResources(r)) std::printf("%*s  %s\n", indent, "", ResourcesText(r).c_str());
     if (r.confirmed_ms) {
-      std::printf("%*s  confirmed: %.6f ms re-measured beside the pair's other top configs\n",
-                  indent, "", *r.confirmed_ms);
+      std::printf("%*s  confirmed: %.6f ms re-measured beside the pair's other top configs%s\n",
+                  indent, "", *r.confirmed_ms,
+                  r.speedup_from_confirmed
+                      ? "; the speedup compares this with the default's confirmed median"
+                      : "");
     }
   }
   std::printf("%zu rows\n", rows.size());

@@ -28,6 +28,9 @@ Json PairJson(const PairSummary& p) {
             {"median_ms", p.best_ms},
             {"gflops", p.best_gflops},
             {"speedup_vs_default", PositiveOrNull(p.speedup_vs_default)},
+            {"speedup_basis", p.speedup_vs_default > 0
+                                  ? Json(p.speedup_from_confirmed ? "confirmed" : "median")
+                                  : Json(nullptr)},
             {"confirmation", ConfirmationJson(p)}};
   }
   Json baseline = nullptr;

@@ -151,6 +151,7 @@ void DeviceMeasurer::EndPair(const PlannedPair& pair, const PairIds& ids,
   ps->best_ms = row->median_ms.value_or(0);
   ps->best_gflops = row->gflops.value_or(0);
   ps->speedup_vs_default = row->speedup_vs_default.value_or(0);
+  ps->speedup_from_confirmed = row->speedup_from_confirmed;
   if (row->confirmed_ms) {
     ps->confirmed_ms = *row->confirmed_ms;
     std::vector<results_db::Confirmation> all =

@@ -134,6 +134,9 @@ struct PairSummary {
   double best_ms = 0;
   double best_gflops = 0;
   double speedup_vs_default = 0;  // 0 when the default did not run ok
+  // The speed-up compares the confirmed medians of the winner and the
+  // default (both re-measured side by side), not their first medians.
+  bool speedup_from_confirmed = false;
   // The fastest ok baseline of the run's library on this device and problem
   // (0 when none): baseline_ms / best_ms is the speed-up over the library.
   std::string baseline_library, baseline_routine;

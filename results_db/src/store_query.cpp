@@ -208,11 +208,12 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.max_error = query.ColumnOptionalDouble(18);
     row.compile_ms = query.ColumnOptionalDouble(19);
     row.confirmed_ms = query.ColumnOptionalDouble(26);
-    row.speedup_vs_default =
-        row.status == beast::Status::kOk
-            ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
-                                 query.ColumnOptionalDouble(27), row.confirmed_ms)
-            : std::nullopt;
+    const std::optional<double> default_confirmed_ms = query.ColumnOptionalDouble(27);
+    row.speedup_vs_default = row.status == beast::Status::kOk
+                                 ? SpeedupOverDefault(query.ColumnOptionalDouble(20), row.median_ms,
+                                                      default_confirmed_ms, row.confirmed_ms)
+                                 : std::nullopt;
+    row.speedup_from_confirmed = row.speedup_vs_default && default_confirmed_ms && row.confirmed_ms;
     row.error_text = query.ColumnText(21);
     row.registers = query.ColumnOptionalInt(22);
     row.spill_bytes = query.ColumnOptionalInt(23);

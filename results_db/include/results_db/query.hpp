@@ -82,7 +82,10 @@ struct ResultRow {
   std::optional<double> confirmed_ms;
   // Median of the default config of the same template version on the same
   // device and problem, divided by this median; unset unless both are ok.
+  // When both took part in the confirmation that stands, their confirmed
+  // medians (like against like), and speedup_from_confirmed says so.
   std::optional<double> speedup_vs_default;
+  bool speedup_from_confirmed = false;
   std::string error_text;
   // One entry per library with an ok baseline on this device and problem,
   // ordered by library name.

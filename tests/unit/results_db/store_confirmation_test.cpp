@@ -160,6 +160,10 @@ TEST_F(StoreConfirmationTest, SpeedupOverADefaultConfirmedBesideTheWinnerCompare
   // MWG=128 and MWG=256 took no part: their first medians against the default's.
   EXPECT_EQ(rows[3].config_key, "MWG=128");
   EXPECT_DOUBLE_EQ(*rows[3].speedup_vs_default, 8.0 / 2.2);
+  // Each row says which medians its speedup compares.
+  EXPECT_TRUE(rows[0].speedup_from_confirmed);
+  EXPECT_TRUE(rows[2].speedup_from_confirmed);
+  EXPECT_FALSE(rows[3].speedup_from_confirmed);
   std::vector<WinnerRow> winners = store_->Winners();
   ASSERT_EQ(winners.size(), 1u);
   EXPECT_DOUBLE_EQ(*winners[0].speedup_vs_default, 2.5 / 2.0);
