@@ -323,9 +323,25 @@ int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>
   return 0;
 }
 
+// A launch by mpirun or srun runs one copy of beast per rank; without MPI
+// each copy would tune everything on its own. Said in one line instead.
+void RefuseMpiLaunch() {
+  // Open MPI's and the PMI launchers' (MPICH, srun --mpi=pmi2) rank counts;
+  // not SLURM_NTASKS, which a plain command inside a batch job sees too.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* value = std::getenv(name);
+    if (!value || std::atol(value) <= 1) continue;
+    throw Error(ErrorCode::kEnvironment,
+                std::string("started as ") + value + " ranks (" + name +
+                    "), but this beast was built without MPI: run one beast tune with --device "
+                    "given once per device instead");
+  }
+}
+
 }  // namespace
 
 int Tune(const Argv& argv) {
+  RefuseMpiLaunch();
   VerbApp app("tune", "Tune templates on problems on a device, into a database.", kDetails);
   TuneArgs a;
   DeclareOptions(app, &a);

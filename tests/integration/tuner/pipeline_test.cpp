@@ -149,6 +149,20 @@ TEST_F(Pipeline, BadInputIsOneLineAndWritesNothing) {
             "beast query: " + (dir_ / "garbage.db").string() + " is not a beast database\n");
 }
 
+TEST_F(Pipeline, AnMpiLaunchOfABeastWithoutMpiIsOneLine) {
+  // As mpirun -np 2 starts each copy: with its rank count in the environment.
+  const std::string db = (dir_ / "mpi.db").string();
+  auto r = RunCommand("OMPI_COMM_WORLD_SIZE=2 " + BeastBinary() +
+                          " tune --template gemm/tiled --problem " + std::string(kGemm) + " --db " +
+                          db + " 2>&1 >/dev/null",
+                      false);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output,
+            "beast tune: started as 2 ranks (OMPI_COMM_WORLD_SIZE), but this beast was built "
+            "without MPI: run one beast tune with --device given once per device instead\n");
+  EXPECT_FALSE(fs::exists(db));
+}
+
 TEST_F(Pipeline, SpaceReportsEachConstraint) {
   auto r = RunCommand(
       BeastBinary() + " space gemm/tiled --problem gemm:M=512,N=512,K=512 --device opencl:0 --json",
