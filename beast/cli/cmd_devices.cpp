@@ -34,6 +34,7 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
           {"local_mem_bytes", l.local_mem_bytes},
           {"global_mem_bytes", l.global_mem_bytes},
           {"max_alloc_bytes", l.max_alloc_bytes},
+          {"fp64", l.fp64},
           {"compute_units", l.compute_units},
           {"clock_mhz", l.clock_mhz},
           {"warp_size", l.warp_size},

@@ -46,6 +46,12 @@ std::vector<results_db::WinnerRow> OfDevices(std::vector<results_db::WinnerRow> 
 
 bool Exportable(const results_db::WinnerRow& row, std::string* why) {
   const std::optional<Backend> backend = ParseBackend(row.backend);
+  // The library's C API takes float buffers: other dtypes wait for it.
+  if (row.problem_key.find(",dtype=") != std::string::npos &&
+      row.problem_key.find(",dtype=f32") == std::string::npos) {
+    *why = "the library serves f32 problems only (its C API takes float buffers)";
+    return false;
+  }
   if (backend == Backend::kOpenCL) return true;
   if (backend == Backend::kCuda) {
     if (harness::NvrtcAvailable()) return true;

@@ -17,6 +17,7 @@ struct DeviceLimits {
   int64_t local_mem_bytes = 0;  // shared / local memory per group
   int64_t global_mem_bytes = 0;
   int64_t max_alloc_bytes = 0;  // the largest single buffer; 0 when unknown
+  bool fp64 = false;            // double precision arithmetic (OpenCL: cl_khr_fp64)
   int64_t compute_units = 0;
   int64_t clock_mhz = 0;
   int64_t warp_size = 1;                 // warp / wavefront / preferred multiple

@@ -15,6 +15,7 @@ std::string DeviceLimitsToJson(const DeviceLimits& l) {
   j["local_mem_bytes"] = l.local_mem_bytes;
   j["global_mem_bytes"] = l.global_mem_bytes;
   j["max_alloc_bytes"] = l.max_alloc_bytes;
+  j["fp64"] = l.fp64;
   j["compute_units"] = l.compute_units;
   j["clock_mhz"] = l.clock_mhz;
   j["warp_size"] = l.warp_size;
@@ -40,6 +41,7 @@ DeviceLimits DeviceLimitsFromJson(const std::string& json) {
     get("local_mem_bytes", &l.local_mem_bytes);
     get("global_mem_bytes", &l.global_mem_bytes);
     get("max_alloc_bytes", &l.max_alloc_bytes);
+    get("fp64", &l.fp64);
     get("compute_units", &l.compute_units);
     get("clock_mhz", &l.clock_mhz);
     get("warp_size", &l.warp_size);

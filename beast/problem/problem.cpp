@@ -328,12 +328,21 @@ std::map<std::string, int64_t> Problem::Variables() const {
       // read row-major, C^T = op(B)^T op(A)^T: an N x M product whose first
       // operand is the B buffer, with the transpositions swapped. `col_major`
       // tells the template to take its (A, B, C) arguments in that role.
-      return {
-          {"M", g.n},      {"N", g.m}, {"K", g.k}, {"trans_a", g.trans_b}, {"trans_b", g.trans_a},
-          {"col_major", 1}};
+      return {{"M", g.n},
+              {"N", g.m},
+              {"K", g.k},
+              {"trans_a", g.trans_b},
+              {"trans_b", g.trans_a},
+              {"col_major", 1},
+              {"dtype_bytes", DTypeBytes(dtype_)}};
     }
-    return {{"M", g.m},      {"N", g.n}, {"K", g.k}, {"trans_a", g.trans_a}, {"trans_b", g.trans_b},
-            {"col_major", 0}};
+    return {{"M", g.m},
+            {"N", g.n},
+            {"K", g.k},
+            {"trans_a", g.trans_a},
+            {"trans_b", g.trans_b},
+            {"col_major", 0},
+            {"dtype_bytes", DTypeBytes(dtype_)}};
   }
   const Conv2dShape& c = conv_;
   return {{"N", c.n},
@@ -352,7 +361,8 @@ std::map<std::string, int64_t> Problem::Variables() const {
           {"dilation_h", c.dilation_h},
           {"dilation_w", c.dilation_w},
           {"groups", c.groups},
-          {"bias", c.bias ? 1 : 0}};
+          {"bias", c.bias ? 1 : 0},
+          {"dtype_bytes", DTypeBytes(dtype_)}};
 }
 
 std::string Problem::OpName() const { return op_ == OpKind::kConv2d ? "conv2d" : "gemm"; }

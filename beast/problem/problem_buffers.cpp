@@ -66,6 +66,10 @@ int64_t ReferenceHostBytes(const Problem& problem) {
 }
 
 void CheckProblemFits(const Problem& problem, const DeviceInfo& device, int64_t host_memory_bytes) {
+  if (problem.dtype() == DType::kF64 && !device.limits.fp64)
+    throw Error(ErrorCode::kBadArgument, "problem " + problem.Key() +
+                                             ": dtype f64 needs double precision, which " +
+                                             device.Id() + " does not have (no cl_khr_fp64)");
   const std::vector<ProblemBuffer> buffers = ProblemBuffers(problem);
   const DeviceLimits& l = device.limits;
   for (const ProblemBuffer& b : buffers) {

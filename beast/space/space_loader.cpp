@@ -71,9 +71,11 @@ ParamSpec LoadParam(const YamlReader& L, const YAML::Node& node) {
 }  // namespace
 
 std::vector<std::string> ProblemVariableNames(OpKind op) {
-  if (op == OpKind::kGemm) return {"M", "N", "K", "trans_a", "trans_b"};
-  return {"N", "C",        "H",        "W",     "K",     "R",          "S",          "P",
-          "Q", "stride_h", "stride_w", "pad_h", "pad_w", "dilation_h", "dilation_w", "groups"};
+  // dtype_bytes: the bytes of one element of the problem's dtype (4 for f32).
+  if (op == OpKind::kGemm) return {"M", "N", "K", "trans_a", "trans_b", "dtype_bytes"};
+  return {"N",     "C",          "H",          "W",        "K",          "R",
+          "S",     "P",          "Q",          "stride_h", "stride_w",   "pad_h",
+          "pad_w", "dilation_h", "dilation_w", "groups",   "dtype_bytes"};
 }
 
 std::vector<std::string> CompiledResourceNames() {

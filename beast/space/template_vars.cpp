@@ -17,8 +17,16 @@ nlohmann::ordered_json TemplateVars(const SpaceSpec& spec, const Problem& proble
       problem.op() == OpKind::kConv2d ? LayoutName(problem.conv().layout) : "ROW_MAJOR";
   vars["KERNEL_NAME"] = spec.kernel_name;
   vars["BACKEND"] = BackendName(backend);
-  vars["DTYPE"] = "float";
+  // The C type of the buffers' elements (f16 and bf16 are not rendered yet:
+  // no space lists them).
+  vars["DTYPE"] = problem.dtype() == DType::kF64 ? "double" : "float";
   return vars;
+}
+
+std::string SourcePrelude(const Problem& problem, Backend backend) {
+  if (problem.dtype() == DType::kF64 && backend == Backend::kOpenCL)
+    return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  return "";
 }
 
 }  // namespace beast

@@ -85,7 +85,9 @@ void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const Devi
       p.baseline_routine = b->routine;
       p.baseline_ms = b->median_ms.value_or(0);
     }
-    if (p.has_best && summary->peak_gflops > 0)
+    // The peak is fp32's: another dtype's winner is not a fraction of it.
+    const bool fp32 = Problem::Parse(p.problem_key).dtype() == DType::kF32;
+    if (p.has_best && fp32 && summary->peak_gflops > 0)
       p.fraction_of_peak = p.best_gflops / summary->peak_gflops;
     if (p.has_best && summary->bandwidth_gbs > 0) {
       // The roofline's memory side: every buffer moved once, at the bandwidth.

@@ -136,6 +136,11 @@ class CudaWorkerDevice : public WorkerDevice {
   harness::BaselineResult Baseline(const BaselineRequest& request) override {
     const beast::Problem parsed = beast::Problem::Parse(request.problem_key);
     harness::BaselineResult out;
+    if (parsed.dtype() != DType::kF32) {
+      out.status = Status::kUnsupported;
+      out.error_text = "cuBLAS and cuDNN baselines are measured for f32 only";
+      return out;
+    }
     CudaProblem* held = Held(request.problem_key, &out.error_text);
     if (!held) {
       out.status = Status::kRuntimeError;
@@ -233,8 +238,9 @@ class CudaWorkerDevice : public WorkerDevice {
     KernelCalls calls;
     calls.poison_output = [&] { context_.Fill(problem.buffers.output, 0xFF); };
     calls.launch = std::move(launch);
-    calls.read_output = [&](float* host) {
-      context_.Read(problem.buffers.output, host, problem.data.output_count * sizeof(float));
+    calls.read_output = [&](void* host) {
+      context_.Read(problem.buffers.output, host,
+                    problem.data.output_count * ElementBytes(problem.data));
     };
     return calls;
   }
@@ -248,15 +254,17 @@ class CudaWorkerDevice : public WorkerDevice {
       fresh->data = MakeProblemData(beast::Problem::Parse(key));
       const ProblemData& d = fresh->data;
       harness::CudaOperands& b = fresh->buffers;
-      b.input0 = context_.Allocate(d.input0.size() * sizeof(float));
-      b.input1 = context_.Allocate(d.input1.size() * sizeof(float));
-      b.output = context_.Allocate(d.output_count * sizeof(float));
-      context_.Write(b.input0, d.input0.data(), d.input0.size() * sizeof(float));
-      context_.Write(b.input1, d.input1.data(), d.input1.size() * sizeof(float));
-      if (!d.bias.empty()) {
-        b.bias = context_.Allocate(d.bias.size() * sizeof(float));
-        context_.Write(b.bias, d.bias.data(), d.bias.size() * sizeof(float));
-      }
+      // Each input in the problem's element type.
+      auto upload = [&](const std::vector<float>& values) {
+        const std::vector<unsigned char> bytes = DeviceElements(d, values);
+        harness::CudaBuffer buffer = context_.Allocate(bytes.size());
+        context_.Write(buffer, bytes.data(), bytes.size());
+        return buffer;
+      };
+      b.input0 = upload(d.input0);
+      b.input1 = upload(d.input1);
+      b.output = context_.Allocate(d.output_count * ElementBytes(d));
+      if (!d.bias.empty()) b.bias = upload(d.bias);
       cached = std::move(fresh);
     }
     return *cached;

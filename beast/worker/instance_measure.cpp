@@ -9,15 +9,17 @@ namespace beast {
 DeviceProblem UploadProblem(harness::OpenClContext& context, const ProblemData& data) {
   DeviceProblem p;
   p.data = &data;
-  p.input0 = context.Allocate(data.input0.size() * sizeof(float));
-  p.input1 = context.Allocate(data.input1.size() * sizeof(float));
-  p.output = context.Allocate(data.output_count * sizeof(float));
-  context.Write(p.input0, data.input0.data(), data.input0.size() * sizeof(float));
-  context.Write(p.input1, data.input1.data(), data.input1.size() * sizeof(float));
-  if (!data.bias.empty()) {
-    p.bias = context.Allocate(data.bias.size() * sizeof(float));
-    context.Write(p.bias, data.bias.data(), data.bias.size() * sizeof(float));
-  }
+  // Each input in the problem's element type.
+  auto upload = [&](const std::vector<float>& values) {
+    const std::vector<unsigned char> bytes = DeviceElements(data, values);
+    harness::OpenClBuffer buffer = context.Allocate(bytes.size());
+    context.Write(buffer, bytes.data(), bytes.size());
+    return buffer;
+  };
+  p.input0 = upload(data.input0);
+  p.input1 = upload(data.input1);
+  p.output = context.Allocate(data.output_count * ElementBytes(data));
+  if (!data.bias.empty()) p.bias = upload(data.bias);
   return p;
 }
 
@@ -61,8 +63,8 @@ Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& pr
     if (plan.flush_cache) context.FlushCache();
     return runner.Launch(geometry);
   };
-  calls.read_output = [&](float* host) {
-    context.Read(problem.output, host, problem.data->output_count * sizeof(float));
+  calls.read_output = [&](void* host) {
+    context.Read(problem.output, host, problem.data->output_count * ElementBytes(*problem.data));
   };
   ValidateAndTime(calls, *problem.data, plan, &out);
   return out;

@@ -31,6 +31,7 @@ PreparedInstance PrepareInstance(harness::Renderer& renderer, const SpaceSpec& s
     prepared.failure = std::move(outcome);
     return prepared;
   }
+  prepared.request.source = SourcePrelude(problem, backend) + prepared.request.source;
   MeasureRequest& request = prepared.request;
   request.problem_key = problem.Key();
   request.kernel_name = spec.kernel_name;

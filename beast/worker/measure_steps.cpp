@@ -14,6 +14,28 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Reads the output in the problem's element type and checks it against the
+// reference of that precision; false (wrong_result, with where) when it fails.
+template <typename T>
+bool ValidateAs(const KernelCalls& calls, const ProblemData& data, const std::vector<T>& ref,
+                const std::vector<T>& abs_ref, Outcome* out) {
+  std::vector<T> y(data.output_count);
+  calls.read_output(y.data());
+  const harness::ValidationResult v =
+      harness::Validate(y.data(), ref.data(), abs_ref.data(), y.size(), data.reduction_length);
+  out->max_error = v.max_error;
+  if (v.ok) return true;
+  out->status = Status::kWrongResult;
+  out->error_text = harness::DescribeWrongResult(v, y.data(), ref.data(), y.size());
+  return false;
+}
+
+bool ValidateOutput(const KernelCalls& calls, const ProblemData& data, Outcome* out) {
+  if (data.dtype == DType::kF64)
+    return ValidateAs(calls, data, data.reference64, data.abs_reference64, out);
+  return ValidateAs(calls, data, data.reference, data.abs_reference, out);
+}
+
 }  // namespace
 
 void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
@@ -29,16 +51,7 @@ void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
     out->error_text = first.message;
     return;
   }
-  std::vector<float> y(data.output_count);
-  calls.read_output(y.data());
-  harness::ValidationResult v = harness::Validate(
-      y.data(), data.reference.data(), data.abs_reference.data(), y.size(), data.reduction_length);
-  out->max_error = v.max_error;
-  if (!v.ok) {
-    out->status = Status::kWrongResult;
-    out->error_text = harness::DescribeWrongResult(v, y.data(), data.reference.data(), y.size());
-    return;
-  }
+  if (!ValidateOutput(calls, data, out)) return;
   std::string failure;
   auto start = std::chrono::steady_clock::now();
   out->samples_ms = harness::BenchmarkLaunches(calls.launch, plan, &failure);

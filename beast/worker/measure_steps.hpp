@@ -21,7 +21,8 @@ namespace beast {
 struct KernelCalls {
   std::function<void()> poison_output;            // every output byte 0xFF (NaN)
   std::function<harness::LaunchResult()> launch;  // one launch, waited for and timed
-  std::function<void(float* host)> read_output;   // data.output_count floats
+  // data.output_count elements of data.dtype into `host`
+  std::function<void(void* host)> read_output;
 };
 
 // Poisons the output, launches once and validates the result against the

@@ -1,12 +1,15 @@
 // Inputs and reference outputs of a problem (problem_data.hpp).
 #include "beast/worker/problem_data.hpp"
 
+#include <cstring>
+
 #include "harness/measure/reference.hpp"
 
 namespace beast {
 
 ProblemData ZeroProblemData(const Problem& problem) {
   ProblemData d;
+  d.dtype = problem.dtype();
   if (problem.op() == OpKind::kConv2d) {
     const Conv2dShape& s = problem.conv();
     d.input0.assign(harness::Conv2dInputCount(s), 0.0f);
@@ -26,6 +29,18 @@ ProblemData ZeroProblemData(const Problem& problem) {
 
 ProblemData MakeProblemData(const Problem& problem) {
   ProblemData d;
+  d.dtype = problem.dtype();
+  const bool f64 = d.dtype == DType::kF64;
+  // The reference in the precision the kernel's result is checked in.
+  auto keep = [&](size_t count) {
+    if (f64) {
+      d.reference64.resize(count);
+      d.abs_reference64.resize(count);
+    } else {
+      d.reference.resize(count);
+      d.abs_reference.resize(count);
+    }
+  };
   if (problem.op() == OpKind::kConv2d) {
     const Conv2dShape& s = problem.conv();
     d.input0 = harness::RandomInputs(harness::Conv2dInputCount(s), 1);
@@ -33,22 +48,47 @@ ProblemData MakeProblemData(const Problem& problem) {
     if (s.bias) d.bias = harness::RandomInputs(static_cast<size_t>(s.k), 3);
     d.output_count = harness::Conv2dOutputCount(s);
     d.reduction_length = harness::Conv2dReductionLength(s);
-    d.reference.resize(d.output_count);
-    d.abs_reference.resize(d.output_count);
-    harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), s.bias ? d.bias.data() : nullptr,
-                             d.reference.data(), d.abs_reference.data());
+    keep(d.output_count);
+    const float* bias = s.bias ? d.bias.data() : nullptr;
+    if (f64) {
+      harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), bias, d.reference64.data(),
+                               d.abs_reference64.data());
+    } else {
+      harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), bias, d.reference.data(),
+                               d.abs_reference.data());
+    }
   } else {
     const GemmShape& g = problem.gemm();
     d.input0 = harness::RandomInputs(static_cast<size_t>(g.m * g.k), 1);
     d.input1 = harness::RandomInputs(static_cast<size_t>(g.k * g.n), 2);
     d.output_count = static_cast<size_t>(g.m * g.n);
     d.reduction_length = g.k;
-    d.reference.resize(d.output_count);
-    d.abs_reference.resize(d.output_count);
-    harness::ReferenceGemm(g, d.input0.data(), d.input1.data(), d.reference.data(),
-                           d.abs_reference.data());
+    keep(d.output_count);
+    if (f64) {
+      harness::ReferenceGemm(g, d.input0.data(), d.input1.data(), d.reference64.data(),
+                             d.abs_reference64.data());
+    } else {
+      harness::ReferenceGemm(g, d.input0.data(), d.input1.data(), d.reference.data(),
+                             d.abs_reference.data());
+    }
   }
   return d;
+}
+
+size_t ElementBytes(const ProblemData& data) { return static_cast<size_t>(DTypeBytes(data.dtype)); }
+
+std::vector<unsigned char> DeviceElements(const ProblemData& data,
+                                          const std::vector<float>& values) {
+  std::vector<unsigned char> bytes(values.size() * ElementBytes(data));
+  if (data.dtype == DType::kF64) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double v = values[i];
+      std::memcpy(bytes.data() + i * sizeof v, &v, sizeof v);
+    }
+  } else {
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+  }
+  return bytes;
 }
 
 }  // namespace beast

@@ -11,16 +11,28 @@
 namespace beast {
 
 struct ProblemData {
-  std::vector<float> input0;         // conv2d: x; gemm: A
-  std::vector<float> input1;         // conv2d: w; gemm: B
-  std::vector<float> bias;           // conv2d with bias: b (K values); else empty
-  std::vector<float> reference;      // the exact output, rounded to float
-  std::vector<float> abs_reference;  // the same over absolute values (error bound)
-  int64_t reduction_length = 1;      // terms per output
+  // The element type of the device buffers. The inputs below are float
+  // values whatever it is (exact in f64); an f64 problem's reference is kept
+  // in double (reference64), the float one is then empty.
+  DType dtype = DType::kF32;
+  std::vector<float> input0;                         // conv2d: x; gemm: A
+  std::vector<float> input1;                         // conv2d: w; gemm: B
+  std::vector<float> bias;                           // conv2d with bias: b (K values); else empty
+  std::vector<float> reference;                      // the exact output, rounded to float
+  std::vector<float> abs_reference;                  // the same over absolute values (error bound)
+  std::vector<double> reference64, abs_reference64;  // f64 problems only
+  int64_t reduction_length = 1;                      // terms per output
   size_t output_count = 0;
 };
 
 ProblemData MakeProblemData(const Problem& problem);
+
+// Bytes of one device element (DTypeBytes(dtype)).
+size_t ElementBytes(const ProblemData& data);
+// `values` as the device's elements: the floats themselves, or as doubles
+// for an f64 problem.
+std::vector<unsigned char> DeviceElements(const ProblemData& data,
+                                          const std::vector<float>& values);
 
 // Buffers of the problem's sizes, inputs all zero, no reference: enough to
 // launch a kernel (the compile pool's warm-up launch), not to check it.

@@ -51,6 +51,7 @@ beast::DeviceInfo DescribeDevice(const cuda::Api& api, cuda::Device device, int 
     limits.global_mem_bytes = static_cast<int64_t>(total);
   // CUDA has no per-allocation limit below the device's memory.
   limits.max_alloc_bytes = limits.global_mem_bytes;
+  limits.fp64 = true;  // every CUDA GPU has double precision
   limits.compute_units = Attribute(api, device, kMultiprocessorCount);
   limits.clock_mhz = Attribute(api, device, kClockRateKhz) / 1000;
   limits.warp_size = Attribute(api, device, kWarpSize);

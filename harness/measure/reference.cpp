@@ -42,7 +42,8 @@ std::vector<float> Absolute(const float* data, size_t count) {
 // NCHW convolution. The innermost loop runs along one output row, reading an
 // input row with a fixed stride, so both stay in cache; the valid q range of
 // each filter column is computed once instead of testing every tap.
-void ConvNchw(const Conv2dShape& s, const float* x, const float* w, const float* bias, float* y) {
+template <typename Out>
+void ConvNchw(const Conv2dShape& s, const float* x, const float* w, const float* bias, Out* y) {
   const int64_t p_count = s.OutH(), q_count = s.OutW();
   const int64_t cg = s.c / s.groups, kg = s.k / s.groups;
   std::vector<int64_t> q_lo(s.s), q_hi(s.s);
@@ -80,16 +81,17 @@ void ConvNchw(const Conv2dShape& s, const float* x, const float* w, const float*
           }
         }
       }
-      float* dst = y + (n * s.k + k) * p_count * q_count;
-      for (int64_t i = 0; i < p_count * q_count; ++i) dst[i] = static_cast<float>(acc[i]);
+      Out* dst = y + (n * s.k + k) * p_count * q_count;
+      for (int64_t i = 0; i < p_count * q_count; ++i) dst[i] = static_cast<Out>(acc[i]);
     }
   }
 }
 
 // Copies a [A][B][C] array to [A][C][B] (the NHWC <-> NCHW moves, with B or
 // C the merged spatial dimensions).
-std::vector<float> SwapLastTwo(const float* in, int64_t a, int64_t b, int64_t c) {
-  std::vector<float> out(a * b * c);
+template <typename T>
+std::vector<T> SwapLastTwo(const T* in, int64_t a, int64_t b, int64_t c) {
+  std::vector<T> out(a * b * c);
   for (int64_t i = 0; i < a; ++i) {
     for (int64_t j = 0; j < b; ++j) {
       for (int64_t l = 0; l < c; ++l) out[(i * c + l) * b + j] = in[(i * b + j) * c + l];
@@ -98,7 +100,8 @@ std::vector<float> SwapLastTwo(const float* in, int64_t a, int64_t b, int64_t c)
   return out;
 }
 
-void Conv(const Conv2dShape& s, const float* x, const float* w, const float* bias, float* y) {
+template <typename Out>
+void Conv(const Conv2dShape& s, const float* x, const float* w, const float* bias, Out* y) {
   if (s.layout == beast::Layout::kNCHW) {
     ConvNchw(s, x, w, bias, y);
     return;
@@ -107,13 +110,14 @@ void Conv(const Conv2dShape& s, const float* x, const float* w, const float* bia
   const int64_t cg = s.c / s.groups;
   std::vector<float> x_nchw = SwapLastTwo(x, s.n, s.h * s.w, s.c);
   std::vector<float> w_kcrs = SwapLastTwo(w, s.k, s.r * s.s, cg);
-  std::vector<float> y_nkpq(Conv2dOutputCount(s));
+  std::vector<Out> y_nkpq(Conv2dOutputCount(s));
   ConvNchw(s, x_nchw.data(), w_kcrs.data(), bias, y_nkpq.data());
-  std::vector<float> y_npqk = SwapLastTwo(y_nkpq.data(), s.n, s.k, s.OutH() * s.OutW());
+  std::vector<Out> y_npqk = SwapLastTwo(y_nkpq.data(), s.n, s.k, s.OutH() * s.OutW());
   std::copy(y_npqk.begin(), y_npqk.end(), y);
 }
 
-void Gemm(const beast::GemmShape& s, const float* a, const float* b, float* c) {
+template <typename Out>
+void Gemm(const beast::GemmShape& s, const float* a, const float* b, Out* c) {
   // A column-major matrix is its transpose stored row-major: reading A, B
   // column-major flips whether they are stored transposed, and C is written
   // transposed.
@@ -135,7 +139,7 @@ void Gemm(const beast::GemmShape& s, const float* a, const float* b, float* c) {
       for (int64_t n = 0; n < s.n; ++n) acc[n] += am * static_cast<double>(row[n]);
     }
     for (int64_t n = 0; n < s.n; ++n) {
-      c[s.col_major ? n * s.m + m : m * s.n + n] = static_cast<float>(acc[n]);
+      c[s.col_major ? n * s.m + m : m * s.n + n] = static_cast<Out>(acc[n]);
     }
   }
 }
@@ -154,8 +158,11 @@ int64_t Conv2dReductionLength(const Conv2dShape& s) {
   return (s.groups > 0 ? s.c / s.groups : 0) * s.r * s.s + (s.bias ? 1 : 0);
 }
 
-void ReferenceConv2d(const Conv2dShape& shape, const float* x, const float* w, const float* bias,
-                     float* y, float* abs_y) {
+namespace {
+
+template <typename Out>
+void ReferenceConv2dInto(const Conv2dShape& shape, const float* x, const float* w,
+                         const float* bias, Out* y, Out* abs_y) {
   CheckConvShape(shape);
   Conv(shape, x, w, bias, y);
   if (abs_y == nullptr) return;
@@ -166,8 +173,9 @@ void ReferenceConv2d(const Conv2dShape& shape, const float* x, const float* w, c
   Conv(shape, abs_x.data(), abs_w.data(), bias ? abs_bias.data() : nullptr, abs_y);
 }
 
-void ReferenceGemm(const beast::GemmShape& shape, const float* a, const float* b, float* c,
-                   float* abs_c) {
+template <typename Out>
+void ReferenceGemmInto(const beast::GemmShape& shape, const float* a, const float* b, Out* c,
+                       Out* abs_c) {
   if (shape.m < 1 || shape.n < 1 || shape.k < 1) {
     throw Error(ErrorCode::kBadArgument, "gemm reference: M, N and K must be positive");
   }
@@ -176,6 +184,28 @@ void ReferenceGemm(const beast::GemmShape& shape, const float* a, const float* b
   std::vector<float> abs_a = Absolute(a, shape.m * shape.k);
   std::vector<float> abs_b = Absolute(b, shape.k * shape.n);
   Gemm(shape, abs_a.data(), abs_b.data(), abs_c);
+}
+
+}  // namespace
+
+void ReferenceConv2d(const Conv2dShape& shape, const float* x, const float* w, const float* bias,
+                     float* y, float* abs_y) {
+  ReferenceConv2dInto(shape, x, w, bias, y, abs_y);
+}
+
+void ReferenceConv2d(const Conv2dShape& shape, const float* x, const float* w, const float* bias,
+                     double* y, double* abs_y) {
+  ReferenceConv2dInto(shape, x, w, bias, y, abs_y);
+}
+
+void ReferenceGemm(const beast::GemmShape& shape, const float* a, const float* b, float* c,
+                   float* abs_c) {
+  ReferenceGemmInto(shape, a, b, c, abs_c);
+}
+
+void ReferenceGemm(const beast::GemmShape& shape, const float* a, const float* b, double* c,
+                   double* abs_c) {
+  ReferenceGemmInto(shape, a, b, c, abs_c);
 }
 
 std::vector<float> RandomInputs(size_t count, uint64_t seed) {

@@ -30,6 +30,9 @@ int64_t Conv2dReductionLength(const beast::Conv2dShape& shape);
 // is not a multiple of groups or the output would be empty.
 void ReferenceConv2d(const beast::Conv2dShape& shape, const float* x, const float* w,
                      const float* bias, float* y, float* abs_y);
+// The same with the double sums kept (the reference of an f64 kernel).
+void ReferenceConv2d(const beast::Conv2dShape& shape, const float* x, const float* w,
+                     const float* bias, double* y, double* abs_y);
 
 // GEMM C = sum_k A(m,k) B(k,n), C being M x N, A stored M x K (K x M when
 // trans_a) and B stored K x N (N x K when trans_b), every matrix row-major,
@@ -37,6 +40,9 @@ void ReferenceConv2d(const beast::Conv2dShape& shape, const float* x, const floa
 // same product over |A| and |B|.
 void ReferenceGemm(const beast::GemmShape& shape, const float* a, const float* b, float* c,
                    float* abs_c);
+// The same with the double sums kept (the reference of an f64 kernel).
+void ReferenceGemm(const beast::GemmShape& shape, const float* a, const float* b, double* c,
+                   double* abs_c);
 
 // `count` values uniform in [-1, 1), each a multiple of 2^-23, from a
 // splitmix64 stream seeded with `seed`. Integer arithmetic only, so every

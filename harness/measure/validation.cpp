@@ -11,8 +11,13 @@
 
 namespace beast::harness {
 
-ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
-                          int64_t reduction_length) {
+namespace {
+
+// The check of either precision: `u` the unit roundoff of the type the
+// kernel computes and stores in.
+template <typename T>
+ValidationResult ValidateWith(const T* y, const T* ref, const T* abs_ref, size_t count,
+                              int64_t reduction_length, double u) {
   if (reduction_length < 1) {
     throw Error(ErrorCode::kBadArgument, "validation needs a reduction length >= 1, not " +
                                              std::to_string(reduction_length));
@@ -20,7 +25,7 @@ ValidationResult Validate(const float* y, const float* ref, const float* abs_ref
   if (count > 0 && (y == nullptr || ref == nullptr || abs_ref == nullptr)) {
     throw Error(ErrorCode::kBadArgument, "validation given a null array");
   }
-  const double scale = static_cast<double>(reduction_length) * kUnitRoundoff32;
+  const double scale = static_cast<double>(reduction_length) * u;
   ValidationResult result;
   for (size_t i = 0; i < count; ++i) {
     const int64_t index = static_cast<int64_t>(i);
@@ -47,15 +52,37 @@ ValidationResult Validate(const float* y, const float* ref, const float* abs_ref
   return result;
 }
 
-std::string DescribeWrongResult(const ValidationResult& v, const float* y, const float* ref,
-                                size_t count) {
+template <typename T>
+std::string Describe(const ValidationResult& v, const T* y, const T* ref, size_t count) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
                 (long long)v.fail_count, count, (long long)v.nan_count, (long long)v.worst_index,
-                v.worst_index >= 0 ? y[v.worst_index] : 0.0,
-                v.worst_index >= 0 ? ref[v.worst_index] : 0.0);
+                v.worst_index >= 0 ? static_cast<double>(y[v.worst_index]) : 0.0,
+                v.worst_index >= 0 ? static_cast<double>(ref[v.worst_index]) : 0.0);
   return buf;
+}
+
+}  // namespace
+
+ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
+                          int64_t reduction_length) {
+  return ValidateWith(y, ref, abs_ref, count, reduction_length, kUnitRoundoff32);
+}
+
+ValidationResult Validate(const double* y, const double* ref, const double* abs_ref, size_t count,
+                          int64_t reduction_length) {
+  return ValidateWith(y, ref, abs_ref, count, reduction_length, kUnitRoundoff64);
+}
+
+std::string DescribeWrongResult(const ValidationResult& v, const float* y, const float* ref,
+                                size_t count) {
+  return Describe(v, y, ref, count);
+}
+
+std::string DescribeWrongResult(const ValidationResult& v, const double* y, const double* ref,
+                                size_t count) {
+  return Describe(v, y, ref, count);
 }
 
 }  // namespace beast::harness

@@ -8,8 +8,9 @@
 
 namespace beast::harness {
 
-// Unit roundoff of float (round to nearest): u = 2^-24.
+// Unit roundoff of float (round to nearest): u = 2^-24; of double, 2^-53.
 constexpr double kUnitRoundoff32 = 0x1p-24;
+constexpr double kUnitRoundoff64 = 0x1p-53;
 // Each output is a sum of L products. In float, any summation order, with or
 // without FMA, obeys |fl(sum) - sum| <= L u sum|x_i y_i| (barring underflow;
 // Jeannerod & Rump, SIAM J. Matrix Anal. Appl. 34(2), 2013, sharpening the
@@ -40,10 +41,17 @@ struct ValidationResult {
 // Error(kBadArgument) for reduction_length < 1 or null arrays with count > 0.
 ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
                           int64_t reduction_length);
+// The same for an f64 kernel against the reference kept in double (the
+// bound's argument holds with u = 2^-53, the reference's own error, at most
+// about L 2^-53 |sum| in double accumulation, inside it).
+ValidationResult Validate(const double* y, const double* ref, const double* abs_ref, size_t count,
+                          int64_t reduction_length);
 
 // The one line a wrong result is recorded with: "F of N outputs wrong (K not
 // finite); worst at I: got Y, expected R".
 std::string DescribeWrongResult(const ValidationResult& v, const float* y, const float* ref,
+                                size_t count);
+std::string DescribeWrongResult(const ValidationResult& v, const double* y, const double* ref,
                                 size_t count);
 
 }  // namespace beast::harness

@@ -133,6 +133,8 @@ beast::DeviceInfo QueryOpenClDevice(cl_device_id device, int index, cl_context c
       static_cast<int64_t>(DeviceValue<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE));
   limits.max_alloc_bytes =
       static_cast<int64_t>(DeviceValue<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
+  // A device without double precision reports no fp64 capabilities.
+  limits.fp64 = DeviceValue<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   limits.compute_units = DeviceValue<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS);
   limits.clock_mhz = DeviceValue<cl_uint>(device, CL_DEVICE_MAX_CLOCK_FREQUENCY);
   limits.warp_size = PreferredMultiple(device, context);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "support/command_runner.hpp"
@@ -96,12 +97,21 @@ TEST_F(EmptySpaces, AnOverflowNamesTheDerivedValueThatOverflowed) {
   EXPECT_EQ(refused.exit_code, 1);
   const std::string space_file =
       std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates/gemm/tiled.space.yaml";
+  // The line that declares OUTPUTS, wherever an edit of the file puts it.
+  int line = 0;
+  {
+    std::ifstream in(space_file);
+    std::string text;
+    for (int n = 1; std::getline(in, text) && line == 0; ++n)
+      if (text.find("- name: OUTPUTS") != std::string::npos) line = n;
+  }
+  ASSERT_GT(line, 0);
   EXPECT_EQ(refused.output,
             "beast space: the space of gemm/tiled is empty for "
             "gemm:M=4294967296,N=4294967296,K=16,transA=0,transB=0,dtype=f32: the derived value "
             "OUTPUTS = M * N (" +
-                space_file +
-                ":72) cannot be computed for this problem (integer overflow or division by "
+                space_file + ":" + std::to_string(line) +
+                ") cannot be computed for this problem (integer overflow or division by "
                 "zero), which removes every config\n");
 }
 

@@ -55,13 +55,15 @@ class RenderHang : public ::testing::Test {
     ASSERT_GT(beast, 0);
     std::set<pid_t> seen;
     const Clock::time_point give_up = Clock::now() + std::chrono::minutes(2);
-    while (Clock::now() < give_up && Count(db, "SELECT count(*) FROM measurements") < 1)
+    int status = 0;
+    while (Clock::now() < give_up && Count(db, "SELECT count(*) FROM measurements") < 1) {
+      ASSERT_NE(waitpid(beast, &status, WNOHANG), beast) << ReadFile(dir_ / "out.txt");
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     std::this_thread::sleep_for(std::chrono::seconds(1));  // into MODE=1's render
     for (const auto& child : Children(beast)) seen.insert(child.pid);
     const Clock::time_point sent = Clock::now();
     kill(beast, sig);
-    int status = 0;
     while (waitpid(beast, &status, WNOHANG) != beast && Clock::now() < give_up)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     const double seconds = std::chrono::duration<double>(Clock::now() - sent).count();

@@ -67,6 +67,7 @@ def conv_problem(
         "dilation_w": dilation[1],
         "groups": groups,
         "bias": bias,
+        "dtype_bytes": 4,  # f32, as beast's Problem::Variables says
     }
     p["P"] = (H + 2 * pad[0] - dilation[0] * (R - 1) - 1) // stride[0] + 1
     p["Q"] = (W + 2 * pad[1] - dilation[1] * (S - 1) - 1) // stride[1] + 1
@@ -74,7 +75,15 @@ def conv_problem(
 
 
 def gemm_problem(M=512, N=512, K=512, trans_a=0, trans_b=0, col_major=0):
-    return {"M": M, "N": N, "K": K, "trans_a": trans_a, "trans_b": trans_b, "col_major": col_major}
+    return {
+        "M": M,
+        "N": N,
+        "K": K,
+        "trans_a": trans_a,
+        "trans_b": trans_b,
+        "col_major": col_major,
+        "dtype_bytes": 4,
+    }
 
 
 _FUNCTIONS = {

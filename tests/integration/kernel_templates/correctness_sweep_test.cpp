@@ -170,8 +170,10 @@ class Sweep : public ::testing::TestWithParam<Target> {
       hard_only_ += !soft.Check(config, &why);
       random_hard_only_ += pick.whys.back() == "hard-only";
       Instance instance = space.Instantiate(config);
-      std::string source = shared_->renderer.Render(
-          spec.source_rel, TemplateVars(spec, problem, instance, Backend::kOpenCL));
+      std::string source =
+          SourcePrelude(problem, Backend::kOpenCL) +
+          shared_->renderer.Render(spec.source_rel,
+                                   TemplateVars(spec, problem, instance, Backend::kOpenCL));
       harness::LaunchGeometry geometry;
       geometry.dims = 3;
       for (int d = 0; d < 3; ++d) {
@@ -287,6 +289,44 @@ TEST_P(GemmSweep, ShapesInEveryTransposition) {
   EXPECT_EQ(random_hard_only_, 16) << "one config only the hard constraints allow per small shape";
   std::printf("%d configs on %zu shapes, %d of them hard-only\n", configs_, shapes.size(),
               hard_only_);
+}
+
+// f64, which every template renders: a stratified subset (every 7th shape
+// of each list, so every kind of shape is met) in the default suite; every
+// shape in the build of this file under the CTest label `sweep`
+// (BEAST_FULL_SWEEP), run whenever a template changes.
+#ifdef BEAST_FULL_SWEEP
+constexpr size_t kF64Stride = 1;
+#else
+constexpr size_t kF64Stride = 7;
+#endif
+
+TEST_P(ConvSweep, F64Shapes) {
+  const Target& t = GetParam();
+  std::vector<std::string> shapes =
+      testing::LoadShapeList(kSource + "/tests/data/conv_sweep_shapes.txt");
+  int served = 0, tried = 0;
+  for (size_t i = 0; i < shapes.size(); i += kF64Stride, ++tried) {
+    Problem problem = Problem::Parse(shapes[i] + ",layout=" + LayoutName(t.layout) +
+                                     (i % 2 ? ",bias=1" : "") + ",dtype=f64");
+    ProblemData data = MakeProblemData(problem);
+    ASSERT_EQ(data.reference64.size(), data.output_count);
+    served += CheckProblem(problem, data, i, 4000 + i, Picks::kByTurns) > 0;
+  }
+  EXPECT_EQ(served, tried) << "shapes the hard constraints exclude";
+  std::printf("f64: %d configs on %d shapes\n", configs_, tried);
+}
+
+TEST_P(GemmSweep, F64Shapes) {
+  std::vector<std::string> shapes = GemmSweepShapes();
+  int served = 0, tried = 0;
+  for (size_t i = 0; i < shapes.size(); i += kF64Stride, ++tried) {
+    Problem problem = Problem::Parse(shapes[i] + ",dtype=f64");
+    ProblemData data = MakeProblemData(problem);
+    served += CheckProblem(problem, data, i, 5000 + i, Picks::kByTurns) > 0;
+  }
+  EXPECT_EQ(served, tried);
+  std::printf("f64: %d configs on %d shapes\n", configs_, tried);
 }
 
 INSTANTIATE_TEST_SUITE_P(Templates, ConvSweep, ::testing::ValuesIn(Targets(OpKind::kConv2d)),

@@ -119,11 +119,13 @@ TEST_F(Pipeline, BadInputIsOneLineAndWritesNothing) {
        1, "beast space: the space of gemm/tiled is empty for"},
       // A dtype no template renders yet: refused before anything is written.
       {"tune --template gemm/tiled --problem gemm:M=8,N=8,K=8,dtype=f16 --db " + db, 2,
-       "beast tune: template gemm/tiled does not support dtype f16 (its dtypes: f32), problem "
+       "beast tune: template gemm/tiled does not support dtype f16 (its dtypes: f32, f64), problem "
        "gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=f16\n"},
       {"space conv2d/direct_nchw --problem "
        "conv2d:N=1,C=2,H=4,W=4,K=2,R=3,S=3,pad=1,dtype=bf16",
-       2, "beast space: template conv2d/direct_nchw does not support dtype bf16 (its dtypes: f32)"},
+       2,
+       "beast space: template conv2d/direct_nchw does not support dtype bf16 (its dtypes: f32, "
+       "f64)"},
       {"export --db " + db + " --out " + (dir_ / "lib").string() +
            " --problem gemm:M=8,N=8,K=8,dtype=bf16",
        2,

@@ -86,11 +86,35 @@ TEST(Validate, NanAndInfinityFail) {
   EXPECT_EQ(result.max_error, std::numeric_limits<double>::infinity());
 }
 
+TEST(Validate, F64AcceptsARoundedDoubleSumAndRejectsOneWrongElement) {
+  // Sums of 1000 terms: a correct f64 kernel differs from the reference by
+  // a few ulps of double, far inside 2 L 2^-53 |sum|; an error that a float
+  // kernel could make (2^-24 relative) is far outside it.
+  const int64_t length = 1000;
+  std::vector<double> ref = {1.0, -3.5, 123.25, 0.0};
+  std::vector<double> abs_ref = {10.0, 20.0, 300.0, 5.0};
+  std::vector<double> y = ref;
+  for (double& v : y) v = std::nextafter(v, 1e9);  // one ulp off each
+  ValidationResult ok = Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length);
+  EXPECT_TRUE(ok.ok) << ok.max_error;
+  y[2] = ref[2] * (1 + 0x1p-24);
+  ValidationResult wrong = Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length);
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_EQ(wrong.fail_count, 1);
+  EXPECT_EQ(wrong.worst_index, 2);
+  // The same error passes the f32 bound: the dtype decides.
+  std::vector<float> yf(y.begin(), y.end()), rf(ref.begin(), ref.end()),
+      af(abs_ref.begin(), abs_ref.end());
+  EXPECT_TRUE(Validate(yf.data(), rf.data(), af.data(), yf.size(), length).ok);
+  EXPECT_EQ(DescribeWrongResult(wrong, y.data(), ref.data(), y.size()),
+            "1 of 4 outputs wrong (0 not finite); worst at 2: got 123.25, expected 123.25");
+}
+
 TEST(Validate, RejectsMisuse) {
   std::vector<float> a = {1};
   EXPECT_THROW(Validate(a.data(), a.data(), a.data(), 1, 0), Error);
   EXPECT_THROW(Validate(nullptr, a.data(), a.data(), 1, 1), Error);
-  ValidationResult empty = Validate(nullptr, nullptr, nullptr, 0, 1);
+  ValidationResult empty = Validate(static_cast<const float*>(nullptr), nullptr, nullptr, 0, 1);
   EXPECT_TRUE(empty.ok);
   EXPECT_EQ(empty.worst_index, -1);
 }
