@@ -254,17 +254,10 @@ class CudaWorkerDevice : public WorkerDevice {
       fresh->data = MakeProblemData(beast::Problem::Parse(key));
       const ProblemData& d = fresh->data;
       harness::CudaOperands& b = fresh->buffers;
-      // Each input in the problem's element type.
-      auto upload = [&](const std::vector<float>& values) {
-        const std::vector<unsigned char> bytes = DeviceElements(d, values);
-        harness::CudaBuffer buffer = context_.Allocate(bytes.size());
-        context_.Write(buffer, bytes.data(), bytes.size());
-        return buffer;
-      };
-      b.input0 = upload(d.input0);
-      b.input1 = upload(d.input1);
+      b.input0 = UploadElements(context_, d, d.input0);
+      b.input1 = UploadElements(context_, d, d.input1);
       b.output = context_.Allocate(d.output_count * ElementBytes(d));
-      if (!d.bias.empty()) b.bias = upload(d.bias);
+      if (!d.bias.empty()) b.bias = UploadElements(context_, d, d.bias);
       cached = std::move(fresh);
     }
     return *cached;

@@ -9,17 +9,10 @@ namespace beast {
 DeviceProblem UploadProblem(harness::OpenClContext& context, const ProblemData& data) {
   DeviceProblem p;
   p.data = &data;
-  // Each input in the problem's element type.
-  auto upload = [&](const std::vector<float>& values) {
-    const std::vector<unsigned char> bytes = DeviceElements(data, values);
-    harness::OpenClBuffer buffer = context.Allocate(bytes.size());
-    context.Write(buffer, bytes.data(), bytes.size());
-    return buffer;
-  };
-  p.input0 = upload(data.input0);
-  p.input1 = upload(data.input1);
+  p.input0 = UploadElements(context, data, data.input0);
+  p.input1 = UploadElements(context, data, data.input1);
   p.output = context.Allocate(data.output_count * ElementBytes(data));
-  if (!data.bias.empty()) p.bias = upload(data.bias);
+  if (!data.bias.empty()) p.bias = UploadElements(context, data, data.bias);
   return p;
 }
 

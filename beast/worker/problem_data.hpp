@@ -34,6 +34,16 @@ size_t ElementBytes(const ProblemData& data);
 std::vector<unsigned char> DeviceElements(const ProblemData& data,
                                           const std::vector<float>& values);
 
+// A device buffer holding `values` in the problem's element type, on either
+// backend's context (both Allocate and Write alike).
+template <typename Context>
+auto UploadElements(Context& context, const ProblemData& data, const std::vector<float>& values) {
+  const std::vector<unsigned char> bytes = DeviceElements(data, values);
+  auto buffer = context.Allocate(bytes.size());
+  context.Write(buffer, bytes.data(), bytes.size());
+  return buffer;
+}
+
 // Buffers of the problem's sizes, inputs all zero, no reference: enough to
 // launch a kernel (the compile pool's warm-up launch), not to check it.
 ProblemData ZeroProblemData(const Problem& problem);
