@@ -137,12 +137,21 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   }
   const harness::BenchmarkPlan plan = PlanOf(o);
   results_db::Store store = results_db::Store::Open(o.db_path);
+  // The run starts before the device's peaks are measured: its time span is
+  // the whole invocation's, so runs that share a database overlap as their
+  // processes do.
+  const int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
   // The peak goes with the device into the database, so it is measured
   // before the device is recorded.
-  std::optional<harness::PeakFlopsResult> peak =
-      worker.MeasurePeak(plan, kPeakTimeoutSeconds, stop);
+  std::optional<harness::PeakFlopsResult> peak;
+  try {
+    peak = worker.MeasurePeak(plan, kPeakTimeoutSeconds, stop);
+  } catch (...) {
+    EndFailedRun(store, run_id);
+  }
   if (!peak) {
     worker.Stop();
+    store.FinishRun(run_id, results_db::RunEnd::kInterrupted);
     summary.interrupted = true;
     return summary;
   }
@@ -150,7 +159,6 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   const int64_t device_id = store.UpsertDevice(
       {device.backend, device.name, device.vendor, device.driver_version, device.arch,
        LimitsWithMeasuredPeak(DeviceLimitsToJson(device.limits), *peak)});
-  const int64_t run_id = store.BeginRun(o.command_line, BEAST_VERSION);
   Progress progress(o.progress, SelectedConfigs(pairs), /*compile_only=*/false, o.progress_label,
                     o.progress_seconds);
   try {
