@@ -79,19 +79,19 @@ void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const Devi
                             : device.backend == Backend::kCuda ? std::string(kBaselineNvidia)
                                                                : std::string(kBaselineClblast);
   for (PairSummary& p : summary->pairs) {
-    const std::string shown_library = BaselineFor(shown, Problem::Parse(p.problem_key)).library;
+    const Problem problem = Problem::Parse(p.problem_key);
+    const std::string shown_library = BaselineFor(shown, problem).library;
     if (auto b = FastestBaseline(store, device_id, p.problem_key, shown_library)) {
       p.baseline_library = b->library;
       p.baseline_routine = b->routine;
       p.baseline_ms = b->median_ms.value_or(0);
     }
-    // The peak is fp32's: another dtype's winner is not a fraction of it.
-    const bool fp32 = Problem::Parse(p.problem_key).dtype() == DType::kF32;
-    if (p.has_best && fp32 && summary->peak_gflops > 0)
-      p.fraction_of_peak = p.best_gflops / summary->peak_gflops;
-    if (p.has_best && summary->bandwidth_gbs > 0) {
+    // The peak is fp32's: another dtype's winner is measured against neither
+    // it nor a roofline built on it.
+    if (!p.has_best || problem.dtype() != DType::kF32) continue;
+    if (summary->peak_gflops > 0) p.fraction_of_peak = p.best_gflops / summary->peak_gflops;
+    if (summary->bandwidth_gbs > 0) {
       // The roofline's memory side: every buffer moved once, at the bandwidth.
-      const Problem problem = Problem::Parse(p.problem_key);
       const double bytes = static_cast<double>(ReferenceBytesMoved(problem));
       const double bound = summary->bandwidth_gbs * problem.Flops() / bytes;
       if (summary->peak_gflops <= 0 || bound < summary->peak_gflops) {

@@ -37,7 +37,6 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
         for (Layout l : spec.layouts) supported = supported || l == problem.conv().layout;
         if (!supported) continue;
       }
-      CheckDType(spec, problem);  // refused before anything is written
       any = true;
       PlannedPair p;
       p.spec = &spec;

@@ -39,10 +39,11 @@ struct Store::Impl {
 
 namespace internal {
 
-// Binds a measurement's outcome — status, samples, median, spread, GFLOP/s,
-// max error, compile time, error text, build log, compiler and version, the
-// four resources — to the 15 placeholders from ?first on, in that order
-// (store_write.cpp), shared by recording and superseding a measurement.
+// Binds the 15 outcome columns of a measurement to the placeholders ?first
+// to ?first+14, in this order: status, samples, median, spread, GFLOP/s, max
+// error, compile time, error text, build log, compiler, compiler version,
+// registers, spill, stack and shared bytes. Recording and superseding a
+// measurement share it (store_write.cpp).
 void BindOutcome(Statement& statement, int first, const MeasurementRecord& m);
 
 }  // namespace internal
