@@ -76,6 +76,8 @@ std::optional<DType> ParseDType(const std::string& name) {
   return std::nullopt;
 }
 
+int ComputeBytes(DType dtype) { return dtype == DType::kF64 ? 8 : 4; }
+
 int DTypeBytes(DType dtype) {
   switch (dtype) {
     case DType::kF64:
@@ -334,7 +336,8 @@ std::map<std::string, int64_t> Problem::Variables() const {
               {"trans_a", g.trans_b},
               {"trans_b", g.trans_a},
               {"col_major", 1},
-              {"dtype_bytes", DTypeBytes(dtype_)}};
+              {"dtype_bytes", DTypeBytes(dtype_)},
+              {"compute_bytes", ComputeBytes(dtype_)}};
     }
     return {{"M", g.m},
             {"N", g.n},
@@ -342,7 +345,8 @@ std::map<std::string, int64_t> Problem::Variables() const {
             {"trans_a", g.trans_a},
             {"trans_b", g.trans_b},
             {"col_major", 0},
-            {"dtype_bytes", DTypeBytes(dtype_)}};
+            {"dtype_bytes", DTypeBytes(dtype_)},
+            {"compute_bytes", ComputeBytes(dtype_)}};
   }
   const Conv2dShape& c = conv_;
   return {{"N", c.n},
@@ -362,7 +366,8 @@ std::map<std::string, int64_t> Problem::Variables() const {
           {"dilation_w", c.dilation_w},
           {"groups", c.groups},
           {"bias", c.bias ? 1 : 0},
-          {"dtype_bytes", DTypeBytes(dtype_)}};
+          {"dtype_bytes", DTypeBytes(dtype_)},
+          {"compute_bytes", ComputeBytes(dtype_)}};
 }
 
 std::string Problem::OpName() const { return op_ == OpKind::kConv2d ? "conv2d" : "gemm"; }

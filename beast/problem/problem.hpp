@@ -72,5 +72,8 @@ const char* DTypeName(DType dtype);
 std::optional<DType> ParseDType(const std::string& name);
 // Bytes of one element: 4, 8, 2, 2.
 int DTypeBytes(DType dtype);
+// Bytes of the type a kernel of that dtype computes in: 8 for f64, else 4
+// (f16 and bf16 accumulate in f32).
+int ComputeBytes(DType dtype);
 
 }  // namespace beast

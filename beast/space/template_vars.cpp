@@ -17,9 +17,10 @@ nlohmann::ordered_json TemplateVars(const SpaceSpec& spec, const Problem& proble
       problem.op() == OpKind::kConv2d ? LayoutName(problem.conv().layout) : "ROW_MAJOR";
   vars["KERNEL_NAME"] = spec.kernel_name;
   vars["BACKEND"] = BackendName(backend);
-  // The C type of the buffers' elements (f16 and bf16 are not rendered yet:
-  // no space lists them).
+  // The C type kernels compute in (float for f16 and bf16, storage types
+  // that accumulate in f32), and the dtype the buffers hold.
   vars["DTYPE"] = problem.dtype() == DType::kF64 ? "double" : "float";
+  vars["STORAGE"] = DTypeName(problem.dtype());
   return vars;
 }
 

@@ -1,6 +1,6 @@
 // The variables a kernel template is rendered with, as one JSON object:
 // every problem name, parameter and derived value of the instance, plus
-// LAYOUT, KERNEL_NAME, BACKEND and DTYPE. Tuner and exporter render alike.
+// LAYOUT, KERNEL_NAME, BACKEND, DTYPE and STORAGE. Tuner and exporter render alike.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -30,9 +30,27 @@ bool ValidateAs(const KernelCalls& calls, const ProblemData& data, const std::ve
   return false;
 }
 
+// A 16-bit output, read as its bits, converted to float and checked with the
+// rounding of its storage type.
+bool ValidateStored16(const KernelCalls& calls, const ProblemData& data, Outcome* out) {
+  std::vector<uint16_t> bits(data.output_count);
+  calls.read_output(bits.data());
+  const std::vector<float> y = StoredElementsAsFloat(data.dtype, bits);
+  const harness::ValidationResult v = harness::Validate(
+      y.data(), data.reference.data(), data.abs_reference.data(), y.size(), data.reduction_length,
+      data.dtype == DType::kF16 ? harness::kStoredF16 : harness::kStoredBf16);
+  out->max_error = v.max_error;
+  if (v.ok) return true;
+  out->status = Status::kWrongResult;
+  out->error_text = harness::DescribeWrongResult(v, y.data(), data.reference.data(), y.size());
+  return false;
+}
+
 bool ValidateOutput(const KernelCalls& calls, const ProblemData& data, Outcome* out) {
   if (data.dtype == DType::kF64)
     return ValidateAs(calls, data, data.reference64, data.abs_reference64, out);
+  if (data.dtype == DType::kF16 || data.dtype == DType::kBF16)
+    return ValidateStored16(calls, data, out);
   return ValidateAs(calls, data, data.reference, data.abs_reference, out);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "beast/problem/storage16.hpp"
 #include "harness/measure/reference.hpp"
 
 namespace beast {
@@ -27,6 +28,26 @@ ProblemData ZeroProblemData(const Problem& problem) {
   return d;
 }
 
+namespace {
+
+// The value a 16-bit storage type holds for `value` (float itself for f32 and
+// f64, whose buffers hold every float exactly).
+float Stored(DType dtype, float value) {
+  if (dtype == DType::kF16) return F16BitsToFloat(FloatToF16Bits(value));
+  if (dtype == DType::kBF16) return Bf16BitsToFloat(FloatToBf16Bits(value));
+  return value;
+}
+
+// Random inputs rounded to what the device's buffers hold, so the reference
+// is computed from exactly the values the kernel reads.
+std::vector<float> StoredInputs(DType dtype, size_t count, uint64_t seed) {
+  std::vector<float> values = harness::RandomInputs(count, seed);
+  for (float& v : values) v = Stored(dtype, v);
+  return values;
+}
+
+}  // namespace
+
 ProblemData MakeProblemData(const Problem& problem) {
   ProblemData d;
   d.dtype = problem.dtype();
@@ -43,9 +64,9 @@ ProblemData MakeProblemData(const Problem& problem) {
   };
   if (problem.op() == OpKind::kConv2d) {
     const Conv2dShape& s = problem.conv();
-    d.input0 = harness::RandomInputs(harness::Conv2dInputCount(s), 1);
-    d.input1 = harness::RandomInputs(harness::Conv2dFilterCount(s), 2);
-    if (s.bias) d.bias = harness::RandomInputs(static_cast<size_t>(s.k), 3);
+    d.input0 = StoredInputs(d.dtype, harness::Conv2dInputCount(s), 1);
+    d.input1 = StoredInputs(d.dtype, harness::Conv2dFilterCount(s), 2);
+    if (s.bias) d.bias = StoredInputs(d.dtype, static_cast<size_t>(s.k), 3);
     d.output_count = harness::Conv2dOutputCount(s);
     d.reduction_length = harness::Conv2dReductionLength(s);
     keep(d.output_count);
@@ -59,8 +80,8 @@ ProblemData MakeProblemData(const Problem& problem) {
     }
   } else {
     const GemmShape& g = problem.gemm();
-    d.input0 = harness::RandomInputs(static_cast<size_t>(g.m * g.k), 1);
-    d.input1 = harness::RandomInputs(static_cast<size_t>(g.k * g.n), 2);
+    d.input0 = StoredInputs(d.dtype, static_cast<size_t>(g.m * g.k), 1);
+    d.input1 = StoredInputs(d.dtype, static_cast<size_t>(g.k * g.n), 2);
     d.output_count = static_cast<size_t>(g.m * g.n);
     d.reduction_length = g.k;
     keep(d.output_count);
@@ -85,10 +106,23 @@ std::vector<unsigned char> DeviceElements(const ProblemData& data,
       const double v = values[i];
       std::memcpy(bytes.data() + i * sizeof v, &v, sizeof v);
     }
+  } else if (data.dtype == DType::kF16 || data.dtype == DType::kBF16) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint16_t bits =
+          data.dtype == DType::kF16 ? FloatToF16Bits(values[i]) : FloatToBf16Bits(values[i]);
+      std::memcpy(bytes.data() + i * sizeof bits, &bits, sizeof bits);
+    }
   } else {
     std::memcpy(bytes.data(), values.data(), bytes.size());
   }
   return bytes;
+}
+
+std::vector<float> StoredElementsAsFloat(DType dtype, const std::vector<uint16_t>& bits) {
+  std::vector<float> values(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i)
+    values[i] = dtype == DType::kF16 ? F16BitsToFloat(bits[i]) : Bf16BitsToFloat(bits[i]);
+  return values;
 }
 
 }  // namespace beast

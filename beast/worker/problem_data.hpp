@@ -12,8 +12,10 @@ namespace beast {
 
 struct ProblemData {
   // The element type of the device buffers. The inputs below are float
-  // values whatever it is (exact in f64); an f64 problem's reference is kept
-  // in double (reference64), the float one is then empty.
+  // values whatever it is (exact in f64; for f16 and bf16 already rounded to
+  // what the buffers hold, so the reference sums exactly what the kernel
+  // reads); an f64 problem's reference is kept in double (reference64), the
+  // float one is then empty.
   DType dtype = DType::kF32;
   std::vector<float> input0;                         // conv2d: x; gemm: A
   std::vector<float> input1;                         // conv2d: w; gemm: B
@@ -29,10 +31,13 @@ ProblemData MakeProblemData(const Problem& problem);
 
 // Bytes of one device element (DTypeBytes(dtype)).
 size_t ElementBytes(const ProblemData& data);
-// `values` as the device's elements: the floats themselves, or as doubles
-// for an f64 problem.
+// `values` as the device's elements: the floats themselves, as doubles for an
+// f64 problem, as f16 or bf16 bits (rounded to nearest even) for those.
 std::vector<unsigned char> DeviceElements(const ProblemData& data,
                                           const std::vector<float>& values);
+
+// f16 or bf16 elements (`dtype`) read back from a device, as floats.
+std::vector<float> StoredElementsAsFloat(DType dtype, const std::vector<uint16_t>& bits);
 
 // A device buffer holding `values` in the problem's element type, on either
 // backend's context (both Allocate and Write alike).

@@ -13,11 +13,11 @@ namespace beast::harness {
 
 namespace {
 
-// The check of either precision: `u` the unit roundoff of the type the
-// kernel computes and stores in.
+// The check of any precision: `rounding` the unit roundoffs of the type the
+// kernel computes in and of the one it stores in.
 template <typename T>
 ValidationResult ValidateWith(const T* y, const T* ref, const T* abs_ref, size_t count,
-                              int64_t reduction_length, double u) {
+                              int64_t reduction_length, const StoredRounding& rounding) {
   if (reduction_length < 1) {
     throw Error(ErrorCode::kBadArgument, "validation needs a reduction length >= 1, not " +
                                              std::to_string(reduction_length));
@@ -25,7 +25,8 @@ ValidationResult ValidateWith(const T* y, const T* ref, const T* abs_ref, size_t
   if (count > 0 && (y == nullptr || ref == nullptr || abs_ref == nullptr)) {
     throw Error(ErrorCode::kBadArgument, "validation given a null array");
   }
-  const double scale = static_cast<double>(reduction_length) * u;
+  const double scale =
+      static_cast<double>(reduction_length) * rounding.accumulate_u + rounding.store_u;
   ValidationResult result;
   for (size_t i = 0; i < count; ++i) {
     const int64_t index = static_cast<int64_t>(i);
@@ -39,7 +40,7 @@ ValidationResult ValidateWith(const T* y, const T* ref, const T* abs_ref, size_t
       continue;
     }
     const double diff = std::fabs(static_cast<double>(y[i]) - static_cast<double>(ref[i]));
-    double error = diff / (scale * std::fabs(static_cast<double>(abs_ref[i])) + kValidationTiny);
+    double error = diff / (scale * std::fabs(static_cast<double>(abs_ref[i])) + rounding.tiny);
     // A non-finite reference (never from finite inputs) cannot vouch for y.
     if (std::isnan(error)) error = std::numeric_limits<double>::infinity();
     if (error > kValidationFactor) ++result.fail_count;
@@ -67,12 +68,19 @@ std::string Describe(const ValidationResult& v, const T* y, const T* ref, size_t
 
 ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
                           int64_t reduction_length) {
-  return ValidateWith(y, ref, abs_ref, count, reduction_length, kUnitRoundoff32);
+  return ValidateWith(y, ref, abs_ref, count, reduction_length,
+                      StoredRounding{kUnitRoundoff32, 0, kValidationTiny});
+}
+
+ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
+                          int64_t reduction_length, const StoredRounding& rounding) {
+  return ValidateWith(y, ref, abs_ref, count, reduction_length, rounding);
 }
 
 ValidationResult Validate(const double* y, const double* ref, const double* abs_ref, size_t count,
                           int64_t reduction_length) {
-  return ValidateWith(y, ref, abs_ref, count, reduction_length, kUnitRoundoff64);
+  return ValidateWith(y, ref, abs_ref, count, reduction_length,
+                      StoredRounding{kUnitRoundoff64, 0, kValidationTiny});
 }
 
 std::string DescribeWrongResult(const ValidationResult& v, const float* y, const float* ref,

@@ -23,6 +23,21 @@ constexpr double kValidationFactor = 2.0;
 // flush to zero; far below any value a real problem produces.
 constexpr double kValidationTiny = 1e-30;
 
+// The rounding a kernel's stored result carries beyond its accumulation:
+// f16 and bf16 are storage types that accumulate in float (u = 2^-24) and
+// round the result once into 16 bits (u = 2^-11 for f16, 2^-8 for bf16).
+// The float argument above then gives |y - ref| <= (L u + 1 u_store)
+// abs_ref (1 + L u) + u abs_ref, inside 2 (L u + u_store) abs_ref; an f16
+// output in its subnormal range is a multiple of 2^-24, at most 2^-25 from
+// the value rounded, which the absolute slack covers.
+struct StoredRounding {
+  double accumulate_u;  // unit roundoff of the type the sums are made in
+  double store_u;       // one rounding into the stored type (0: the same type)
+  double tiny;          // absolute slack for outputs near zero
+};
+constexpr StoredRounding kStoredF16{kUnitRoundoff32, 0x1p-11, 0x1p-25};
+constexpr StoredRounding kStoredBf16{kUnitRoundoff32, 0x1p-8, kValidationTiny};
+
 struct ValidationResult {
   bool ok = false;
   // max over i of |y_i - ref_i| / (L u abs_ref_i + tiny): the error in units
@@ -46,6 +61,11 @@ ValidationResult Validate(const float* y, const float* ref, const float* abs_ref
 // about L 2^-53 |sum| in double accumulation, inside it).
 ValidationResult Validate(const double* y, const double* ref, const double* abs_ref, size_t count,
                           int64_t reduction_length);
+// The same for a result stored in a narrower type than it was summed in (y
+// converted back to float): element i passes when |y_i - ref_i| <= c (L
+// accumulate_u + store_u) abs_ref_i + c tiny.
+ValidationResult Validate(const float* y, const float* ref, const float* abs_ref, size_t count,
+                          int64_t reduction_length, const StoredRounding& rounding);
 
 // The one line a wrong result is recorded with: "F of N outputs wrong (K not
 // finite); worst at I: got Y, expected R".

@@ -68,6 +68,7 @@ def conv_problem(
         "groups": groups,
         "bias": bias,
         "dtype_bytes": 4,  # f32, as beast's Problem::Variables says
+        "compute_bytes": 4,
     }
     p["P"] = (H + 2 * pad[0] - dilation[0] * (R - 1) - 1) // stride[0] + 1
     p["Q"] = (W + 2 * pad[1] - dilation[1] * (S - 1) - 1) // stride[1] + 1
@@ -83,6 +84,7 @@ def gemm_problem(M=512, N=512, K=512, trans_a=0, trans_b=0, col_major=0):
         "trans_b": trans_b,
         "col_major": col_major,
         "dtype_bytes": 4,
+        "compute_bytes": 4,
     }
 
 
@@ -396,7 +398,7 @@ def test_unknown_backend_is_an_error(env):
         env, TEMPLATES, {"template": "gemm/tiled.cl.j2", "vars": variables}
     )
     assert reply == {
-        "error": "_common/dialect.j2:17 (from gemm/tiled.cl.j2:33): "
+        "error": "_common/dialect.j2:26 (from gemm/tiled.cl.j2:34): "
         "BACKEND must be 'opencl' or 'cuda', not 'hip'"
     }
 
@@ -436,11 +438,11 @@ def test_missing_variable_is_an_error_naming_it(server):
     variables = template_vars(space, GEMM_DEFAULT, default_config(space, GEMM_DEFAULT))
     del variables["MWG"]
     reply = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
-    assert reply == {"error": "gemm/tiled.cl.j2:41: 'MWG' is undefined"}
+    assert reply == {"error": "gemm/tiled.cl.j2:43: 'MWG' is undefined"}
     del variables["BACKEND"]
     reply = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
     assert reply == {
-        "error": "_common/dialect.j2:16 (from gemm/tiled.cl.j2:33): 'BACKEND' is undefined"
+        "error": "_common/dialect.j2:25 (from gemm/tiled.cl.j2:34): 'BACKEND' is undefined"
     }
 
 
@@ -549,6 +551,92 @@ def test_dialect_cuda_spellings(env):
         "(a)",
         "beast_float2{ { a, b } }",
     ]
+
+
+STORAGE_PROBE = (
+    '{% import "_common/dialect.j2" as d with context %}'
+    "{{ d.gtype('float') }}|{{ d.gload('p', 'i') }}|{{ d.gvload('float', 4, 'p', 'i') }}|"
+    "{{ d.gvload('float', 1, 'p', 'i') }}|{{ d.gstore('p', 'i', 'v') }}|"
+    "{{ d.gvstore(4, 'v', 'p', 'i') }}"
+)
+
+
+@pytest.mark.parametrize(
+    "backend, storage, expected",
+    [
+        # f32 and f64 render as plain indexing and vload/vstore.
+        (
+            "opencl",
+            "f32",
+            ["float", "p[i]", "vload4(0, p + i)", "p[i]", "p[i] = v;", "vstore4(v, 0, p + i);"],
+        ),
+        (
+            "cuda",
+            "f64",
+            [
+                "float",
+                "p[i]",
+                "beast_vload4(p + i)",
+                "p[i]",
+                "p[i] = v;",
+                "beast_vstore4(v, p + i);",
+            ],
+        ),
+        # f16 on OpenCL: vload_half / vstore_half, core OpenCL (no cl_khr_fp16).
+        (
+            "opencl",
+            "f16",
+            [
+                "half",
+                "vload_half(0, p + (i))",
+                "vload_half4(0, p + i)",
+                "vload_half(0, p + (i))",
+                "vstore_half_rte(v, 0, p + (i));",
+                "vstore_half4_rte(v, 0, p + i);",
+            ],
+        ),
+        # bf16 on OpenCL: 16-bit loads shifted into a float's high half.
+        (
+            "opencl",
+            "bf16",
+            [
+                "ushort",
+                "beast_bf16_to_float(p[i])",
+                "as_float4(convert_uint4(vload4(0, p + i)) << 16)",
+                "beast_bf16_to_float(p[i])",
+                "p[i] = beast_float_to_bf16(v);",
+                "vstore4(beast_float4_to_bf16(v), 0, p + i);",
+            ],
+        ),
+        (
+            "cuda",
+            "f16",
+            [
+                "unsigned short",
+                "beast_f16_to_float(p[i])",
+                "beast_f16_vload4(p + i)",
+                "beast_f16_to_float(p[i])",
+                "p[i] = beast_float_to_f16(v);",
+                "beast_f16_vstore4(v, p + i);",
+            ],
+        ),
+    ],
+)
+def test_dialect_storage_spellings(env, backend, storage, expected):
+    text = env.from_string(STORAGE_PROBE).render(BACKEND=backend, STORAGE=storage)
+    assert text.split("|") == expected
+
+
+def test_dialect_storage_prelude_only_for_16_bit_types(env):
+    probe = '{% import "_common/dialect.j2" as d with context %}{{ d.storage_prelude() }}'
+    for backend in ("opencl", "cuda"):
+        assert env.from_string(probe).render(BACKEND=backend, STORAGE="f32") == ""
+        assert env.from_string(probe).render(BACKEND=backend) == ""
+    assert "cvt.rn.f16.f32" in env.from_string(probe).render(BACKEND="cuda", STORAGE="f16")
+    opencl_bf16 = env.from_string(probe).render(BACKEND="opencl", STORAGE="bf16")
+    assert "inline ushort16 beast_float16_to_bf16(float16 f)" in opencl_bf16
+    with pytest.raises(Exception, match="STORAGE must be f32, f64, f16 or bf16, not 'f8'"):
+        env.from_string(probe).render(BACKEND="opencl", STORAGE="f8")
 
 
 def test_dialect_cuda_vector_prelude_declares_once(env):

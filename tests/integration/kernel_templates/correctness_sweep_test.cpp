@@ -291,42 +291,62 @@ TEST_P(GemmSweep, ShapesInEveryTransposition) {
               hard_only_);
 }
 
-// f64, which every template renders: a stratified subset (every 7th shape
-// of each list, so every kind of shape is met) in the default suite; every
+// The dtypes besides f32 a template lists (every template renders f64; f16
+// and bf16 where its space says so): a stratified subset in the default
+// suite, every 7th shape of each list from an offset of the dtype's own (so
+// every kind of shape is met, and the dtypes meet different shapes); every
 // shape in the build of this file under the CTest label `sweep`
 // (BEAST_FULL_SWEEP), run whenever a template changes.
 #ifdef BEAST_FULL_SWEEP
-constexpr size_t kF64Stride = 1;
+constexpr size_t kDtypeStride = 1;
 #else
-constexpr size_t kF64Stride = 7;
+constexpr size_t kDtypeStride = 7;
 #endif
 
-TEST_P(ConvSweep, F64Shapes) {
+std::vector<DType> OtherDtypes(const std::string& template_name) {
+  std::vector<DType> dtypes;
+  for (DType d : SpaceSpec::Load(kSource + "/kernel_templates", template_name).dtypes)
+    if (d != DType::kF32) dtypes.push_back(d);
+  return dtypes;
+}
+
+size_t FirstShapeOf(DType dtype) { return kDtypeStride == 1 ? 0 : static_cast<size_t>(dtype) % 7; }
+
+TEST_P(ConvSweep, OtherDtypeShapes) {
   const Target& t = GetParam();
   std::vector<std::string> shapes =
       testing::LoadShapeList(kSource + "/tests/data/conv_sweep_shapes.txt");
+  const std::vector<DType> dtypes = OtherDtypes(t.template_name);
+  ASSERT_FALSE(dtypes.empty());
   int served = 0, tried = 0;
-  for (size_t i = 0; i < shapes.size(); i += kF64Stride, ++tried) {
-    Problem problem = Problem::Parse(shapes[i] + ",layout=" + LayoutName(t.layout) +
-                                     (i % 2 ? ",bias=1" : "") + ",dtype=f64");
-    ProblemData data = MakeProblemData(problem);
-    ASSERT_EQ(data.reference64.size(), data.output_count);
-    served += CheckProblem(problem, data, i, 4000 + i, Picks::kByTurns) > 0;
+  for (DType dtype : dtypes) {
+    for (size_t i = FirstShapeOf(dtype); i < shapes.size(); i += kDtypeStride, ++tried) {
+      Problem problem = Problem::Parse(shapes[i] + ",layout=" + LayoutName(t.layout) +
+                                       (i % 2 ? ",bias=1" : "") + ",dtype=" + DTypeName(dtype));
+      ProblemData data = MakeProblemData(problem);
+      ASSERT_EQ(dtype == DType::kF64 ? data.reference64.size() : data.reference.size(),
+                data.output_count);
+      served += CheckProblem(problem, data, i, 4000 + i, Picks::kByTurns) > 0;
+    }
   }
   EXPECT_EQ(served, tried) << "shapes the hard constraints exclude";
-  std::printf("f64: %d configs on %d shapes\n", configs_, tried);
+  std::printf("%zu dtypes: %d configs on %d shapes\n", dtypes.size(), configs_, tried);
 }
 
-TEST_P(GemmSweep, F64Shapes) {
+TEST_P(GemmSweep, OtherDtypeShapes) {
   std::vector<std::string> shapes = GemmSweepShapes();
+  const std::vector<DType> dtypes = OtherDtypes(GetParam().template_name);
+  ASSERT_FALSE(dtypes.empty());
   int served = 0, tried = 0;
-  for (size_t i = 0; i < shapes.size(); i += kF64Stride, ++tried) {
-    Problem problem = Problem::Parse(shapes[i] + ",dtype=f64");
-    ProblemData data = MakeProblemData(problem);
-    served += CheckProblem(problem, data, i, 5000 + i, Picks::kByTurns) > 0;
+  for (DType dtype : dtypes) {
+    for (size_t i = FirstShapeOf(dtype); i < shapes.size(); i += kDtypeStride, ++tried) {
+      Problem problem = Problem::Parse(shapes[i] + ",dtype=" + DTypeName(dtype));
+      ProblemData data = MakeProblemData(problem);
+      served += CheckProblem(problem, data, i, 5000 + i, Picks::kByTurns) > 0;
+    }
   }
   EXPECT_EQ(served, tried);
-  std::printf("f64: %d configs on %d shapes\n", configs_, tried);
+  std::printf("%zu dtypes: %d configs on %d shapes\n", dtypes.size(), configs_, tried);
 }
 
 INSTANTIATE_TEST_SUITE_P(Templates, ConvSweep, ::testing::ValuesIn(Targets(OpKind::kConv2d)),

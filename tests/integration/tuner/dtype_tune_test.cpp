@@ -63,5 +63,35 @@ TEST_F(DtypeTune, F64GemmAndConvolutionsFindOkWinners) {
       << library.output;
 }
 
+TEST_F(DtypeTune, F16AndBf16StorageFindOkWinnersThatAccumulateInFloat) {
+  // f16 and bf16 are storage types: the buffers hold 16-bit elements (the
+  // device reads f16 through vload_half, bf16 through shifts), the kernels
+  // sum in float, and the result is checked against the reference of the
+  // rounded inputs within one rounding of the stored type.
+  const std::string db = (dir_ / "beast.db").string();
+  std::string problems;
+  for (const char* dtype : {"f16", "bf16"}) {
+    problems +=
+        std::string(" --problem gemm:M=40,N=24,K=72,transA=0,transB=1,dtype=") + dtype +
+        " --problem conv2d:N=1,C=8,H=10,W=10,K=12,R=3,S=3,pad=1,bias=1,layout=NHWC,dtype=" + dtype;
+  }
+  CommandResult run =
+      RunCommand(BeastBinary() + " tune --template gemm/tiled --template conv2d/implicit_gemm" +
+                     problems + " --device opencl:0 --db " + db +
+                     " --max-configs 4 --max-reps 3 --baselines clblast "
+                     "--compile-jobs 0 --confirm-top 0 --quiet --json",
+                 false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json summary = JsonOf(run.output);
+  ASSERT_EQ(summary["pairs"].size(), 4u) << run.output;
+  for (const auto& pair : summary["pairs"]) {
+    EXPECT_EQ(pair["failed"], 0) << pair.dump();
+    EXPECT_FALSE(pair["best"].is_null()) << pair.dump();
+  }
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 16);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=f16'"), 2);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=bf16'"), 2);
+}
+
 }  // namespace
 }  // namespace beast

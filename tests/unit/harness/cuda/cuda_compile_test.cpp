@@ -175,5 +175,55 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
   std::printf("%d configs compiled\n", compiled);
 }
 
+// Every other dtype a template lists (f64, and the 16-bit storage types that
+// convert through PTX) compiles too: on the first problem of each template,
+// the configs that give every flag each value it can take there.
+TEST(CudaCompile, EveryTemplateCompilesInEveryOtherDtype) {
+  if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
+  Paths paths = Paths::Default();
+  const std::string templates_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
+  harness::Renderer renderer(paths.python,
+                             std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py",
+                             templates_dir);
+  std::vector<Job> jobs;
+  std::set<std::string> dtypes_seen;
+  for (const auto& name : SpaceSpec::List(templates_dir)) {
+    SpaceSpec spec = SpaceSpec::Load(templates_dir, name);
+    testing::TemplateFlags flags = testing::FlagsOf(spec);
+    for (DType dtype : spec.dtypes) {
+      if (dtype == DType::kF32) continue;
+      dtypes_seen.insert(DTypeName(dtype));
+      const Problem first = ProblemsFor(spec).front();
+      const Problem problem = first.op() == OpKind::kGemm ? Problem::Gemm(first.gemm(), dtype)
+                                                          : Problem::Conv2d(first.conv(), dtype);
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        DeviceInfo device =
+            LoadDeviceSpec(std::string(BEAST_TEST_SOURCE_DIR) + "/constraints", arch);
+        testing::ConfigPicker picker(spec, problem, device);
+        BoundSpace space = picker.Where({}, /*hard_only=*/true);
+        for (const Config& config : testing::CoverFlags(picker, flags, jobs.size()).configs) {
+          Instance instance = space.Instantiate(config);
+          jobs.push_back({name + " " + problem.Key() + " " + config.Key() + " " + arch,
+                          renderer.Render(spec.source_rel,
+                                          TemplateVars(spec, problem, instance, Backend::kCuda)),
+                          arch,
+                          spec.kernel_name,
+                          {}});
+        }
+      }
+    }
+  }
+  EXPECT_EQ(dtypes_seen, (std::set<std::string>{"bf16", "f16", "f64"}));
+  CompileAll(&jobs);
+  int compiled = 0;
+  for (const Job& job : jobs) {
+    EXPECT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
+    EXPECT_FALSE(job.result.cubin.empty()) << job.what;
+    compiled += job.result.ok;
+  }
+  EXPECT_EQ(compiled, static_cast<int>(jobs.size()));
+  std::printf("%d configs compiled in f64, f16 and bf16\n", compiled);
+}
+
 }  // namespace
 }  // namespace beast

@@ -110,6 +110,45 @@ TEST(Validate, F64AcceptsARoundedDoubleSumAndRejectsOneWrongElement) {
             "1 of 4 outputs wrong (0 not finite); worst at 2: got 123.25, expected 123.25");
 }
 
+TEST(Validate, StoredF16AndBf16AcceptOneRoundingOfTheirTypeAndRejectOneWrongElement) {
+  // Sums of 576 float products (a 64-channel 3x3 convolution) stored in 16
+  // bits: the result is the float sum rounded once to the stored type, so a
+  // correct f16 output is up to half an f16 ulp (2^-11 relative) from the
+  // reference, a bf16 one half a bf16 ulp (2^-8); twice that is wrong.
+  const int64_t length = 576;
+  const std::vector<float> ref = {1.0f, -3.5f, 123.25f, 0.0f};
+  const std::vector<float> abs_ref = {10.0f, 20.0f, 300.0f, 5.0f};
+  struct Case {
+    StoredRounding rounding;
+    double half_ulp;  // relative: 2^-11 for f16, 2^-8 for bf16
+  };
+  for (const Case& c : {Case{kStoredF16, 0x1p-11}, Case{kStoredBf16, 0x1p-8}}) {
+    std::vector<float> y = ref;
+    for (float& v : y) v = static_cast<float>(v * (1 + c.half_ulp));  // one rounding off each
+    const ValidationResult ok =
+        Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length, c.rounding);
+    EXPECT_TRUE(ok.ok) << ok.max_error;
+    // The same outputs fail the f32 bound: the stored type decides.
+    EXPECT_FALSE(Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length).ok);
+    // abs_ref[2] = 300 allows 2 (576 u + u_store) 300 (0.31 for f16, 2.4 for
+    // bf16) around 123.25; an error of 300 * 4 u_store (1.2, 9.4) is outside.
+    y[2] = static_cast<float>(ref[2] + abs_ref[2] * 8 * c.half_ulp);
+    const ValidationResult wrong =
+        Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length, c.rounding);
+    EXPECT_FALSE(wrong.ok);
+    EXPECT_EQ(wrong.fail_count, 1);
+    EXPECT_EQ(wrong.worst_index, 2);
+  }
+  // An f16 output in the subnormal range (a multiple of 2^-24) whose exact
+  // value is 2^-25 away passes; 2.5 * 2^-24 away, with no scale to excuse
+  // it, fails.
+  const std::vector<float> tiny_ref = {0x1.8p-24f}, no_scale = {0.0f};
+  std::vector<float> y = {0x1p-24f};
+  EXPECT_TRUE(Validate(y.data(), tiny_ref.data(), no_scale.data(), 1, 1, kStoredF16).ok);
+  y[0] = 0x1p-22f;
+  EXPECT_FALSE(Validate(y.data(), tiny_ref.data(), no_scale.data(), 1, 1, kStoredF16).ok);
+}
+
 TEST(Validate, RejectsMisuse) {
   std::vector<float> a = {1};
   EXPECT_THROW(Validate(a.data(), a.data(), a.data(), 1, 0), Error);
