@@ -20,6 +20,8 @@ harness::BaselineResult MeasureBaseline(harness::OpenClContext& context, const P
   ops.output = device_problem.output;
   ops.reference = data.reference.data();
   ops.abs_reference = data.abs_reference.data();
+  ops.reference64 = data.reference64.data();
+  ops.abs_reference64 = data.abs_reference64.data();
   ops.output_count = data.output_count;
   ops.reduction_length = data.reduction_length;
   return harness::MeasureClblast(context, problem, ops, plan);

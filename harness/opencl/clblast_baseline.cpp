@@ -37,10 +37,18 @@ std::string ClblastVersion() {
 std::string ClblastRoutine(const beast::Problem& problem, std::string* why_not) {
   std::string why;
   std::string routine;
+  // CLBlast's precision prefix: S and D; its H routines compute in half,
+  // and it has no bf16 ones (X is its own name for "any precision").
+  const beast::DType dtype = problem.dtype();
+  const char* prefix = dtype == beast::DType::kF32   ? "S"
+                       : dtype == beast::DType::kF64 ? "D"
+                       : dtype == beast::DType::kF16 ? "H"
+                                                     : "X";
   if (problem.op() == beast::OpKind::kGemm) {
-    routine = "Sgemm";
+    routine = std::string(prefix) + "gemm";
   } else {
-    routine = "Convgemm";
+    // (f32's keeps the name databases have recorded it under: "Convgemm")
+    routine = dtype == beast::DType::kF32 ? "Convgemm" : std::string(prefix) + "convgemm";
     const beast::Conv2dShape& s = problem.conv();
     // Convgemm's signature has no groups (a grouped problem is one call per
     // image and group) and no bias, and its image is NCHW.
@@ -50,7 +58,12 @@ std::string ClblastRoutine(const beast::Problem& problem, std::string* why_not) 
       why = "CLBlast's Convgemm adds no bias";
     }
   }
-  if (problem.dtype() != beast::DType::kF32) why = "CLBlast baselines are measured for f32 only";
+  if (dtype == beast::DType::kF16) {
+    why = "CLBlast's half-precision routines accumulate in f16, not in the f32 that beast's f16 "
+          "problems are checked against";
+  } else if (dtype == beast::DType::kBF16) {
+    why = "CLBlast has no bf16 routines";
+  }
   if (why.empty() && !ClblastAvailable()) why = "this beast was built without CLBlast";
   if (why_not) *why_not = why;
   return routine;
@@ -114,6 +127,7 @@ using Call = std::function<CLBlastStatusCode(cl_command_queue*, cl_event*)>;
 
 Call MakeCall(const beast::Problem& problem, const BaselineOperands& ops) {
   cl_mem in0 = ops.input0.impl()->mem, in1 = ops.input1.impl()->mem, out = ops.output.impl()->mem;
+  const bool f64 = problem.dtype() == beast::DType::kF64;
   if (problem.op() == beast::OpKind::kGemm) {
     const beast::GemmShape g = problem.gemm();
     // beast's storage: A is M x K (stored K x M when trans_a), B is K x N
@@ -126,25 +140,37 @@ Call MakeCall(const beast::Problem& problem, const BaselineOperands& ops) {
     const size_t ldb = g.col_major ? b_rows : b_cols;
     const size_t ldc = g.col_major ? g.m : g.n;
     const CLBlastLayout layout = g.col_major ? CLBlastLayoutColMajor : CLBlastLayoutRowMajor;
-    return [g, layout, lda, ldb, ldc, in0, in1, out](cl_command_queue* queue, cl_event* done) {
-      return CLBlastSgemm(layout, g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
-                          g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, g.m, g.n, g.k, 1.0f,
-                          in0, 0, lda, in1, 0, ldb, 0.0f, out, 0, ldc, queue, done);
+    const CLBlastTranspose ta = g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
+    const CLBlastTranspose tb = g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo;
+    return [=](cl_command_queue* queue, cl_event* done) {
+      if (f64) {
+        return CLBlastDgemm(layout, ta, tb, g.m, g.n, g.k, 1.0, in0, 0, lda, in1, 0, ldb, 0.0, out,
+                            0, ldc, queue, done);
+      }
+      return CLBlastSgemm(layout, ta, tb, g.m, g.n, g.k, 1.0f, in0, 0, lda, in1, 0, ldb, 0.0f, out,
+                          0, ldc, queue, done);
     };
   }
   const beast::Conv2dShape s = problem.conv();
   // Cross-correlation is what beast (like cuDNN and ONNX) calls convolution.
+  // One Convgemm of the precision on channels of images at offsets.
+  auto convgemm = [f64](const beast::Conv2dShape& s, size_t channels, size_t filters,
+                        size_t images, cl_mem x, size_t x_offset, cl_mem w, size_t w_offset,
+                        cl_mem y, size_t y_offset, cl_command_queue* queue, cl_event* done) {
+    auto* routine = f64 ? CLBlastDconvgemm : CLBlastSconvgemm;
+    return routine(CLBlastKernelModeCrossCorrelation, channels, s.h, s.w, s.r, s.s, s.pad_h,
+                   s.pad_w, s.stride_h, s.stride_w, s.dilation_h, s.dilation_w, filters, images, x,
+                   x_offset, w, w_offset, y, y_offset, queue, done);
+  };
   if (s.groups == 1) {
-    return [s, in0, in1, out](cl_command_queue* queue, cl_event* done) {
-      return CLBlastSconvgemm(CLBlastKernelModeCrossCorrelation, s.c, s.h, s.w, s.r, s.s, s.pad_h,
-                              s.pad_w, s.stride_h, s.stride_w, s.dilation_h, s.dilation_w, s.k, s.n,
-                              in0, 0, in1, 0, out, 0, queue, done);
+    return [=](cl_command_queue* queue, cl_event* done) {
+      return convgemm(s, s.c, s.k, s.n, in0, 0, in1, 0, out, 0, queue, done);
     };
   }
   // Groups: Convgemm's batch stride is its own channels' image, so a group's
   // channels of every image are not one batch: one call per image and group,
   // on offsets into x (C/groups channels), w (K/groups filters) and y.
-  return [s, in0, in1, out](cl_command_queue* queue, cl_event* done) {
+  return [=](cl_command_queue* queue, cl_event* done) {
     const size_t cg = static_cast<size_t>(s.c / s.groups), kg = static_cast<size_t>(s.k / s.groups);
     const size_t hw = static_cast<size_t>(s.h * s.w), pq = static_cast<size_t>(s.OutH() * s.OutW());
     CLBlastStatusCode code = CLBlastSuccess;
@@ -153,10 +179,9 @@ Call MakeCall(const beast::Problem& problem, const BaselineOperands& ops) {
         if (*done) clReleaseEvent(*done);  // only the last command's event is kept
         *done = nullptr;
         const size_t image = static_cast<size_t>(n) * s.groups + g;
-        code = CLBlastSconvgemm(
-            CLBlastKernelModeCrossCorrelation, cg, s.h, s.w, s.r, s.s, s.pad_h, s.pad_w, s.stride_h,
-            s.stride_w, s.dilation_h, s.dilation_w, kg, 1, in0, image * cg * hw, in1,
-            static_cast<size_t>(g) * kg * cg * s.r * s.s, out, image * kg * pq, queue, done);
+        code = convgemm(s, cg, kg, 1, in0, image * cg * hw, in1,
+                        static_cast<size_t>(g) * kg * cg * s.r * s.s, out, image * kg * pq, queue,
+                        done);
       }
     }
     return code;
@@ -220,6 +245,22 @@ Timed TimedCall(cl_command_queue queue, const Call& call) {
   return t;
 }
 
+// Reads CLBlast's output as T (the problem's element type) and checks it
+// against the reference of that precision; false, with the status and the
+// wrong element in *out, when it fails.
+template <typename T>
+bool ValidateOutput(OpenClContext& context, const BaselineOperands& ops, const T* reference,
+                    const T* abs_reference, BaselineResult* out) {
+  std::vector<T> y(ops.output_count);
+  context.Read(ops.output, y.data(), y.size() * sizeof(T));
+  ValidationResult v = Validate(y.data(), reference, abs_reference, y.size(), ops.reduction_length);
+  out->max_error = v.max_error;
+  if (v.ok) return true;
+  out->status = Status::kWrongResult;
+  out->error_text = DescribeWrongResult(v, y.data(), reference, y.size());
+  return false;
+}
+
 }  // namespace
 #endif  // BEAST_HAVE_CLBLAST
 
@@ -254,16 +295,10 @@ BaselineResult MeasureClblast(OpenClContext& context, const beast::Problem& prob
     out.error_text = first.error;
     return out;
   }
-  std::vector<float> y(ops.output_count);
-  context.Read(ops.output, y.data(), y.size() * sizeof(float));
-  ValidationResult v =
-      Validate(y.data(), ops.reference, ops.abs_reference, y.size(), ops.reduction_length);
-  out.max_error = v.max_error;
-  if (!v.ok) {
-    out.status = Status::kWrongResult;
-    out.error_text = DescribeWrongResult(v, y.data(), ops.reference, y.size());
-    return out;
-  }
+  const bool valid = problem.dtype() == beast::DType::kF64
+                         ? ValidateOutput(context, ops, ops.reference64, ops.abs_reference64, &out)
+                         : ValidateOutput(context, ops, ops.reference, ops.abs_reference, &out);
+  if (!valid) return out;
   std::string failure;
   std::vector<double> last_ms;
   out.samples_ms = Benchmark(

@@ -27,18 +27,23 @@ bool ClblastAvailable();
 std::string ClblastVersion();
 
 // The CLBlast routine that computes `problem`: "Sgemm" for every f32 GEMM
-// (row- or column-major, any transposition), "Convgemm" for a conv2d. Convgemm takes an
-// NCHW image, a KCRS filter and no groups or bias; for anything else the
-// routine is still named (so a database can record it as unsupported) and
-// `why_not`, when given, says what it lacks. Pure: needs no device.
+// (row- or column-major, any transposition), "Dgemm" for f64, "Convgemm"
+// (f32) / "Dconvgemm" for a conv2d. Convgemm takes an NCHW image, a KCRS filter and
+// no groups or bias. f16 ("Hgemm": CLBlast's half routines accumulate in
+// half, not in the f32 beast checks f16 results against) and bf16 (no
+// routine) are unsupported. For anything unsupported the routine is still
+// named (so a database can record it) and `why_not`, when given, says what
+// it lacks. Pure: needs no device.
 std::string ClblastRoutine(const beast::Problem& problem, std::string* why_not = nullptr);
 
 // A problem's operands on the device, in beast's layouts (conv2d: x, w, y;
 // gemm: A, B, C) with the CPU reference the output is validated against.
 struct BaselineOperands {
   OpenClBuffer input0, input1, output;
-  const float* reference = nullptr;      // output_count values
+  const float* reference = nullptr;      // output_count values (f32 problems)
   const float* abs_reference = nullptr;  // the bound's scale (validation.hpp)
+  const double* reference64 = nullptr;   // the same for an f64 problem
+  const double* abs_reference64 = nullptr;
   size_t output_count = 0;
   int64_t reduction_length = 1;
 };

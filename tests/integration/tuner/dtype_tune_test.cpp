@@ -1,8 +1,9 @@
 // Tuning in f64 on PoCL, end to end (issue 17): every template renders
 // double, the worker uploads doubles and checks the result against the
 // reference kept in double (u = 2^-53), the key and the database say f64,
-// the fp32 peak is not used as the f64 winner's roof, CLBlast is
-// unsupported for it, and the exported f32 library leaves it out.
+// the fp32 peak is not used as the f64 winner's roof, CLBlast's Dgemm is its
+// baseline, and the exported f32 library leaves it out. f16 and bf16 are
+// storage types summed in float.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -54,7 +55,15 @@ TEST_F(DtypeTune, F64GemmAndConvolutionsFindOkWinners) {
   }
   EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 12);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=f64'"), 2);
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM baselines WHERE status = 'unsupported'"), 2);
+  // CLBlast's Dgemm is the f64 GEMM's baseline; Dconvgemm adds no bias.
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM baselines WHERE status = 'ok' AND routine = 'Dgemm'"),
+            1);
+  EXPECT_EQ(Count(db,
+                  "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND routine = "
+                  "'Dconvgemm' AND error_text = 'CLBlast''s Convgemm adds no bias'"),
+            1);
+  EXPECT_EQ(summary["pairs"][0]["baseline"]["routine"], "Dgemm") << summary["pairs"][0].dump();
+  EXPECT_GT(summary["pairs"][0]["baseline"]["speedup"].get<double>(), 0) << run.output;
 
   CommandResult library = RunCommand(
       BeastBinary() + " export --db " + db + " --out " + (dir_ / "lib").string() + " 2>&1", false);
@@ -91,6 +100,15 @@ TEST_F(DtypeTune, F16AndBf16StorageFindOkWinnersThatAccumulateInFloat) {
   EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 16);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=f16'"), 2);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=bf16'"), 2);
+  // CLBlast's half routines sum in half; it has no bf16 ones.
+  EXPECT_EQ(Count(db,
+                  "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND error_text "
+                  "LIKE 'CLBlast''s half-precision routines accumulate in f16%'"),
+            2);
+  EXPECT_EQ(Count(db,
+                  "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND error_text = "
+                  "'CLBlast has no bf16 routines'"),
+            2);
 }
 
 }  // namespace

@@ -110,6 +110,42 @@ TEST(ClblastBaseline, ConvgemmValidatesGroupedAndDepthwiseOneCallPerImageAndGrou
       "Convgemm");
 }
 
+TEST(ClblastRoutine, NamesEachDtypesRoutineAndWhyHalfAndBf16AreNotRun) {
+  std::string why;
+  const std::string none =
+      harness::ClblastAvailable() ? "" : "this beast was built without CLBlast";
+  EXPECT_EQ(harness::ClblastRoutine(Problem::Parse("gemm:M=8,N=8,K=8,dtype=f64"), &why), "Dgemm");
+  EXPECT_EQ(why, none);
+  EXPECT_EQ(harness::ClblastRoutine(Problem::Parse("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,dtype=f64"),
+                                    &why),
+            "Dconvgemm");
+  EXPECT_EQ(why, none);
+  EXPECT_EQ(harness::ClblastRoutine(Problem::Parse("gemm:M=8,N=8,K=8,dtype=f16"), &why), "Hgemm");
+  EXPECT_EQ(why,
+            "CLBlast's half-precision routines accumulate in f16, not in the f32 that beast's f16 "
+            "problems are checked against");
+  EXPECT_EQ(harness::ClblastRoutine(Problem::Parse("gemm:M=8,N=8,K=8,dtype=bf16"), &why), "Xgemm");
+  EXPECT_EQ(why, "CLBlast has no bf16 routines");
+}
+
+TEST(ClblastBaseline, DgemmAndDconvgemmValidateAgainstTheDoubleReference) {
+  if (!harness::ClblastAvailable()) GTEST_SKIP() << "built without CLBlast";
+  harness::OpenClContext context(0);
+  if (!context.device().limits.fp64) GTEST_SKIP() << "this OpenCL device has no double precision";
+  for (const char* trans : {"transA=0,transB=0", "transA=1,transB=1"}) {
+    SCOPED_TRACE(trans);
+    harness::BaselineResult r =
+        RunClblast(context, std::string("gemm:M=37,N=29,K=41,dtype=f64,") + trans);
+    ExpectOk(r, "Dgemm");
+    // Within the f64 bound, far tighter than f32's: a float result would
+    // be thousands of units of it away.
+    EXPECT_LE(*r.max_error, 2.0);
+  }
+  ExpectOk(RunClblast(context,
+                      "conv2d:N=2,C=6,H=9,W=8,K=9,R=3,S=3,pad=1,groups=3,layout=NCHW,dtype=f64"),
+           "Dconvgemm");
+}
+
 TEST(PeakFlops, KernelHasOneFmaPerChainAndMeasures) {
   std::string source = harness::OpenClPeakKernelSource(12);
   size_t fmas = 0;
