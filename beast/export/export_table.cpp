@@ -7,9 +7,24 @@
 namespace beast {
 namespace {
 
-// The shape fields in beast_table.h's order.
+// beast_tuned.h's beast_dtype of a dtype.
+long long CDtype(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return 0;
+    case DType::kF64:
+      return 1;
+    case DType::kF16:
+      return 2;
+    case DType::kBF16:
+      return 3;
+  }
+  return 0;
+}
+
+// The shape fields in beast_table.h's order, the dtype last.
 std::vector<long long> ShapeFields(const Problem& problem) {
-  std::vector<long long> f(16, 0);
+  std::vector<long long> f(17, 0);
   if (problem.op() == OpKind::kGemm) {
     const GemmShape& g = problem.gemm();
     f[0] = g.m;
@@ -18,13 +33,27 @@ std::vector<long long> ShapeFields(const Problem& problem) {
     f[3] = g.trans_a ? 1 : 0;
     f[4] = g.trans_b ? 1 : 0;
     f[5] = g.col_major ? 1 : 0;
-    return f;
+  } else {
+    const Conv2dShape& c = problem.conv();
+    f = {c.n,
+         c.c,
+         c.h,
+         c.w,
+         c.k,
+         c.r,
+         c.s,
+         c.stride_h,
+         c.stride_w,
+         c.pad_h,
+         c.pad_w,
+         c.dilation_h,
+         c.dilation_w,
+         c.groups,
+         c.layout == Layout::kNCHW ? 0 : 1,
+         c.bias ? 1 : 0,
+         0};
   }
-  const Conv2dShape& c = problem.conv();
-  f = {c.n,           c.c,          c.h,          c.w,        c.k,
-       c.r,           c.s,          c.stride_h,   c.stride_w, c.pad_h,
-       c.pad_w,       c.dilation_h, c.dilation_w, c.groups,   c.layout == Layout::kNCHW ? 0 : 1,
-       c.bias ? 1 : 0};
+  f[16] = CDtype(problem.dtype());
   return f;
 }
 

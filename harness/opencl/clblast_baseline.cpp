@@ -59,8 +59,9 @@ std::string ClblastRoutine(const beast::Problem& problem, std::string* why_not) 
     }
   }
   if (dtype == beast::DType::kF16) {
-    why = "CLBlast's half-precision routines accumulate in f16, not in the f32 that beast's f16 "
-          "problems are checked against";
+    why =
+        "CLBlast's half-precision routines accumulate in f16, not in the f32 that beast's f16 "
+        "problems are checked against";
   } else if (dtype == beast::DType::kBF16) {
     why = "CLBlast has no bf16 routines";
   }
@@ -154,9 +155,9 @@ Call MakeCall(const beast::Problem& problem, const BaselineOperands& ops) {
   const beast::Conv2dShape s = problem.conv();
   // Cross-correlation is what beast (like cuDNN and ONNX) calls convolution.
   // One Convgemm of the precision on channels of images at offsets.
-  auto convgemm = [f64](const beast::Conv2dShape& s, size_t channels, size_t filters,
-                        size_t images, cl_mem x, size_t x_offset, cl_mem w, size_t w_offset,
-                        cl_mem y, size_t y_offset, cl_command_queue* queue, cl_event* done) {
+  auto convgemm = [f64](const beast::Conv2dShape& s, size_t channels, size_t filters, size_t images,
+                        cl_mem x, size_t x_offset, cl_mem w, size_t w_offset, cl_mem y,
+                        size_t y_offset, cl_command_queue* queue, cl_event* done) {
     auto* routine = f64 ? CLBlastDconvgemm : CLBlastSconvgemm;
     return routine(CLBlastKernelModeCrossCorrelation, channels, s.h, s.w, s.r, s.s, s.pad_h,
                    s.pad_w, s.stride_h, s.stride_w, s.dilation_h, s.dilation_w, filters, images, x,

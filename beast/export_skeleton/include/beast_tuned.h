@@ -27,7 +27,16 @@ typedef enum beast_backend { BEAST_BACKEND_OPENCL = 0, BEAST_BACKEND_CUDA = 1 } 
 
 typedef enum beast_layout { BEAST_LAYOUT_NCHW = 0, BEAST_LAYOUT_NHWC = 1 } beast_layout;
 
-typedef enum beast_dtype { BEAST_DTYPE_F32 = 0 } beast_dtype;
+/* The element type of a call's buffers. f16 (IEEE binary16) and bf16 (the
+ * high 16 bits of a float) are storage types: their buffers hold uint16_t
+ * bit patterns, the kernels sum in float and round the result to nearest
+ * even. f64 needs a device with double precision (OpenCL: cl_khr_fp64). */
+typedef enum beast_dtype {
+  BEAST_DTYPE_F32 = 0, /* float */
+  BEAST_DTYPE_F64 = 1, /* double */
+  BEAST_DTYPE_F16 = 2, /* uint16_t, binary16 bits */
+  BEAST_DTYPE_BF16 = 3 /* uint16_t, bfloat16 bits */
+} beast_dtype;
 
 /* Forward 2D convolution (cross-correlation), as beast tunes it:
  *   NCHW: x[n][c][h][w], w[k][c/groups][r][s], y[n][k][p][q]
@@ -86,7 +95,7 @@ beast_status beast_context_cuda(beast_context* ctx, void** cu_context, int* cu_d
  * `queue` is a CUstream (NULL: ctx's own stream, waited for); otherwise they
  * are cl_mem buffers
  * of ctx's cl_context, passed as void*, each at least as large as the problem
- * needs (float32). `queue` is a cl_command_queue of ctx's context and device:
+ * needs (elements of problem->dtype). `queue` is a cl_command_queue of ctx's context and device:
  * the kernel is enqueued on it and the call returns without waiting (order it
  * after your writes and before your reads the way your queue does: an in-order
  * queue does it for you). With queue NULL the call runs on ctx's own queue and
@@ -100,11 +109,12 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
                         void* c, void* queue);
 
 /* Host-memory entry points: copy the inputs to the device, run the call above
- * on ctx's own queue, copy the output back. Blocking. */
+ * on ctx's own queue, copy the output back. Blocking. The arrays hold
+ * elements of problem->dtype: float, double, or uint16_t for f16 and bf16. */
 beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
-                                       const float* x, const float* w, const float* bias, float* y);
-beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const float* a,
-                             const float* b, float* c);
+                                       const void* x, const void* w, const void* bias, void* y);
+beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const void* a,
+                             const void* b, void* c);
 
 /* Writes into buf (always NUL-terminated when len > 0) which kernel, config
  * and tuning device a call with this problem on this context would use. */

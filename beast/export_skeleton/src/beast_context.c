@@ -76,6 +76,9 @@ static beast_status Open(cl_device_id device, cl_context context, const char* wh
                   c->max_work_item_sizes, NULL);
   clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof c->local_mem_bytes, &c->local_mem_bytes,
                   NULL);
+  cl_device_fp_config double_config = 0;
+  clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof double_config, &double_config, NULL);
+  c->fp64 = double_config != 0;
   cl_int err = CL_SUCCESS;
   if (context) {
     err = clRetainContext(context);

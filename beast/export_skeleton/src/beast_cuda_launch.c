@@ -165,7 +165,8 @@ static beast_status Conv2d(beast_context* ctx, const beast_conv2d_problem* p,
   int ints[BEAST_GENERIC_CONV2D_INTS];
   const int n_ints = beast_conv2d_generic_ints(p, ints);
   return Run(ctx, BEAST_OP_CONV2D, shape, key, p->bias ? buffers : without, p->bias ? 4 : 3,
-             buffers, 4, "beast_generic_conv2d", ints, n_ints, bytes[3] / sizeof(float), stream);
+             buffers, 4, beast_generic_kernel(BEAST_OP_CONV2D, p->dtype), ints, n_ints,
+             bytes[3] / beast_dtype_bytes(p->dtype), stream);
 }
 
 static beast_status Gemm(beast_context* ctx, const beast_gemm_problem* p,
@@ -176,8 +177,9 @@ static beast_status Gemm(beast_context* ctx, const beast_gemm_problem* p,
   if (status == BEAST_OK) status = CheckStream(ctx, "beast_gemm", stream);
   if (status != BEAST_OK) return status;
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
-  return Run(ctx, BEAST_OP_GEMM, shape, key, buffers, 3, buffers, 3, "beast_generic_gemm", ints, 6,
-             bytes[2] / sizeof(float), stream);
+  return Run(ctx, BEAST_OP_GEMM, shape, key, buffers, 3, buffers, 3,
+             beast_generic_kernel(BEAST_OP_GEMM, p->dtype), ints, 6,
+             bytes[2] / beast_dtype_bytes(p->dtype), stream);
 }
 
 static beast_status HostCall(beast_context* ctx, const char* fn, const void* problem,

@@ -6,6 +6,21 @@
 
 #include "beast_runtime.h"
 
+static const char* const kDtypeNames[] = {"f32", "f64", "f16", "bf16"};
+static const size_t kDtypeBytes[] = {4, 8, 2, 2};
+
+static int KnownDtype(beast_dtype dtype) { return (unsigned)dtype < 4u; }
+
+size_t beast_dtype_bytes(beast_dtype dtype) { return kDtypeBytes[dtype]; }
+
+const char* beast_generic_kernel(beast_op op, beast_dtype dtype) {
+  static const char* const kConv[] = {"beast_generic_conv2d", "beast_generic_conv2d_f64",
+                                      "beast_generic_conv2d_f16", "beast_generic_conv2d_bf16"};
+  static const char* const kGemm[] = {"beast_generic_gemm", "beast_generic_gemm_f64",
+                                      "beast_generic_gemm_f16", "beast_generic_gemm_bf16"};
+  return op == BEAST_OP_CONV2D ? kConv[dtype] : kGemm[dtype];
+}
+
 static long long OutSize(long long in, long long pad, long long dilation, long long taps,
                          long long stride) {
   long long span = in + 2 * pad - dilation * (taps - 1) - 1;
@@ -51,7 +66,7 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[B
   if (p->layout != BEAST_LAYOUT_NCHW && p->layout != BEAST_LAYOUT_NHWC) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: unknown layout %d", (int)p->layout);
   }
-  if (p->dtype != BEAST_DTYPE_F32) {
+  if (!KnownDtype(p->dtype)) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "conv2d: unknown dtype %d", (int)p->dtype);
   }
   if (p->bias != 0 && p->bias != 1) {
@@ -71,17 +86,17 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[B
   if (status == BEAST_OK) status = CheckCount("conv2d", "w", w_dims, 4);
   if (status == BEAST_OK) status = CheckCount("conv2d", "y", y_dims, 4);
   if (status != BEAST_OK) return status;
-  const long long fields[BEAST_SHAPE_FIELDS] = {p->n,          p->c,      p->h,      p->w,
-                                                p->k,          p->r,      p->s,      p->stride_h,
-                                                p->stride_w,   p->pad_h,  p->pad_w,  p->dilation_h,
-                                                p->dilation_w, p->groups, p->layout, p->bias};
+  const long long fields[BEAST_SHAPE_FIELDS] = {
+      p->n,          p->c,        p->h,        p->w,     p->k,     p->r,
+      p->s,          p->stride_h, p->stride_w, p->pad_h, p->pad_w, p->dilation_h,
+      p->dilation_w, p->groups,   p->layout,   p->bias,  p->dtype};
   memcpy(shape, fields, sizeof fields);
   snprintf(key, key_len,
            "conv2d:N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,S=%d,stride_h=%d,stride_w=%d,pad_h=%d,pad_w=%d,"
-           "dilation_h=%d,dilation_w=%d,groups=%d%s,layout=%s,dtype=f32",
+           "dilation_h=%d,dilation_w=%d,groups=%d%s,layout=%s,dtype=%s",
            p->n, p->c, p->h, p->w, p->k, p->r, p->s, p->stride_h, p->stride_w, p->pad_h, p->pad_w,
            p->dilation_h, p->dilation_w, p->groups, p->bias ? ",bias=1" : "",
-           p->layout == BEAST_LAYOUT_NCHW ? "NCHW" : "NHWC");
+           p->layout == BEAST_LAYOUT_NCHW ? "NCHW" : "NHWC", kDtypeNames[p->dtype]);
   return BEAST_OK;
 }
 
@@ -96,7 +111,7 @@ beast_status beast_gemm_shape(const beast_gemm_problem* p, long long shape[BEAST
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
                       "gemm: trans_a, trans_b and col_major must be 0 or 1");
   }
-  if (p->dtype != BEAST_DTYPE_F32) {
+  if (!KnownDtype(p->dtype)) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "gemm: unknown dtype %d", (int)p->dtype);
   }
   const long long a_dims[] = {p->m, p->k}, b_dims[] = {p->k, p->n}, c_dims[] = {p->m, p->n};
@@ -111,19 +126,20 @@ beast_status beast_gemm_shape(const beast_gemm_problem* p, long long shape[BEAST
   shape[3] = p->trans_a;
   shape[4] = p->trans_b;
   shape[5] = p->col_major;
-  snprintf(key, key_len, "gemm:M=%d,N=%d,K=%d,transA=%d,transB=%d%s,dtype=f32", p->m, p->n, p->k,
-           p->trans_a, p->trans_b, p->col_major ? ",layout=col" : "");
+  shape[BEAST_SHAPE_DTYPE] = p->dtype;
+  snprintf(key, key_len, "gemm:M=%d,N=%d,K=%d,transA=%d,transB=%d%s,dtype=%s", p->m, p->n, p->k,
+           p->trans_a, p->trans_b, p->col_major ? ",layout=col" : "", kDtypeNames[p->dtype]);
   return BEAST_OK;
 }
 
 void beast_conv2d_bytes(const beast_conv2d_problem* p, size_t bytes[4]) {
   size_t out_h = (size_t)OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h);
   size_t out_w = (size_t)OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w);
-  bytes[0] = sizeof(float) * (size_t)p->n * (size_t)p->c * (size_t)p->h * (size_t)p->w;
-  bytes[1] =
-      sizeof(float) * (size_t)p->k * (size_t)(p->c / p->groups) * (size_t)p->r * (size_t)p->s;
-  bytes[2] = p->bias ? sizeof(float) * (size_t)p->k : 0;
-  bytes[3] = sizeof(float) * (size_t)p->n * (size_t)p->k * out_h * out_w;
+  const size_t e = kDtypeBytes[p->dtype];
+  bytes[0] = e * (size_t)p->n * (size_t)p->c * (size_t)p->h * (size_t)p->w;
+  bytes[1] = e * (size_t)p->k * (size_t)(p->c / p->groups) * (size_t)p->r * (size_t)p->s;
+  bytes[2] = p->bias ? e * (size_t)p->k : 0;
+  bytes[3] = e * (size_t)p->n * (size_t)p->k * out_h * out_w;
 }
 
 int beast_conv2d_generic_ints(const beast_conv2d_problem* p, int ints[BEAST_GENERIC_CONV2D_INTS]) {
@@ -151,9 +167,10 @@ int beast_conv2d_generic_ints(const beast_conv2d_problem* p, int ints[BEAST_GENE
 }
 
 void beast_gemm_bytes(const beast_gemm_problem* p, size_t bytes[3]) {
-  bytes[0] = sizeof(float) * (size_t)p->m * (size_t)p->k;
-  bytes[1] = sizeof(float) * (size_t)p->k * (size_t)p->n;
-  bytes[2] = sizeof(float) * (size_t)p->m * (size_t)p->n;
+  const size_t e = kDtypeBytes[p->dtype];
+  bytes[0] = e * (size_t)p->m * (size_t)p->k;
+  bytes[1] = e * (size_t)p->k * (size_t)p->n;
+  bytes[2] = e * (size_t)p->m * (size_t)p->n;
 }
 
 static int Fits(const beast_context* ctx, const beast_entry* e) {
@@ -246,7 +263,7 @@ static beast_status Explain(beast_context* ctx, beast_op op,
     snprintf(buf, len,
              "%s -> generic kernel %s (correct for every shape, not tuned): %s%s%s; running on "
              "%s%s",
-             key, op == BEAST_OP_CONV2D ? "beast_generic_conv2d" : "beast_generic_gemm",
+             key, beast_generic_kernel(op, (beast_dtype)shape[BEAST_SHAPE_DTYPE]),
              beast_last_error(), failure[0] ? "; " : "", failure, ctx->device_name, untuned);
     beast_clear_error();
     return BEAST_OK;

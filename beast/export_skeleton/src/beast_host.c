@@ -65,8 +65,7 @@ static beast_status CudaGemm(beast_context* ctx, const void* problem, beast_cu_p
 }
 
 beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_problem* problem,
-                                       const float* x, const float* w, const float* bias,
-                                       float* y) {
+                                       const void* x, const void* w, const void* bias, void* y) {
   static const char kFn[] = "beast_conv2d_forward_host";
   beast_clear_error();
   if (!ctx || !problem || !x || !w || !y) {
@@ -93,8 +92,8 @@ beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_pr
   return Download(ctx, kFn, status, mem, 4, y, bytes[3]);
 }
 
-beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const float* a,
-                             const float* b, float* c) {
+beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const void* a,
+                             const void* b, void* c) {
   static const char kFn[] = "beast_gemm_host";
   beast_clear_error();
   if (!ctx || !problem || !a || !b || !c) {

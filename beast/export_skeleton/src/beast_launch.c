@@ -148,6 +148,17 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
   return status;
 }
 
+/* Fails (DEVICE, naming it) when ctx's device cannot compute dtype: f64 on an
+ * OpenCL device without double precision. */
+static beast_status CheckDtype(beast_context* ctx, beast_dtype dtype, const char* fn) {
+  if (dtype == BEAST_DTYPE_F64 && ctx->backend == BEAST_BACKEND_OPENCL && !ctx->fp64) {
+    return beast_fail(BEAST_ERROR_DEVICE,
+                      "%s: dtype f64 needs double precision (cl_khr_fp64), which %s lacks", fn,
+                      ctx->device_name);
+  }
+  return BEAST_OK;
+}
+
 /* Enqueues the generic fallback kernel `name` over `outputs` work-items. The
  * failure to find a tuned entry that the dispatcher recorded is cleared: the
  * call succeeds, and beast_explain tells why the generic kernel ran. */
@@ -187,6 +198,8 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
   size_t bytes[4];
   beast_conv2d_bytes(problem, bytes); /* only of a valid problem: it divides by strides */
   void* const args[4] = {x, w, bias, y};
+  status = CheckDtype(ctx, problem->dtype, kFn);
+  if (status != BEAST_OK) return status;
   if (ctx->backend == BEAST_BACKEND_CUDA)
     return beast_cuda_conv2d(ctx, problem, shape, key, args, bytes, queue);
   cl_command_queue q = NULL;
@@ -211,8 +224,8 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
   const cl_mem buffers[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
   int ints[BEAST_GENERIC_CONV2D_INTS];
   const int n_ints = beast_conv2d_generic_ints(p, ints);
-  return RunGeneric(ctx, q, "beast_generic_conv2d", ints, n_ints, buffers, 4,
-                    bytes[3] / sizeof(float), queue == NULL);
+  return RunGeneric(ctx, q, beast_generic_kernel(BEAST_OP_CONV2D, p->dtype), ints, n_ints, buffers,
+                    4, bytes[3] / beast_dtype_bytes(p->dtype), queue == NULL);
 }
 
 beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, void* a, void* b,
@@ -229,6 +242,8 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
   size_t bytes[3];
   beast_gemm_bytes(problem, bytes); /* only of a valid problem: it divides by strides */
   void* const args[3] = {a, b, c};
+  status = CheckDtype(ctx, problem->dtype, kFn);
+  if (status != BEAST_OK) return status;
   if (ctx->backend == BEAST_BACKEND_CUDA)
     return beast_cuda_gemm(ctx, problem, shape, key, args, bytes, queue);
   cl_command_queue q = NULL;
@@ -247,6 +262,6 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
     if (!beast_entry_fell_over(ctx, e, status)) return status;
   }
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
-  return RunGeneric(ctx, q, "beast_generic_gemm", ints, 6, buffers, 3, bytes[2] / sizeof(float),
-                    queue == NULL);
+  return RunGeneric(ctx, q, beast_generic_kernel(BEAST_OP_GEMM, p->dtype), ints, 6, buffers, 3,
+                    bytes[2] / beast_dtype_bytes(p->dtype), queue == NULL);
 }

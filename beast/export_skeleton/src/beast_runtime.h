@@ -32,6 +32,7 @@ struct beast_context {
   size_t max_work_group_size;
   size_t max_work_item_sizes[3];
   cl_ulong local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE */
+  int fp64;                 /* double precision (OpenCL: CL_DEVICE_DOUBLE_FP_CONFIG != 0) */
   /* Programs of beast_program_sources, built on first use under `mutex`;
    * build_failure[i] keeps a failed build's message (NULL: none), so it is
    * not retried and every later caller reads the same reason. */
@@ -74,6 +75,11 @@ void beast_conv2d_bytes(const beast_conv2d_problem* problem, size_t bytes[4]);
 int beast_conv2d_generic_ints(const beast_conv2d_problem* problem,
                               int ints[BEAST_GENERIC_CONV2D_INTS]);
 void beast_gemm_bytes(const beast_gemm_problem* problem, size_t bytes[3]);
+/* Bytes of one element of a dtype the checks above accepted. */
+size_t beast_dtype_bytes(beast_dtype dtype);
+/* The generic fallback kernel of op for dtype ("beast_generic_gemm" for f32,
+ * "beast_generic_gemm_f16" for f16, ...). */
+const char* beast_generic_kernel(beast_op op, beast_dtype dtype);
 
 /* The entry to run for (op, shape) on ctx's device, in tiers: the winner
  * tuned for this shape on this device (by name; the same driver preferred),

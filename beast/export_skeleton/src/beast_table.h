@@ -12,8 +12,10 @@ typedef enum beast_op { BEAST_OP_CONV2D = 0, BEAST_OP_GEMM = 1 } beast_op;
 /* Shape fields, in this order, that must equal a call's for an entry to match.
  * conv2d: n c h w k r s stride_h stride_w pad_h pad_w dilation_h dilation_w
  *         groups layout (0 NCHW, 1 NHWC) bias (0, 1)
- * gemm:   m n k trans_a trans_b col_major (then zeros) */
-#define BEAST_SHAPE_FIELDS 16
+ * gemm:   m n k trans_a trans_b col_major (then zeros)
+ * both:   the dtype (beast_dtype) last, field BEAST_SHAPE_DTYPE */
+#define BEAST_SHAPE_FIELDS 17
+#define BEAST_SHAPE_DTYPE 16
 
 typedef struct beast_entry {
   beast_op op;

@@ -2,8 +2,8 @@
 // double, the worker uploads doubles and checks the result against the
 // reference kept in double (u = 2^-53), the key and the database say f64,
 // the fp32 peak is not used as the f64 winner's roof, CLBlast's Dgemm is its
-// baseline, and the exported f32 library leaves it out. f16 and bf16 are
-// storage types summed in float.
+// baseline. f16 and bf16 are storage types summed in float. (The export of
+// every dtype: tests/integration/export/export_dtype_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -64,12 +64,6 @@ TEST_F(DtypeTune, F64GemmAndConvolutionsFindOkWinners) {
             1);
   EXPECT_EQ(summary["pairs"][0]["baseline"]["routine"], "Dgemm") << summary["pairs"][0].dump();
   EXPECT_GT(summary["pairs"][0]["baseline"]["speedup"].get<double>(), 0) << run.output;
-
-  CommandResult library = RunCommand(
-      BeastBinary() + " export --db " + db + " --out " + (dir_ / "lib").string() + " 2>&1", false);
-  EXPECT_EQ(library.exit_code, 1) << library.output;
-  EXPECT_NE(library.output.find("the library serves f32 problems only"), std::string::npos)
-      << library.output;
 }
 
 TEST_F(DtypeTune, F16AndBf16StorageFindOkWinnersThatAccumulateInFloat) {

@@ -117,20 +117,18 @@ TEST_F(Pipeline, BadInputIsOneLineAndWritesNothing) {
        1, "beast tune: command line: constraint \"NOPE > 1\" names unknown parameter \"NOPE\""},
       {"space gemm/tiled --problem " + std::string(kGemm) + " --constraint \"hard: MWG > 100000\"",
        1, "beast space: the space of gemm/tiled is empty for"},
-      // A dtype no template renders yet: refused before anything is written.
-      {"tune --template gemm/tiled --problem gemm:M=8,N=8,K=8,dtype=f16 --db " + db, 2,
-       "beast tune: template gemm/tiled does not support dtype f16 (its dtypes: f32, f64), problem "
-       "gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=f16\n"},
-      {"space conv2d/direct_nchw --problem "
-       "conv2d:N=1,C=2,H=4,W=4,K=2,R=3,S=3,pad=1,dtype=bf16",
+      // A dtype the template does not list (test/launch_params renders f32
+      // only): refused before anything is written.
+      {"tune --templates " BEAST_TEST_SOURCE_DIR
+       "/tests/data/kernel_templates --template test/launch_params --problem "
+       "gemm:M=8,N=8,K=8,dtype=f16 --db " +
+           db,
        2,
-       "beast space: template conv2d/direct_nchw does not support dtype bf16 (its dtypes: f32, "
-       "f64)"},
-      {"export --db " + db + " --out " + (dir_ / "lib").string() +
-           " --problem gemm:M=8,N=8,K=8,dtype=bf16",
-       2,
-       "beast export: the exported library serves f32 problems only (its C API takes float "
-       "buffers): gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=bf16 has dtype bf16\n"},
+       "beast tune: template test/launch_params does not support dtype f16 (its dtypes: f32), "
+       "problem gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=f16\n"},
+      {"space --templates " BEAST_TEST_SOURCE_DIR
+       "/tests/data/kernel_templates test/launch_params --problem gemm:M=8,N=8,K=8,dtype=bf16",
+       2, "beast space: template test/launch_params does not support dtype bf16 (its dtypes: f32)"},
       {"tune --template gemm/tiled --problem gemm:M=8,N=8,K=8,dtype=f8 --db " + db, 2,
        "beast tune: problem \"gemm:M=8,N=8,K=8,dtype=f8\": dtype \"f8\" is not one of f32, f64, "
        "f16, bf16\n"},

@@ -127,20 +127,25 @@ GemmCase MakeGemmCase(beast_gemm_problem p, uint64_t seed) {
   t.b = RandomInputs(t.b_count, seed + 1);
   t.ref = (double*)malloc(t.c_count * sizeof(double));
   t.bound = (double*)malloc(t.c_count * sizeof(double));
+  ReferenceGemm(&t);
+  return t;
+}
+
+void ReferenceGemm(GemmCase* t) {
+  const beast_gemm_problem p = t->p;
   const int cm = p.col_major;
   for (int m = 0; m < p.m; ++m)
     for (int n = 0; n < p.n; ++n) {
       double sum = 0, abs_sum = 0;
       for (int k = 0; k < p.k; ++k) {
-        double av = p.trans_a ? t.a[At(cm, p.k, p.m, k, m)] : t.a[At(cm, p.m, p.k, m, k)];
-        double bv = p.trans_b ? t.b[At(cm, p.n, p.k, n, k)] : t.b[At(cm, p.k, p.n, k, n)];
+        double av = p.trans_a ? t->a[At(cm, p.k, p.m, k, m)] : t->a[At(cm, p.m, p.k, m, k)];
+        double bv = p.trans_b ? t->b[At(cm, p.n, p.k, n, k)] : t->b[At(cm, p.k, p.n, k, n)];
         sum += av * bv;
         abs_sum += fabs(av * bv);
       }
-      t.ref[At(cm, p.m, p.n, m, n)] = sum;
-      t.bound[At(cm, p.m, p.n, m, n)] = abs_sum;
+      t->ref[At(cm, p.m, p.n, m, n)] = sum;
+      t->bound[At(cm, p.m, p.n, m, n)] = abs_sum;
     }
-  return t;
 }
 
 void FreeGemmCase(GemmCase* t) { free(t->a), free(t->b), free(t->ref), free(t->bound); }

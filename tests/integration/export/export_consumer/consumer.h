@@ -49,6 +49,8 @@ typedef struct GemmCase {
 } GemmCase;
 
 GemmCase MakeGemmCase(beast_gemm_problem p, uint64_t seed);
+/* The reference of t->p on t's inputs (fills t->ref and t->bound). */
+void ReferenceGemm(GemmCase* t);
 void FreeGemmCase(GemmCase* t);
 
 /* Reports a call's outcome: its status, then its output against the reference. */

@@ -116,9 +116,9 @@ TEST(ClblastRoutine, NamesEachDtypesRoutineAndWhyHalfAndBf16AreNotRun) {
       harness::ClblastAvailable() ? "" : "this beast was built without CLBlast";
   EXPECT_EQ(harness::ClblastRoutine(Problem::Parse("gemm:M=8,N=8,K=8,dtype=f64"), &why), "Dgemm");
   EXPECT_EQ(why, none);
-  EXPECT_EQ(harness::ClblastRoutine(Problem::Parse("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,dtype=f64"),
-                                    &why),
-            "Dconvgemm");
+  EXPECT_EQ(
+      harness::ClblastRoutine(Problem::Parse("conv2d:N=1,C=4,H=8,W=8,K=4,R=3,S=3,dtype=f64"), &why),
+      "Dconvgemm");
   EXPECT_EQ(why, none);
   EXPECT_EQ(harness::ClblastRoutine(Problem::Parse("gemm:M=8,N=8,K=8,dtype=f16"), &why), "Hgemm");
   EXPECT_EQ(why,
