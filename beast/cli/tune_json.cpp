@@ -120,8 +120,10 @@ Json SummaryJson(const TuneSummary& s) {
   out["confirm_seconds"] = s.confirm_seconds;
   out["peak"] = nullptr;
   if (s.peak_gflops > 0) {
-    out["peak"] = {
-        {"gflops", s.peak_gflops}, {"method", s.peak_method}, {"best_variant", s.peak_variant}};
+    out["peak"] = {{"gflops", s.peak_gflops},
+                   {"method", s.peak_method},
+                   {"best_variant", s.peak_variant},
+                   {"gflops_f64", PositiveOrNull(s.peak_gflops_f64)}};
   }
   out["bandwidth"] = nullptr;
   if (s.bandwidth_gbs > 0) {

@@ -70,13 +70,17 @@ std::string LibraryVersion(const std::string& library) {
 
 std::string LimitsWithMeasuredPeak(const std::string& limits_json,
                                    const harness::PeakFlopsResult& peak) {
-  if (!peak.ok && !peak.bandwidth.ok) return limits_json;
+  if (!peak.ok && !peak.bandwidth.ok && !peak.fp64.ok) return limits_json;
   nlohmann::ordered_json limits =
       nlohmann::ordered_json::parse(limits_json, nullptr, /*allow_exceptions=*/false);
   if (!limits.is_object()) return limits_json;
   if (peak.ok) {
     limits["peak_gflops_measured"] = peak.gflops;
     limits["peak_method"] = peak.method + ", best " + peak.variant;
+  }
+  if (peak.fp64.ok) {
+    limits["peak_gflops_f64_measured"] = peak.fp64.gflops;
+    limits["peak_f64_method"] = peak.method + " on double8, best " + peak.fp64.variant;
   }
   if (peak.bandwidth.ok) {
     limits["bandwidth_gbs_measured"] = peak.bandwidth.gbs;

@@ -43,6 +43,9 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
   summary->peak_variant = peak.variant;
   summary->peak_error = peak.error;
   if (peak.ok) summary->peak_gflops = peak.gflops;
+  if (peak.fp64.ok) summary->peak_gflops_f64 = peak.fp64.gflops;
+  summary->peak_f64_variant = peak.fp64.variant;
+  summary->peak_f64_error = peak.fp64.error;
   summary->bandwidth_method = peak.bandwidth.method;
   summary->bandwidth_variant = peak.bandwidth.variant;
   summary->bandwidth_error = peak.bandwidth.error;
@@ -57,6 +60,9 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
   } else {
     std::fprintf(stderr, "peak FLOP/s unknown: %s\n", peak.error.c_str());
   }
+  if (peak.fp64.ok)
+    std::fprintf(stderr, "peak %.1f GFLOP/s fp64 on %s (best: %s)\n", peak.fp64.gflops,
+                 device.Id().c_str(), peak.fp64.variant.c_str());
 }
 
 // Once per problem, before its kernels: an interrupted run still has them.
@@ -86,15 +92,20 @@ void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const Devi
       p.baseline_routine = b->routine;
       p.baseline_ms = b->median_ms.value_or(0);
     }
-    // The peak is fp32's: another dtype's winner is measured against neither
-    // it nor a roofline built on it.
-    if (!p.has_best || problem.dtype() != DType::kF32) continue;
-    if (summary->peak_gflops > 0) p.fraction_of_peak = p.best_gflops / summary->peak_gflops;
+    // The roof of the arithmetic the kernel does: fp64's for f64, fp32's
+    // for f32 and for f16/bf16 (storage types summed in float); unknown, no
+    // fraction and no roofline built on it.
+    if (!p.has_best) continue;
+    const double peak =
+        problem.dtype() == DType::kF64 ? summary->peak_gflops_f64 : summary->peak_gflops;
+    if (peak <= 0) continue;
+    p.fraction_of_peak = p.best_gflops / peak;
     if (summary->bandwidth_gbs > 0) {
-      // The roofline's memory side: every buffer moved once, at the bandwidth.
+      // The roofline's memory side: every buffer moved once (in the dtype's
+      // bytes), at the bandwidth.
       const double bytes = static_cast<double>(ReferenceBytesMoved(problem));
       const double bound = summary->bandwidth_gbs * problem.Flops() / bytes;
-      if (summary->peak_gflops <= 0 || bound < summary->peak_gflops) {
+      if (bound < peak) {
         p.bandwidth_bound_gflops = bound;
         p.fraction_of_bandwidth_bound = p.best_gflops / bound;
       }
@@ -144,8 +155,13 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   // The peak goes with the device into the database, so it is measured
   // before the device is recorded.
   std::optional<harness::PeakFlopsResult> peak;
+  PeakRequest peak_request;
+  peak_request.plan = plan;
+  // The fp64 peak only where an f64 winner will be measured against it.
+  for (const Problem& problem : o.problems)
+    peak_request.fp64 = peak_request.fp64 || problem.dtype() == DType::kF64;
   try {
-    peak = worker.MeasurePeak(plan, kPeakTimeoutSeconds, stop);
+    peak = worker.MeasurePeak(peak_request, kPeakTimeoutSeconds, stop);
   } catch (...) {
     EndFailedRun(store, run_id);
   }

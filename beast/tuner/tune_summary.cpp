@@ -197,6 +197,14 @@ std::string FooterLines(const TuneSummary& s) {
   } else if (!s.peak_error.empty()) {
     out += "%peak: n/a, the peak microbenchmark failed: " + s.peak_error + "\n";
   }
+  if (s.peak_gflops_f64 > 0 &&
+      s.pairs.end() != std::find_if(s.pairs.begin(), s.pairs.end(), [](const PairSummary& p) {
+        return p.problem_key.find(",dtype=f64") != std::string::npos;
+      })) {
+    std::snprintf(line, sizeof line, "%%peak of f64 problems: of %.1f GFLOP/s fp64 (best: %s)\n",
+                  s.peak_gflops_f64, s.peak_f64_variant.c_str());
+    out += line;
+  }
   if (s.bandwidth_gbs > 0) {
     std::snprintf(line, sizeof line, "bandwidth: %.1f GB/s, measured by %s (best: %s)\n",
                   s.bandwidth_gbs, s.bandwidth_method.c_str(), s.bandwidth_variant.c_str());

@@ -196,6 +196,10 @@ struct TuneSummary {
   // (peak_error says why).
   double peak_gflops = 0;
   std::string peak_method, peak_variant, peak_error;
+  // The same in double precision (the roof of f64 winners), where measured;
+  // 0 otherwise (peak_f64_error says why).
+  double peak_gflops_f64 = 0;
+  std::string peak_f64_variant, peak_f64_error;
   // Memory bandwidth of the device in GB/s, measured with the peak
   // (harness/measure/bandwidth.hpp); 0 when unknown (bandwidth_error says why).
   double bandwidth_gbs = 0;

@@ -190,12 +190,13 @@ class CudaWorkerDevice : public WorkerDevice {
     return out;
   }
 
-  harness::PeakFlopsResult Peak(const harness::BenchmarkPlan& plan) override {
-    harness::PeakFlopsResult peak = harness::MeasureCudaPeakFlops(context_, plan);
+  harness::PeakFlopsResult Peak(const PeakRequest& request) override {
+    harness::PeakFlopsResult peak = harness::MeasureCudaPeakFlops(context_, request.plan);
     // The driver reports the memory clock and bus width (the spec's
     // bandwidth, DeviceLimits::bandwidth_gbs); a CUDA STREAM kernel is not
     // written yet.
     peak.bandwidth.error = "no bandwidth microbenchmark for CUDA yet (the spec's is used)";
+    peak.fp64.error = "no fp64 peak microbenchmark for CUDA yet";
     return peak;
   }
 

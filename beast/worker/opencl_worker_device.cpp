@@ -41,9 +41,17 @@ class OpenCLWorkerDevice : public WorkerDevice {
                            Problem(request.problem_key).device, request.library, request.plan);
   }
 
-  harness::PeakFlopsResult Peak(const harness::BenchmarkPlan& plan) override {
+  harness::PeakFlopsResult Peak(const PeakRequest& request) override {
+    const harness::BenchmarkPlan& plan = request.plan;
     harness::PeakFlopsResult peak = harness::MeasureOpenClPeakFlops(context_, plan);
     peak.bandwidth = harness::MeasureOpenClBandwidth(context_, plan);
+    if (request.fp64) {
+      const harness::PeakFlopsResult fp64 =
+          harness::MeasureOpenClPeakFlops(context_, plan, /*f64=*/true);
+      peak.fp64 = {fp64.ok, fp64.gflops, fp64.variant, fp64.error};
+    } else {
+      peak.fp64.error = "not measured: the run has no f64 problem";
+    }
     return peak;
   }
 

@@ -149,11 +149,12 @@ std::optional<harness::BaselineResult> WorkerClient::MeasureBaseline(
   return out;
 }
 
-std::optional<harness::PeakFlopsResult> WorkerClient::MeasurePeak(
-    const harness::BenchmarkPlan& plan, double timeout_seconds, const std::atomic<bool>& stop) {
+std::optional<harness::PeakFlopsResult> WorkerClient::MeasurePeak(const PeakRequest& request,
+                                                                  double timeout_seconds,
+                                                                  const std::atomic<bool>& stop) {
   TimeLimit limit;
   limit.timeout_seconds = timeout_seconds;
-  Reply reply = Request(EncodePeak(plan), limit, stop, "while measuring the peak FLOP/s");
+  Reply reply = Request(EncodePeak(request), limit, stop, "while measuring the peak FLOP/s");
   if (reply.kind == Reply::kStopped) return std::nullopt;
   if (reply.kind != Reply::kPayload) {
     harness::PeakFlopsResult out;

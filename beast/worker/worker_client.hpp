@@ -62,7 +62,7 @@ class WorkerClient {
 
   // The peak FLOP/s microbenchmark in the worker; a dead or hung worker comes
   // back not ok with the reason. nullopt when `stop` turned true first.
-  std::optional<harness::PeakFlopsResult> MeasurePeak(const harness::BenchmarkPlan& plan,
+  std::optional<harness::PeakFlopsResult> MeasurePeak(const PeakRequest& request,
                                                       double timeout_seconds,
                                                       const std::atomic<bool>& stop);
 

@@ -32,7 +32,7 @@ class WorkerDevice {
   virtual std::vector<ConfirmResult> Confirm(const ConfirmRequest& request) = 0;
   // The library's routine for the problem, validated and timed like a kernel.
   virtual harness::BaselineResult Baseline(const BaselineRequest& request) = 0;
-  virtual harness::PeakFlopsResult Peak(const harness::BenchmarkPlan& plan) = 0;
+  virtual harness::PeakFlopsResult Peak(const PeakRequest& request) = 0;
   // After a kernel or library failed at run time: whether the device still
   // answers (a lost context fails every later call).
   virtual bool StillWorks(const std::string& problem_key) = 0;

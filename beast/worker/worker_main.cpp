@@ -53,11 +53,11 @@ bool ServeBaseline(WorkerDevice& device, const BaselineRequest& request, int fd,
 
 // The peak FLOP/s microbenchmark; a failure is reported, a lost device ends
 // the worker.
-bool ServePeak(WorkerDevice& device, const harness::BenchmarkPlan& plan, int fd, int* exit_code) {
+bool ServePeak(WorkerDevice& device, const PeakRequest& request, int fd, int* exit_code) {
   harness::PeakFlopsResult result;
   bool exits = false;
   try {
-    result = device.Peak(plan);
+    result = device.Peak(request);
   } catch (const std::exception& e) {
     result = harness::PeakFlopsResult{};
     result.error = std::string("the device failed: ") + e.what();

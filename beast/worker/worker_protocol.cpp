@@ -265,17 +265,20 @@ harness::BaselineResult DecodeBaselineResult(const std::string& payload, bool* w
   return b;
 }
 
-std::string EncodePeak(const harness::BenchmarkPlan& plan) {
+std::string EncodePeak(const PeakRequest& request) {
   WireWriter w = Start(WorkerMessage::kPeak);
-  WritePlan(w, plan);
+  WritePlan(w, request.plan);
+  w.U8(request.fp64);
   return w.bytes();
 }
 
-harness::BenchmarkPlan DecodePeak(const std::string& payload) {
+PeakRequest DecodePeak(const std::string& payload) {
   WireReader r = Open(payload, WorkerMessage::kPeak);
-  harness::BenchmarkPlan plan = ReadPlan(r);
+  PeakRequest request;
+  request.plan = ReadPlan(r);
+  request.fp64 = r.U8() != 0;
   r.ExpectEnd();
-  return plan;
+  return request;
 }
 
 std::string EncodePeakResult(const harness::PeakFlopsResult& p, bool worker_exits) {
@@ -293,6 +296,10 @@ std::string EncodePeakResult(const harness::PeakFlopsResult& p, bool worker_exit
   w.Str(p.bandwidth.variant);
   w.Str(p.bandwidth.error);
   w.Str(p.bandwidth.method);
+  w.U8(p.fp64.ok);
+  w.F64(p.fp64.gflops);
+  w.Str(p.fp64.variant);
+  w.Str(p.fp64.error);
   return w.bytes();
 }
 
@@ -313,6 +320,10 @@ harness::PeakFlopsResult DecodePeakResult(const std::string& payload, bool* work
   p.bandwidth.variant = r.Str();
   p.bandwidth.error = r.Str();
   p.bandwidth.method = r.Str();
+  p.fp64.ok = r.U8() != 0;
+  p.fp64.gflops = r.F64();
+  p.fp64.variant = r.Str();
+  p.fp64.error = r.Str();
   r.ExpectEnd();
   return p;
 }

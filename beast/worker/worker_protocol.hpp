@@ -68,6 +68,13 @@ struct BuiltReport {
   CompiledResources resources;
 };
 
+// The device's peaks: FLOP/s in fp32 and memory bandwidth always, fp64
+// FLOP/s when asked (a run with f64 problems).
+struct PeakRequest {
+  harness::BenchmarkPlan plan;
+  bool fp64 = false;
+};
+
 struct BaselineRequest {
   std::string problem_key;  // the worker reuses the problem's inputs and reference
   std::string library;      // "clblast"
@@ -88,7 +95,7 @@ std::string EncodeVerdict(const std::optional<std::string>& prune_reason);
 std::string EncodeOutcome(const Outcome& outcome, bool worker_exits);
 std::string EncodeBaseline(const BaselineRequest& request);
 std::string EncodeBaselineResult(const harness::BaselineResult& result, bool worker_exits);
-std::string EncodePeak(const harness::BenchmarkPlan& plan);
+std::string EncodePeak(const PeakRequest& request);
 std::string EncodePeakResult(const harness::PeakFlopsResult& result, bool worker_exits);
 
 // The kind of a payload; throws Error(kInternal) for an empty payload or an
@@ -105,7 +112,7 @@ std::optional<std::string> DecodeVerdict(const std::string& payload);
 Outcome DecodeOutcome(const std::string& payload, bool* worker_exits);
 BaselineRequest DecodeBaseline(const std::string& payload);
 harness::BaselineResult DecodeBaselineResult(const std::string& payload, bool* worker_exits);
-harness::BenchmarkPlan DecodePeak(const std::string& payload);
+PeakRequest DecodePeak(const std::string& payload);
 harness::PeakFlopsResult DecodePeakResult(const std::string& payload, bool* worker_exits);
 
 }  // namespace beast

@@ -21,6 +21,15 @@ struct PeakFlopsResult {
   // The device's other peak, measured in the same request: its memory
   // bandwidth (not ok where the backend has no microbenchmark for it).
   BandwidthResult bandwidth;
+  // The peak in double precision, measured in the same request where the
+  // backend has a microbenchmark for it and the device double precision
+  // (the roof of f64 winners; f16 and bf16 compute in fp32, under the peak
+  // above). Not ok otherwise, error says why.
+  struct Fp64 {
+    bool ok = false;
+    double gflops = 0;
+    std::string variant, error;
+  } fp64;
 };
 
 // A variant's timed samples of `flops` each: it becomes *best when its

@@ -24,10 +24,13 @@ inline constexpr const char* kOpenClPeakMethod =
 // Builds and times a few variants (chain counts and work-group sizes, because
 // which one saturates the FMA units depends on the compiler's vectorization)
 // and keeps the fastest. Kernel failures are data (ok=false, error says why);
-// throws only what OpenClContext throws for a lost device.
-PeakFlopsResult MeasureOpenClPeakFlops(OpenClContext& context, const BenchmarkPlan& plan);
+// throws only what OpenClContext throws for a lost device. f64: the same on
+// double8 chains (cl_khr_fp64), for the fp64 peak; not ok, saying so, on a
+// device without double precision.
+PeakFlopsResult MeasureOpenClPeakFlops(OpenClContext& context, const BenchmarkPlan& plan,
+                                       bool f64 = false);
 
 // The source of one variant (exposed for tests).
-std::string OpenClPeakKernelSource(int chains);
+std::string OpenClPeakKernelSource(int chains, bool f64 = false);
 
 }  // namespace beast::harness

@@ -347,15 +347,19 @@ TEST(WorkerProtocol, BaselineAndPeakMessagesRoundTrip) {
   EXPECT_EQ(rb.last_command_median_ms, 1.25);
   EXPECT_EQ(rb.error_text, b.error_text);
 
-  harness::BenchmarkPlan plan;
-  plan.min_reps = 4;
-  EXPECT_EQ(DecodePeak(EncodePeak(plan)).min_reps, 4);
+  PeakRequest peak_request;
+  peak_request.plan.min_reps = 4;
+  peak_request.fp64 = true;
+  const PeakRequest decoded = DecodePeak(EncodePeak(peak_request));
+  EXPECT_EQ(decoded.plan.min_reps, 4);
+  EXPECT_TRUE(decoded.fp64);
   harness::PeakFlopsResult p;
   p.ok = true;
   p.gflops = 191.5;
   p.median_ms = 5.25;
   p.spread = 0.125;
   p.variant = "chains=12 local=8 groups=32";
+  p.fp64 = {true, 95.5, "chains=8 local=8 groups=32", ""};
   harness::PeakFlopsResult rp = DecodePeakResult(EncodePeakResult(p, false), &exits);
   EXPECT_FALSE(exits);
   EXPECT_TRUE(rp.ok);
@@ -364,6 +368,9 @@ TEST(WorkerProtocol, BaselineAndPeakMessagesRoundTrip) {
   EXPECT_EQ(rp.spread, 0.125);
   EXPECT_EQ(rp.variant, p.variant);
   EXPECT_EQ(rp.error, "");
+  EXPECT_TRUE(rp.fp64.ok);
+  EXPECT_EQ(rp.fp64.gflops, 95.5);
+  EXPECT_EQ(rp.fp64.variant, p.fp64.variant);
 }
 
 TEST(WorkerProtocol, BrokenMessagesAreRefused) {

@@ -163,5 +163,21 @@ TEST(PeakFlops, KernelHasOneFmaPerChainAndMeasures) {
               peak.median_ms);
 }
 
+TEST(PeakFlops, TheFp64KernelRunsOnDoubleChainsWhereTheDeviceHasThem) {
+  const std::string source = harness::OpenClPeakKernelSource(8, /*f64=*/true);
+  EXPECT_EQ(source.find("float8"), std::string::npos);
+  EXPECT_NE(source.find("#pragma OPENCL EXTENSION cl_khr_fp64 : enable"), std::string::npos);
+  harness::OpenClContext context(0);
+  harness::PeakFlopsResult peak = harness::MeasureOpenClPeakFlops(context, QuickPlan(), true);
+  if (!context.device().limits.fp64) {
+    EXPECT_FALSE(peak.ok);
+    EXPECT_EQ(peak.error, "the device has no double precision (cl_khr_fp64)");
+    return;
+  }
+  ASSERT_TRUE(peak.ok) << peak.error;
+  EXPECT_GT(peak.gflops, 0.0);
+  std::printf("fp64 peak %.1f GFLOP/s (%s)\n", peak.gflops, peak.variant.c_str());
+}
+
 }  // namespace
 }  // namespace beast
