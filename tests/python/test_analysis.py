@@ -13,27 +13,10 @@ sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
 import beast_analysis
 from beast_analysis import BeastDatabaseError, status_counts, winners
+from conftest import add, create_database
 
 GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
 CONV = "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32"
-
-
-def create_database(path):
-    """A database as the C++ store creates it: the schema in one transaction, WAL."""
-    connection = sqlite3.connect(path, isolation_level=None)
-    schema = (REPO_ROOT / "results_db" / "schema.sql").read_text()
-    connection.executescript("BEGIN;\n" + schema + "\nCOMMIT;")
-    connection.execute("PRAGMA journal_mode = WAL")
-    return connection
-
-
-def add(connection, table, **columns):
-    names = ", ".join(columns)
-    marks = ", ".join("?" for _ in columns)
-    cursor = connection.execute(
-        f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())
-    )
-    return cursor.lastrowid
 
 
 @pytest.fixture
@@ -41,7 +24,7 @@ def db_path(tmp_path):
     """GPU/gemm/gemm_tiled: default MWG=16 8 ms, MWG=32 2 ms, MWG=64 4 ms, MWG=128 fails
     to compile. CPU/gemm/gemm_tiled: default 5 ms, MWG=64 10 ms, MWG=32 crashed."""
     path = tmp_path / "beast.db"
-    connection = create_database(path)
+    connection = create_database(path, wal=True)
     run = add(connection, "runs", command="beast tune", beast_version="0.1.0")
     gpu = add(
         connection,

@@ -15,10 +15,11 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-from beast_analysis import cli, winners
+from beast_analysis import winners
 from beast_analysis.identity import hash_text
 from beast_analysis.kernel_tuner_import import import_cache
 from beast_analysis.t4_export import SCHEMA_NAME
+from conftest import run_cli
 
 DATA = REPO_ROOT / "tests" / "data" / "kernel_tuner"
 A100 = DATA / "convolution_A100.json.gz"
@@ -42,12 +43,6 @@ def open_cache_text(document):
     for key, entry in document["cache"].items():
         text += "\n" + json.dumps({key: entry})[1:-1] + ","
     return text
-
-
-def run_cli(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture(scope="module")

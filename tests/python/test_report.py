@@ -6,7 +6,6 @@ on data with a known answer, replacing a previous report, and bad input."""
 import gzip
 import json
 import re
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -16,10 +15,11 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-from beast_analysis import cli, importance, report
+from beast_analysis import importance, report
 from beast_analysis.kernel_tuner_import import import_cache
 from beast_analysis.problem_bytes import min_bytes
 from beast_analysis.roofline import device_peaks, place
+from conftest import add, create_database, run_cli
 
 A100 = REPO_ROOT / "tests" / "data" / "kernel_tuner" / "convolution_A100.json.gz"
 # The default config of convolution_milo.json (the T1 description of the same space).
@@ -40,12 +40,6 @@ PLOTS = [
     "failures.png",
     "convergence.png",
 ]
-
-
-def run_cli(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def check_page(out, expected_files):
@@ -111,20 +105,6 @@ def test_a100_report_tables(a100_report):
         "Left out, one value among the ok configs: use_cmem, filter_height, filter_width." in html
     )
     assert "Constant among the ok configs: use_cmem, filter_height, filter_width." in html
-
-
-def create_database(path):
-    connection = sqlite3.connect(path, isolation_level=None)
-    schema = (REPO_ROOT / "results_db" / "schema.sql").read_text()
-    connection.executescript("BEGIN;\n" + schema + "\nCOMMIT;")
-    return connection
-
-
-def add(connection, table, **columns):
-    names, marks = ", ".join(columns), ", ".join("?" for _ in columns)
-    return connection.execute(
-        f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())
-    ).lastrowid
 
 
 @pytest.fixture

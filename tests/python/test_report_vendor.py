@@ -16,6 +16,7 @@ sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
 from beast_analysis import report
 from beast_analysis.roofline import device_peaks
+from conftest import add
 
 GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
 CONV = (
@@ -28,13 +29,6 @@ HEADER = (
     "<th>baseline ms</th><th>tuned template</th><th>tuned config</th><th>tuned ms</th>"
     "<th>speed-up</th></tr>"
 )
-
-
-def add(connection, table, **columns):
-    names, marks = ", ".join(columns), ", ".join("?" for _ in columns)
-    return connection.execute(
-        f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())
-    ).lastrowid
 
 
 @pytest.fixture(scope="module")

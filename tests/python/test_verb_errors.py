@@ -20,18 +20,13 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-from beast_analysis import cli, t4_export
+from beast_analysis import t4_export
 from beast_analysis.kernel_tuner_import import import_cache
+from conftest import run_cli
 
 # A small real Kernel Tuner cache (vector_add, 15 configs).
 CACHE = REPO_ROOT / "tests" / "data" / "kernel_tuner" / "test_test_cache_file.json"
 AS_ROOT = os.geteuid() == 0
-
-
-def run_cli(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def fails(capsys, *argv):

@@ -1,5 +1,7 @@
 // Runs the beast binary (or any command) through the shell for whole-pipeline
-// tests, capturing exit code and output.
+// tests, capturing exit code and output. Including it gives the test process
+// a private cache home (PrivateCacheHome below), so no beast it starts reads
+// or writes the user's caches, or another test's.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,6 +10,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -44,6 +47,36 @@ inline std::filesystem::path FreshTestDir(const std::string& prefix) {
 }
 
 inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "/beast/beast"; }
+
+// Before main: XDG_CACHE_HOME becomes a fresh folder of this test process
+// (CTest runs each test in a process of its own), so the beast program cache
+// and an exported library's cache start empty in every test and are removed
+// with it. PoCL's kernel cache, content-addressed and only a speed-up, stays
+// shared: POCL_CACHE_DIR keeps the cache home the process was given (the
+// build tree's, tests/CMakeLists.txt), never the user's.
+inline const std::string kPrivateCacheHome = [] {
+  const char* given = std::getenv("XDG_CACHE_HOME");
+  const std::string shared =
+      given && *given ? given : std::string(BEAST_TEST_BINARY_DIR) + "/test_cache";
+  setenv("POCL_CACHE_DIR", (shared + "/pocl/kcache").c_str(), /*overwrite=*/0);
+  const pid_t owner = getpid();
+  const std::filesystem::path home =
+      std::filesystem::temp_directory_path() / ("beast_test_cache_" + std::to_string(owner));
+  std::filesystem::remove_all(home);
+  std::filesystem::create_directories(home);
+  setenv("XDG_CACHE_HOME", home.c_str(), 1);
+  static const pid_t creator = owner;
+  std::atexit([] {
+    // Only the process that made it: a forked child that exits leaves it.
+    if (getpid() == creator) {
+      std::error_code ignored;
+      std::filesystem::remove_all(
+          std::filesystem::temp_directory_path() / ("beast_test_cache_" + std::to_string(creator)),
+          ignored);
+    }
+  });
+  return home.string();
+}();
 
 // The JSON document a command printed last (its --json output), skipping
 // lines before it (progress on a merged stderr); null when there is none.

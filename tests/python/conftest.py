@@ -1,0 +1,53 @@
+"""Shared by the Python tests: a private cache home for every beast process
+they start (no test reads or writes the user's ~/.cache, or depends on an
+earlier run's), and the helpers several test files use: a database made from
+the store's own schema, a row inserter, and the analysis CLI run in-process.
+Test files import the helpers with `from conftest import ...`."""
+
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "analysis"))
+
+
+def pytest_configure(config):
+    home = tempfile.mkdtemp(prefix="beast_pytest_cache_")
+    config.beast_cache_home = home
+    os.environ["XDG_CACHE_HOME"] = home
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "beast_cache_home", ""), ignore_errors=True)
+
+
+def create_database(path, wal=False):
+    """A database from the store's schema, in one transaction; wal: in WAL
+    mode, as the C++ store opens it (its -wal and -shm files beside it)."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    schema = (REPO_ROOT / "results_db" / "schema.sql").read_text()
+    connection.executescript("BEGIN;\n" + schema + "\nCOMMIT;")
+    if wal:
+        connection.execute("PRAGMA journal_mode = WAL")
+    return connection
+
+
+def add(connection, table, **columns):
+    """Inserts one row of `columns` into `table`; returns its rowid."""
+    names, marks = ", ".join(columns), ", ".join("?" for _ in columns)
+    return connection.execute(
+        f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(columns.values())
+    ).lastrowid
+
+
+def run_cli(capsys, *argv):
+    """Runs the analysis CLI in-process: (exit code, stdout, stderr)."""
+    from beast_analysis import cli
+
+    code = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
