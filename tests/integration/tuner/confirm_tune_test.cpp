@@ -2,7 +2,8 @@
 // ok configs by median are re-measured side by side; the record holds exactly
 // those K configs with one sample per round; the winner that the summary,
 // beast query --best and the exported library report is the fastest of the
-// re-measurement; a rerun does not redo it; --confirm-top 0 records none.
+// re-measurement, not the lowest first median (a recorded database is given
+// a misleading one); a rerun does not redo it; --confirm-top 0 records none.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -64,6 +65,16 @@ class ConfirmTune : public ::testing::Test {
     return rows;
   }
 
+  void Exec(const std::string& sql) {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &h), SQLITE_OK);
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+        << sql << ": " << (error ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(h);
+  }
+
   // The median of a JSON array of samples, as Summarize takes it.
   static double MedianOf(const std::string& json) {
     std::vector<double> v;
@@ -81,14 +92,38 @@ class ConfirmTune : public ::testing::Test {
 };
 
 TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
-  auto run = Tune("--confirm-top 3");
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  // Every config ran ok, so the top 3 by median are the candidates.
+  // First the 8 configs without confirmation; then the slowest of them is
+  // given a misleading first median, the lowest of all, as a fluke of the
+  // first measurement would: the re-measurement must unmask it, so the
+  // winner by first median and the confirmed winner differ by construction.
+  auto first = Tune("--confirm-top 0");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
   ASSERT_EQ(Rows("SELECT count(*) FROM measurements WHERE status = 'ok'"),
             std::vector<std::string>{"8"});
+  const std::vector<std::string> by_median = Rows(
+      "SELECT m.id, m.median_ms, c.config_key FROM measurements m JOIN configs c ON c.id = "
+      "m.config_id WHERE m.status = 'ok' ORDER BY m.median_ms, m.id");
+  auto field = [](const std::string& row, int i) {
+    std::stringstream in(row);
+    std::string part;
+    for (int k = 0; k <= i; ++k) std::getline(in, part, '|');
+    return part;
+  };
+  const std::string fluke = field(by_median.back(), 2);
+  // Really the slowest by a margin no rerun's noise bridges.
+  ASSERT_GT(std::stod(field(by_median.back(), 1)), 1.5 * std::stod(field(by_median[2], 1)))
+      << "the configs drawn are too close to tell apart";
+  Exec("UPDATE measurements SET median_ms = 1e-6 WHERE id = " + field(by_median.back(), 0));
+
+  auto run = Tune("--confirm-top 3");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  // The top 3 by median are the candidates: the fluke and the two fastest.
   std::vector<std::string> top3 =
       Rows("SELECT config_id FROM measurements WHERE status = 'ok' ORDER BY median_ms, id LIMIT 3");
   std::sort(top3.begin(), top3.end());
+  EXPECT_EQ(Rows("SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
+                 "ORDER BY m.median_ms, m.id LIMIT 1"),
+            std::vector<std::string>{fluke});
   ASSERT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
   EXPECT_EQ(Rows("SELECT config_id FROM confirmation_results ORDER BY config_id"), top3);
   // One sample per round: --max-reps 3 makes exactly 3 rounds; the stored
@@ -109,6 +144,8 @@ TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
     EXPECT_DOUBLE_EQ(std::stod(f[3]), MedianOf(f[2])) << row;
   }
   const std::string winner = results[0].substr(results[0].rfind('|') + 1);
+  EXPECT_NE(winner, fluke) << "the re-measurement unmasks the misleading first median";
+  EXPECT_EQ(results.back().substr(results.back().rfind('|') + 1), fluke);
 
   // The summary, beast query --best and the exported library agree on it.
   const nlohmann::json pair = testing::JsonOf(run.output)["pairs"][0];
