@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
@@ -185,27 +187,65 @@ TEST_F(Pipeline, AnMpiLaunchOfABeastWithoutMpiIsOneLine) {
 }
 
 TEST_F(Pipeline, SpaceReportsEachConstraint) {
+  // The constraints of the space file, in order: each "  - expr: " line of
+  // it, with its line number (derived values indent their expr further).
+  const std::string space_file = std::string(BEAST_TEST_SOURCE_DIR) +
+                                 "/kernel_templates/gemm/tiled.space.yaml";
+  std::vector<std::pair<int, std::string>> file_constraints;
+  {
+    std::ifstream in(space_file);
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      if (line.rfind("  - expr: ", 0) != 0) continue;
+      std::string expr = line.substr(10, line.find("  #") - 10);
+      if (expr.size() > 1 && expr.front() == '"') expr = expr.substr(1, expr.size() - 2);
+      file_constraints.emplace_back(number, expr);
+    }
+  }
+  ASSERT_EQ(file_constraints.size(), 13u);
+
   auto r = RunCommand(
-      BeastBinary() + " space gemm/tiled --problem gemm:M=512,N=512,K=512 --device opencl:0 --json",
+      BeastBinary() + " space gemm/tiled --problem gemm:M=72,N=40,K=56 --device opencl:0 --json",
       false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json space = nlohmann::json::parse(r.output);
-  EXPECT_GT(space["raw"].get<uint64_t>(), 0u) << r.output;
-  bool any_hard = false;
-  uint64_t cut = 0;
-  for (const auto& c : space["constraints"]) {
-    any_hard = any_hard || c["kind"] == "hard";
-    cut += c["cut"].get<uint64_t>();
+  const uint64_t raw = space["raw"].get<uint64_t>(), valid = space["valid"].get<uint64_t>();
+  EXPECT_EQ(raw, 646912u) << "12 parameters' value sets at 72x40x56";
+  // Every constraint of the file, in its order and at its line; the cut
+  // column removes each config once: remaining falls by cut, from raw to valid.
+  ASSERT_EQ(space["constraints"].size(), file_constraints.size()) << r.output;
+  uint64_t remaining = raw;
+  for (size_t i = 0; i < file_constraints.size(); ++i) {
+    const nlohmann::json& c = space["constraints"][i];
+    EXPECT_EQ(c["expr"], file_constraints[i].second) << i;
+    EXPECT_EQ(c["where"], space_file + ":" + std::to_string(file_constraints[i].first)) << i;
+    remaining -= c["cut"].get<uint64_t>();
+    EXPECT_EQ(c["remaining"].get<uint64_t>(), remaining) << i;
   }
-  EXPECT_TRUE(any_hard) << r.output;
-  // The cut column adds up: every config the constraints remove, once.
-  EXPECT_EQ(cut, space["raw"].get<uint64_t>() - space["valid"].get<uint64_t>()) << r.output;
+  EXPECT_EQ(remaining, valid);
+  EXPECT_EQ(space["constraints"][5]["kind"], "hard");
+  EXPECT_EQ(space["constraints"][6]["kind"], "soft");
+
+  // The text says the same, one row per constraint in the same order.
   auto text = RunCommand(
-      BeastBinary() + " space conv2d/direct_nchw --problem " + std::string(kConv) + " --list 3",
-      false);
+      BeastBinary() + " space gemm/tiled --problem gemm:M=72,N=40,K=56 --device opencl:0", false);
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  EXPECT_NE(text.output.find("raw space: "), std::string::npos);
-  EXPECT_NE(text.output.find("valid: "), std::string::npos);
+  std::vector<std::string> lines;
+  std::stringstream in(text.output);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u + file_constraints.size() + 2u) << text.output;
+  EXPECT_EQ(lines[3], "raw space: 646912 points over 12 parameters");
+  for (size_t i = 0; i < file_constraints.size(); ++i) {
+    const std::string& row = lines[5 + i];
+    const nlohmann::json& c = space["constraints"][i];
+    char head[32];
+    std::snprintf(head, sizeof head, "%3zu  %s  ", i + 1, c["kind"].get<std::string>().c_str());
+    EXPECT_EQ(row.rfind(head, 0), 0u) << row;
+    const std::string tail = std::to_string(c["remaining"].get<uint64_t>()) + "  " +
+                             file_constraints[i].second;
+    EXPECT_EQ(row.substr(row.size() - std::min(row.size(), tail.size())), tail) << row;
+  }
+  EXPECT_EQ(lines.back(), "valid: " + std::to_string(valid) + " configs");
 }
 
 }  // namespace
