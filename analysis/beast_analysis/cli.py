@@ -137,12 +137,17 @@ def _import(args, argv):
         print(json.dumps(s))
         return
     statuses = ", ".join(f"{n} {status}" for status, n in s["statuses"].items())
-    print(f"imported {s['configs']} configs ({statuses}) from {s['file']} into {s['db']}")
+    # Of the configs read, those already in the database keep their first
+    # result: only the others are imported.
+    new = s["added"]
+    kept = f"; {s['already_present']} were there already and keep their first result"
+    print(
+        f"read {s['configs']} configs ({statuses}) from {s['file']}: {new} imported into "
+        f"{s['db']}{kept if s['already_present'] else ''}"
+    )
     print(
         f"  device {s['device']}, problem {s['problem']}, template {s['template']} (hash {s['template_hash']})"
     )
-    if s["already_present"]:
-        print(f"  {s['already_present']} were measured there before and kept their first result")
     if s["best_ms"] is not None:
         print(f"  best time {s['best_ms']:.6g} ms")
 

@@ -63,8 +63,14 @@ void PrintJson(const BoundSpace& space, const SpaceReport& report, const std::st
 void PrintTable(const BoundSpace& space, const SpaceReport& report, const std::string& problem_key,
                 const std::string& device_text, const std::vector<Config>& first) {
   const SpaceSpec& spec = space.spec();
-  std::printf("template %s (%s)\nproblem  %s\ndevice   %s\n", spec.name.c_str(),
-              spec.space_path.c_str(), problem_key.c_str(), device_text.c_str());
+  // A T1 file is its own space: no template folder, problem or device.
+  if (spec.name == spec.space_path) {
+    std::printf("T1 file %s\n", spec.space_path.c_str());
+  } else {
+    std::printf("template %s (%s)\nproblem  %s\n", spec.name.c_str(), spec.space_path.c_str(),
+                problem_key.c_str());
+  }
+  if (!device_text.empty()) std::printf("device   %s\n", device_text.c_str());
   std::printf("raw space: %llu points over %zu parameters\n", (unsigned long long)report.raw,
               spec.params.size());
   std::printf("%3s  %-4s  %-11s  %-14s  %10s  %10s  %10s  %s\n", "#", "kind", "class", "checked at",

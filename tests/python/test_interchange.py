@@ -115,6 +115,20 @@ def test_reimport_adds_nothing(a100_db, capsys):
     connection.close()
 
 
+def test_import_says_how_many_it_read_and_how_many_were_new(tmp_path, capsys):
+    cache = DATA / "test_test_cache_file.json"
+    db = tmp_path / "beast.db"
+    code, first, err = run_cli(capsys, "import", "--kernel-tuner", cache, "--db", db)
+    assert (code, err) == (0, "")
+    assert first.splitlines()[0] == f"read 15 configs (15 ok) from {cache}: 15 imported into {db}"
+    code, again, err = run_cli(capsys, "import", "--kernel-tuner", cache, "--db", db)
+    assert (code, err) == (0, "")
+    assert again.splitlines()[0] == (
+        f"read 15 configs (15 ok) from {cache}: 0 imported into {db}; "
+        "15 were there already and keep their first result"
+    )
+
+
 @pytest.mark.parametrize("suffix", [".json", ".json.gz"])
 def test_cache_left_open_by_a_killed_run(tmp_path, suffix, capsys):
     document = raw_cache(VECTOR_ADD)
