@@ -91,6 +91,7 @@ Json SummaryJson(const TuneSummary& s) {
       s.post_compile_not_applied.empty() ? Json(nullptr) : Json(s.post_compile_not_applied);
   out["interrupted"] = s.interrupted;
   out["empty_spaces"] = s.empty_spaces;
+  out["other_layout"] = s.other_layout;
   out["job"] = nullptr;
   if (s.job) {
     const JobTotals t = JobTotalsOf(s);

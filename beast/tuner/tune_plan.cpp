@@ -25,7 +25,8 @@ std::string StrategyFor(const TuneOptions& o, bool whole_space) {
 }  // namespace
 
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& o,
-                                   const DeviceInfo& device, std::vector<std::string>* empty) {
+                                   const DeviceInfo& device, std::vector<std::string>* empty,
+                                   std::vector<std::string>* other_layout) {
   std::vector<PlannedPair> pairs;
   std::vector<std::string> empties;
   for (const auto& spec : specs) {
@@ -34,8 +35,16 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
       if (problem.op() != spec.op) continue;
       if (spec.op == OpKind::kConv2d) {
         bool supported = false;
-        for (Layout l : spec.layouts) supported = supported || l == problem.conv().layout;
-        if (!supported) continue;
+        std::string takes;
+        for (Layout l : spec.layouts) {
+          supported = supported || l == problem.conv().layout;
+          takes += (takes.empty() ? "" : " and ") + std::string(LayoutName(l));
+        }
+        if (!supported) {
+          if (other_layout)
+            other_layout->push_back(spec.name + " takes " + takes + ", not " + problem.Key());
+          continue;
+        }
       }
       any = true;
       PlannedPair p;
@@ -66,9 +75,13 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
       pairs.push_back(std::move(p));
     }
     if (!any) {
+      std::string layouts;
+      for (Layout l : spec.layouts)
+        layouts += (layouts.empty() ? " of layout " : " or ") + std::string(LayoutName(l));
       throw Error(ErrorCode::kBadArgument,
-                  "template " + spec.name + " fits none of the problems given (it is a " +
-                      (spec.op == OpKind::kGemm ? "gemm" : "conv2d") + " template)");
+                  "template " + spec.name + " fits none of the problems given (it takes " +
+                      (spec.op == OpKind::kGemm ? "gemm problems" : "conv2d problems" + layouts) +
+                      ")");
     }
   }
   if (pairs.empty() && !empties.empty()) {

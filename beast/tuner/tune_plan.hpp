@@ -35,10 +35,13 @@ struct PlannedPair {
 // space (named with the constraints that emptied it), an unknown strategy.
 // With `empty`, a pair whose space is empty is listed there ("TEMPLATE on
 // PROBLEM: why") and left out, and only a run left with no pair at all is
-// refused; without, the first empty space is refused.
+// refused; without, the first empty space is refused. With `other_layout`,
+// each conv2d pair left out because the template does not take the problem's
+// layout is listed there ("TEMPLATE takes NCHW, not PROBLEM").
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& options,
                                    const DeviceInfo& device,
-                                   std::vector<std::string>* empty = nullptr);
+                                   std::vector<std::string>* empty = nullptr,
+                                   std::vector<std::string>* other_layout = nullptr);
 
 // The pairs' bound spaces, in order.
 std::vector<const BoundSpace*> SpacesOf(const std::vector<PlannedPair>& pairs);

@@ -183,6 +183,7 @@ std::string JobLines(const TuneSummary& s) {
 std::string FooterLines(const TuneSummary& s) {
   std::string out = JobLines(s);
   for (const auto& line : s.empty_spaces) out += "not tuned, empty space: " + line + "\n";
+  for (const auto& line : s.other_layout) out += "not tuned, other layout: " + line + "\n";
   for (const auto& b : s.baselines) {
     if (b.status == Status::kOk) continue;
     out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " +

@@ -172,6 +172,9 @@ struct TuneSummary {
   // The pairs not tuned because their space is empty: "TEMPLATE on PROBLEM:
   // why" (the run's exit code is then 3, see beast tune --help).
   std::vector<std::string> empty_spaces;
+  // The conv2d pairs left out because the template does not take the
+  // problem's layout: "TEMPLATE takes NCHW, not PROBLEM".
+  std::vector<std::string> other_layout;
   // A batch job's weights (TuneOptions::weights); `job` says to sum them up.
   bool job = false;
   std::map<std::string, int64_t> weights;
