@@ -71,6 +71,7 @@ constexpr SkeletonFile kSkeleton[] = {
     {"src/beast_host.c", "src/beast_host.c", CommentStyle::kC, false},
     {"src/beast_program_cache.c", "src/beast_program_cache.c", CommentStyle::kC, false},
     {"src/beast_generic.c", "src/beast_generic.c", CommentStyle::kC, false},
+    {"example/example.c", "example/example.c", CommentStyle::kC, false},
 };
 
 std::string ReadSkeleton(const fs::path& path);

@@ -163,6 +163,7 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                                                      "README.md",
                                                      "beast_tuned.pc.in",
                                                      "cmake/BeastTunedConfig.cmake.in",
+                                                     "example/example.c",
                                                      "include/beast_tuned.h",
                                                      "src/beast_context.c",
                                                      "src/beast_cuda.h",
@@ -197,6 +198,20 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   EXPECT_EQ(Shell("cc -std=c99 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -I" + prefix +
                   "/include " + (dir_ / "c99.c").string()),
             "");
+  // The example the export ships, built exactly as the README says (the
+  // static library through pkg-config --static, PKG_CONFIG_PATH exported),
+  // runs and finds its product right.
+  const std::string example = (dir_ / "beast_example").string();
+  ASSERT_EQ(Shell("cd " + options_.out_dir + " && export PKG_CONFIG_PATH=" + prefix +
+                  "/lib/pkgconfig && cc example/example.c $(pkg-config --static --cflags --libs "
+                  "beast_tuned) -lm -o " +
+                  example),
+            "");
+  testing::CommandResult example_run = RunCommand("BEAST_TUNED_CACHE_DIR= " + example);
+  EXPECT_EQ(example_run.exit_code, 0) << example_run.output;
+  EXPECT_NE(example_run.output.find("\nlargest error "), std::string::npos) << example_run.output;
+  EXPECT_NE(example_run.output.find(": ok\n"), std::string::npos) << example_run.output;
+
   // Runs a consumer binary (command: environment then path) on the ONNX golden
   // cases and checks that every check passed; returns its "cache built=B
   // loaded=L rejected=R" line.
