@@ -10,7 +10,7 @@
 #include <string>
 
 #include "support/command_runner.hpp"
-#include "support/process_watch.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -18,10 +18,10 @@ namespace {
 namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::CommandResult;
-using testing::Count;
 using testing::FreshTestDir;
 using testing::JsonOf;
 using testing::RunCommand;
+using testing::SqlCount;
 
 // M=N=K=16 leaves gemm/tiled no config its soft constraints allow.
 const char kEmpty[] = "gemm:M=16,N=16,K=16,transA=0,transB=0,dtype=f32";
@@ -54,8 +54,8 @@ TEST_F(EmptySpaces, TheOtherProblemsAreTunedAndTheEmptyOneIsListedWithExit3) {
             std::string::npos)
       << table.output;
   const std::string db = (dir_ / "beast.db").string();
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements"), 3);
-  EXPECT_EQ(Count(db, std::string("SELECT count(*) FROM problems WHERE key = '") + kEmpty + "'"),
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements"), 3);
+  EXPECT_EQ(SqlCount(db, std::string("SELECT count(*) FROM problems WHERE key = '") + kEmpty + "'"),
             0);
 
   CommandResult json =
@@ -85,7 +85,7 @@ TEST_F(EmptySpaces, TheSameProblemTwiceIsTunedOnce) {
       Tune("--problem gemm:M=32,N=24,K=16 --problem gemm:K=16,N=24,M=32,dtype=f32", "--json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(JsonOf(run.output)["pairs"].size(), 1u);
-  EXPECT_EQ(Count((dir_ / "beast.db").string(), "SELECT count(*) FROM measurements"), 3);
+  EXPECT_EQ(SqlCount((dir_ / "beast.db").string(), "SELECT count(*) FROM measurements"), 3);
 }
 
 TEST_F(EmptySpaces, AnOverflowNamesTheDerivedValueThatOverflowed) {

@@ -16,6 +16,7 @@
 
 #include "support/command_runner.hpp"
 #include "support/process_watch.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -25,12 +26,12 @@ using testing::Alive;
 using testing::BeastBinary;
 using testing::Children;
 using testing::CommandResult;
-using testing::Count;
 using testing::FreshTestDir;
 using testing::JsonOf;
 using testing::ReadFile;
 using testing::RunCommand;
 using testing::SpawnShell;
+using testing::SqlCount;
 using Clock = std::chrono::steady_clock;
 
 class RenderHang : public ::testing::Test {
@@ -56,7 +57,7 @@ class RenderHang : public ::testing::Test {
     std::set<pid_t> seen;
     const Clock::time_point give_up = Clock::now() + std::chrono::minutes(2);
     int status = 0;
-    while (Clock::now() < give_up && Count(db, "SELECT count(*) FROM measurements") < 1) {
+    while (Clock::now() < give_up && SqlCount(db, "SELECT count(*) FROM measurements") < 1) {
       ASSERT_NE(waitpid(beast, &status, WNOHANG), beast) << ReadFile(dir_ / "out.txt");
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -70,8 +71,8 @@ class RenderHang : public ::testing::Test {
     EXPECT_LT(seconds, 2.0) << ReadFile(dir_ / "out.txt");
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 130) << ReadFile(dir_ / "out.txt");
-    EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements"), 1);
-    EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), 1);
+    EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements"), 1);
+    EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), 1);
     EXPECT_FALSE(seen.empty());
     for (pid_t pid : seen) EXPECT_FALSE(Alive(pid)) << "process " << pid << " outlived the run";
   }
@@ -84,12 +85,12 @@ TEST_F(RenderHang, AnEndlessRenderCostsOneConfigAndARerunSkipsIt) {
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const std::string db = (dir_ / "beast.db").string();
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 1);
-  EXPECT_EQ(Count(db,
-                  "SELECT count(*) FROM measurements m JOIN configs c ON c.id = m.config_id "
-                  "WHERE c.config_key = 'MODE=1' AND m.status = 'timeout' AND m.error_text LIKE "
-                  "'render: the template did not render within 3 s (%); the renderer was "
-                  "stopped'"),
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 1);
+  EXPECT_EQ(SqlCount(db,
+                     "SELECT count(*) FROM measurements m JOIN configs c ON c.id = m.config_id "
+                     "WHERE c.config_key = 'MODE=1' AND m.status = 'timeout' AND m.error_text LIKE "
+                     "'render: the template did not render within 3 s (%); the renderer was "
+                     "stopped'"),
             1);
   // The compile pool's worker and then the tuner's renderer each give it 3 s.
   EXPECT_LT(seconds, 30.0);

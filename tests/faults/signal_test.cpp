@@ -16,6 +16,7 @@
 
 #include "support/command_runner.hpp"
 #include "support/process_watch.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -24,10 +25,10 @@ namespace fs = std::filesystem;
 using testing::Alive;
 using testing::BeastBinary;
 using testing::Children;
-using testing::Count;
 using testing::FreshTestDir;
 using testing::ReadFile;
 using testing::SpawnShell;
+using testing::SqlCount;
 using Clock = std::chrono::steady_clock;
 
 class Signals : public ::testing::Test {
@@ -49,7 +50,7 @@ class Signals : public ::testing::Test {
     if (beast <= 0) return -1;
     const Clock::time_point give_up = Clock::now() + std::chrono::minutes(5);
     int status = 0;
-    while (Clock::now() < give_up && Count(db, "SELECT count(*) FROM measurements") < 3) {
+    while (Clock::now() < give_up && SqlCount(db, "SELECT count(*) FROM measurements") < 3) {
       for (const auto& child : Children(beast)) seen->insert(child.pid);
       if (waitpid(beast, &status, WNOHANG) == beast) return -1;  // it ended on its own
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -77,8 +78,8 @@ class Signals : public ::testing::Test {
         << out;
     EXPECT_NE(out.find("gemm/tiled"), std::string::npos) << out;  // the summary's table
     const std::string db = (dir_ / "beast.db").string();
-    EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), 1);
-    EXPECT_EQ(Count(db, "SELECT count(*) FROM runs"), 1);
+    EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), 1);
+    EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM runs"), 1);
     EXPECT_FALSE(seen.empty());
     for (pid_t pid : seen) EXPECT_FALSE(Alive(pid)) << "process " << pid << " outlived the run";
   }

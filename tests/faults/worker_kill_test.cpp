@@ -26,6 +26,7 @@
 
 #include "support/command_runner.hpp"
 #include "support/process_watch.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -35,12 +36,12 @@ using testing::Alive;
 using testing::BeastBinary;
 using testing::Children;
 using testing::CommandResult;
-using testing::Count;
 using testing::FreshTestDir;
 using testing::JsonOf;
 using testing::ReadFile;
 using testing::RunCommand;
 using testing::SpawnShell;
+using testing::SqlCount;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kConfigs = 40;
@@ -92,7 +93,7 @@ TEST_F(WorkerKill, FiveKillsOfTheDeviceWorkerCostNoConfigAndLeaveNoProcess) {
   };
   for (int point : points) {
     while (!exited && Clock::now() < give_up &&
-           Count(db, "SELECT count(*) FROM measurements") < point)
+           SqlCount(db, "SELECT count(*) FROM measurements") < point)
       poll();
     if (exited) break;
     std::this_thread::sleep_for(
@@ -106,7 +107,7 @@ TEST_F(WorkerKill, FiveKillsOfTheDeviceWorkerCostNoConfigAndLeaveNoProcess) {
     }
     // The config in flight is measured again before the next kill.
     while (!exited && Clock::now() < give_up &&
-           Count(db, "SELECT count(*) FROM measurements") < point + 2)
+           SqlCount(db, "SELECT count(*) FROM measurements") < point + 2)
       poll();
   }
   while (!exited && Clock::now() < give_up) poll();
@@ -116,9 +117,9 @@ TEST_F(WorkerKill, FiveKillsOfTheDeviceWorkerCostNoConfigAndLeaveNoProcess) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << ReadFile(dir_ / "err.txt");
   EXPECT_EQ(killed.size(), static_cast<size_t>(kKills));
 
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements"), kConfigs);
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), kConfigs);
-  const long long twice = Count(db, "SELECT count(*) FROM measurements WHERE attempts = 2");
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements"), kConfigs);
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), kConfigs);
+  const long long twice = SqlCount(db, "SELECT count(*) FROM measurements WHERE attempts = 2");
   // A kill that finds the worker idle costs nothing; one that finds it busy
   // costs that config a second attempt.
   EXPECT_GE(twice, 1);
@@ -139,8 +140,8 @@ TEST_F(WorkerKill, RetryFailedMeasuresRecordedFailuresAgainAndKeepsTheHistory) {
   // Every config runs past a limit of a millisecond: recorded `timeout`.
   CommandResult first = RunCommand(Tune("--max-configs 6 --timeout-seconds 0.001"), false);
   ASSERT_EQ(first.exit_code, 0) << first.output;
-  ASSERT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'timeout'"), 6);
-  const long long ids = Count(db, "SELECT sum(id) FROM measurements");
+  ASSERT_EQ(SqlCount(db, "SELECT count(*) FROM measurements WHERE status = 'timeout'"), 6);
+  const long long ids = SqlCount(db, "SELECT sum(id) FROM measurements");
 
   CommandResult again = RunCommand(Tune("--max-configs 6 --retry-failed timeout"), false);
   ASSERT_EQ(again.exit_code, 0) << again.output;
@@ -148,12 +149,13 @@ TEST_F(WorkerKill, RetryFailedMeasuresRecordedFailuresAgainAndKeepsTheHistory) {
   EXPECT_EQ(pair["remeasured"].get<int>(), 6);
   EXPECT_EQ(pair["recovered"].get<int>(), 6);
   EXPECT_EQ(pair["measured"].get<int>(), 6);
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'ok' AND run_id = 2"), 6);
-  EXPECT_EQ(Count(db, "SELECT sum(id) FROM measurements"), ids);  // the same rows
-  EXPECT_EQ(Count(db,
-                  "SELECT count(*) FROM superseded_measurements s JOIN measurements m "
-                  "ON m.id = s.measurement_id WHERE s.status = 'timeout' AND s.run_id = 1 "
-                  "AND s.superseded_by_run = 2"),
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements WHERE status = 'ok' AND run_id = 2"),
+            6);
+  EXPECT_EQ(SqlCount(db, "SELECT sum(id) FROM measurements"), ids);  // the same rows
+  EXPECT_EQ(SqlCount(db,
+                     "SELECT count(*) FROM superseded_measurements s JOIN measurements m "
+                     "ON m.id = s.measurement_id WHERE s.status = 'timeout' AND s.run_id = 1 "
+                     "AND s.superseded_by_run = 2"),
             6);
 
   // The default (crashed,timeout,runtime_error) finds nothing left to retry.

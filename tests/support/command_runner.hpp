@@ -1,5 +1,6 @@
 // Runs the beast binary (or any command) through the shell for whole-pipeline
-// tests, capturing exit code and output. Including it gives the test process
+// tests, capturing exit code and output (processes started without the shell:
+// SpawnProcess in process_watch.hpp). Including it gives the test process
 // a private cache home (PrivateCacheHome below), so no beast it starts reads
 // or writes the user's caches, or another test's.
 #pragma once
@@ -14,6 +15,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "support/test_dir.hpp"  // FreshTestDir, for the tests that include this header
 
 namespace beast::testing {
 
@@ -32,18 +35,6 @@ inline CommandResult RunCommand(const std::string& command, bool merge_stderr = 
   int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
-}
-
-// An empty folder for the running test:
-// TMP/beast_<prefix>_<pid>_<test name>, removed first if it was there.
-inline std::filesystem::path FreshTestDir(const std::string& prefix) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() /
-      ("beast_" + prefix + "_" + std::to_string(getpid()) + "_" + info->name());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "/beast/beast"; }

@@ -9,6 +9,8 @@
 // tests/integration/kernel_templates/correctness_sweep_test.cpp).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -256,8 +258,13 @@ inline FlagCover CoverFlags(const ConfigPicker& picker, const TemplateFlags& fla
         conditions.pop_back();
       }
     }
-    cover.configs.push_back(
-        *picker.SmallestTile(conditions, hard_only, seed + cover.configs.size()));
+    std::optional<Config> picked =
+        picker.SmallestTile(conditions, hard_only, seed + cover.configs.size());
+    if (!picked) {  // the conditions were checked to leave a config: a bug here
+      ADD_FAILURE() << "no config where " << conditions.front();
+      continue;
+    }
+    cover.configs.push_back(*picked);
   }
   return cover;
 }

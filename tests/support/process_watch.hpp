@@ -1,15 +1,19 @@
-// Watching a beast process from a test: start it through the shell without
-// waiting, read its database beside it, list its children and tell whether
-// a process is still there (faults made for real: kill signals mid-run).
+// Starting and watching processes from a test: the one runner of a process
+// without waiting (SpawnProcess: an argv, its output optionally into a file;
+// SpawnShell: a shell command line), listing a process's children and telling
+// whether one is still there (faults made for real: kill signals mid-run).
+// Its database is read beside it with support/sqlite_rows.hpp (SqlCount).
 #pragma once
 
+#include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sqlite3.h>
 #include <sys/types.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -26,23 +30,6 @@ namespace fs = std::filesystem;
 inline std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// The first column of the first row, read-only (beside the running tune);
-// -1 while the database or its table is not there yet.
-inline long long Count(const std::string& db, const std::string& sql) {
-  sqlite3* handle = nullptr;
-  long long value = -1;
-  if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_busy_timeout(handle, 2000);
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW)
-      value = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-  }
-  sqlite3_close(handle);
-  return value;
 }
 
 // A child process: its pid, argv[1] (the verb it runs as) and its whole
@@ -84,14 +71,50 @@ inline std::vector<ChildInfo> Children(pid_t parent) {
 
 inline bool Alive(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
 
-// Starts `sh -c command` (which should `exec` the command, so the pid is
-// its); the pid, or -1.
-inline pid_t SpawnShell(const std::string& command) {
-  pid_t pid = -1;
-  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
-  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0)
+// Starts argv[0] (a path: PATH is not searched) with `argv`, this process's
+// environment and its file descriptors, without waiting; with `output`, its
+// stdout and stderr both go into that file (created or truncated); with
+// own_process_group, it leads a process group of its own (its pid is the
+// group id), as a shell job would. The pid, or -1 (a test failure) when it
+// could not start.
+inline pid_t SpawnProcess(const std::vector<std::string>& argv, const std::string& output = "",
+                          bool own_process_group = false) {
+  if (argv.empty()) {
+    ADD_FAILURE() << "SpawnProcess: no program to start";
     return -1;
+  }
+  std::vector<std::string> args = argv;  // posix_spawn takes char* const[]
+  std::vector<char*> pointers;
+  for (std::string& arg : args) pointers.push_back(arg.data());
+  pointers.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!output.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  }
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (own_process_group) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
+  pid_t pid = -1;
+  const int error = posix_spawn(&pid, pointers[0], &actions, &attributes, pointers.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (error != 0) {
+    ADD_FAILURE() << "cannot start " << argv[0] << ": " << std::strerror(error);
+    return -1;
+  }
   return pid;
+}
+
+// Starts `sh -c command` (which should `exec` the command, so the pid is
+// its); the pid, or -1 (a test failure).
+inline pid_t SpawnShell(const std::string& command) {
+  return SpawnProcess({"/bin/sh", "-c", command});
 }
 
 }  // namespace beast::testing

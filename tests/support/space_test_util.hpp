@@ -12,15 +12,16 @@
 
 #include "beast/core/error.hpp"
 #include "beast/space/bound_space.hpp"
+#include "support/test_dir.hpp"
 
 namespace beast::testing {
 
-// A kernel_templates-like folder in the temp dir, removed at destruction.
+// A kernel_templates-like folder in the temp dir, removed at destruction
+// (made while a test runs; the counter tells apart several in one test).
 class TempTemplates {
  public:
   TempTemplates() {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("beast_space_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+    dir_ = FreshTestDir("space_test_" + std::to_string(counter_++));
     std::filesystem::create_directories(dir_ / "t");
   }
   ~TempTemplates() { std::filesystem::remove_all(dir_); }

@@ -1,17 +1,19 @@
 // Shared by the result store's tests: a fixture with a fresh temporary folder
-// per test, raw SQLite access to check files independently of the store, and
-// builders of device and measurement records.
+// per test (FreshTestDir), raw SQLite access to check files independently of
+// the store (through sqlite_rows.hpp), and builders of device and measurement
+// records.
 #pragma once
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "beast/core/error.hpp"
 #include "results_db/store.hpp"
+#include "support/sqlite_rows.hpp"
+#include "support/test_dir.hpp"
 
 namespace results_db {
 namespace testing_util {
@@ -20,42 +22,21 @@ namespace fs = std::filesystem;
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("beast_store_test_" + std::to_string(getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = beast::testing::FreshTestDir("store_test"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string PathOf(const std::string& name) const { return (dir_ / name).string(); }
 
-  // Runs SQL on a file directly, as another tool would.
+  // Runs SQL on a file directly, as another tool would (SqlExec).
   static void RawExec(const std::string& path, const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    char* message = nullptr;
-    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-    std::string text = message != nullptr ? message : "";
-    sqlite3_free(message);
-    sqlite3_close(db);
-    ASSERT_EQ(rc, SQLITE_OK) << text;
+    beast::testing::SqlExec(path, sql);
   }
 
-  // The first column of the first row of a query, as text.
+  // The first row of a query of one column, as text ("" when there is no
+  // row, "NULL" for a NULL); read as another tool would (SqlRows).
   static std::string RawQuery(const std::string& path, const std::string& sql) {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
-    std::string value;
-    if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr) {
-      value = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return value;
+    const std::vector<std::string> rows = beast::testing::SqlRows(path, sql);
+    return rows.empty() ? "" : rows.front();
   }
 
   // The message of the beast::Error that opening `path` throws.

@@ -3,8 +3,6 @@
 // clear line on stderr, nothing on stdout, exit 1, and no file written — the
 // launcher (beast/cli/analysis_verb.cpp) passes the child's line and code on.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +10,7 @@
 
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -22,13 +21,7 @@ using testing::RunCommand;
 
 class AnalysisVerbsBadInput : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast_analysis_bad_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = testing::FreshTestDir("analysis_bad"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string Write(const std::string& name, const std::string& text) {
@@ -87,10 +80,7 @@ TEST_F(AnalysisVerbsBadInput, FileThatIsNotADatabase) {
 
 TEST_F(AnalysisVerbsBadInput, DatabaseOfANewerSchema) {
   std::string db = Database("newer.db");
-  sqlite3* handle = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(handle, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(handle);
+  ASSERT_TRUE(testing::SqlExec(db, "PRAGMA user_version = 99"));
   std::string newer = "newer.db: database schema version 99 is newer than this beast (" +
                       std::to_string(results_db::kSchemaVersion) + "): upgrade beast\n";
   EXPECT_EQ(Fails("report --db newer.db --out r"), "beast report: " + newer);

@@ -4,8 +4,6 @@
 // library's baseline, a version-1 file upgraded on the way, and one clear line
 // with a non-zero exit for each kind of bad input.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +14,7 @@
 
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -23,25 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::RunCommand;
-
-// Runs SQL on a file directly and returns the first column of the last row.
-std::string RawSql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  std::string value;
-  char* error = nullptr;
-  int rc = sqlite3_exec(
-      db, sql.c_str(),
-      [](void* out, int, char** columns, char**) {
-        *static_cast<std::string*>(out) = columns[0] ? columns[0] : "NULL";
-        return 0;
-      },
-      &value, &error);
-  EXPECT_EQ(rc, SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-  return value;
-}
+using testing::SqlCount;
+using testing::SqlExec;
 
 const char kGemm64[] = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32";
 const char kGemm128[] = "gemm:M=128,N=64,K=64,transA=0,transB=0,dtype=f32";
@@ -54,11 +36,7 @@ const char kGemm128[] = "gemm:M=128,N=64,K=64,transA=0,transB=0,dtype=f32";
 class QueryCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast_query_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("query");
     db_ = (dir_ / "golden.db").string();
     results_db::Store s = results_db::Store::Open(db_);
     int64_t run = s.BeginRun("beast tune", "0.1.0");
@@ -298,15 +276,16 @@ TEST_F(QueryCli, CompareTwoDevices) {
 
 TEST_F(QueryCli, EveryProblemKeyItPrintsIsAcceptedBack) {
   // An imported Kernel Tuner problem keeps its own key.
-  const int64_t gpu = std::stoll(RawSql(db_, "SELECT id FROM devices WHERE name = 'GPU A100'"));
-  RawSql(db_,
-         "INSERT INTO problems (key, op, flops) VALUES ('kt:convolution_kernel:4096x4096', "
-         "'conv2d', 1e9); "
-         "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, median_ms) "
-         "SELECT 1, " +
-             std::to_string(gpu) +
-             ", p.id, c.id, 'ok', 3 FROM problems p, configs c "
-             "WHERE p.key LIKE 'kt:%' AND c.config_key = 'MWG=32,VW=2'");
+  const int64_t gpu = SqlCount(db_, "SELECT id FROM devices WHERE name = 'GPU A100'");
+  ASSERT_GT(gpu, 0);
+  SqlExec(db_,
+          "INSERT INTO problems (key, op, flops) VALUES ('kt:convolution_kernel:4096x4096', "
+          "'conv2d', 1e9); "
+          "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, median_ms) "
+          "SELECT 1, " +
+              std::to_string(gpu) +
+              ", p.id, c.id, 'ok', 3 FROM problems p, configs c "
+              "WHERE p.key LIKE 'kt:%' AND c.config_key = 'MWG=32,VW=2'");
   std::set<std::string> printed;
   for (const auto& row : nlohmann::json::parse(Query("--json")))
     printed.insert(row["problem"].get<std::string>());
@@ -350,27 +329,27 @@ TEST_F(QueryCli, DatabasesOfOtherVersions) {
   const std::string v1 = (dir_ / "v1.db").string();
   std::ifstream schema(std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/schema_v1.sql");
   std::string sql((std::istreambuf_iterator<char>(schema)), std::istreambuf_iterator<char>());
-  RawSql(v1, sql +
-                 "INSERT INTO runs (id) VALUES (1);"
-                 "INSERT INTO devices (id, backend, name) VALUES (1, 'opencl', 'GPU');"
-                 "INSERT INTO problems (id, key, op, flops) VALUES (1, 'gemm:M=8', 'gemm', 1);"
-                 "INSERT INTO templates (id, name, hash) VALUES (1, 'gemm/tiled', 'x');"
-                 "INSERT INTO configs VALUES (1, 1, 'MWG=16', 'h', '{\"MWG\": 16}');"
-                 "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, "
-                 "median_ms) VALUES (1, 1, 1, 1, 'ok', 2.5);");
-  ASSERT_EQ(RawSql(v1, "PRAGMA user_version"), "1");
+  SqlExec(v1, sql +
+                  "INSERT INTO runs (id) VALUES (1);"
+                  "INSERT INTO devices (id, backend, name) VALUES (1, 'opencl', 'GPU');"
+                  "INSERT INTO problems (id, key, op, flops) VALUES (1, 'gemm:M=8', 'gemm', 1);"
+                  "INSERT INTO templates (id, name, hash) VALUES (1, 'gemm/tiled', 'x');"
+                  "INSERT INTO configs VALUES (1, 1, 'MWG=16', 'h', '{\"MWG\": 16}');"
+                  "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, "
+                  "median_ms) VALUES (1, 1, 1, 1, 'ok', 2.5);");
+  ASSERT_EQ(SqlCount(v1, "PRAGMA user_version"), 1);
   auto upgraded = RunCommand(BeastBinary() + " query --db " + v1 + " --where MWG=16 --csv", false);
   EXPECT_EQ(upgraded.exit_code, 0);
   EXPECT_EQ(upgraded.output,
             std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,,\n");
-  EXPECT_EQ(RawSql(v1, "PRAGMA user_version"), "6");
+  EXPECT_EQ(SqlCount(v1, "PRAGMA user_version"), 6);
 
   // A newer one is refused, untouched.
-  RawSql(db_, "PRAGMA user_version = 7");
+  SqlExec(db_, "PRAGMA user_version = 7");
   EXPECT_EQ(Fails("--best", 1), "beast query: " + db_ +
                                     ": database schema version 7 is newer than this beast (6): "
                                     "upgrade beast\n");
-  EXPECT_EQ(RawSql(db_, "PRAGMA user_version"), "7");
+  EXPECT_EQ(SqlCount(db_, "PRAGMA user_version"), 7);
   const std::string text = (dir_ / "notes.txt").string();
   std::ofstream(text) << "not a database\n";
   auto r = RunCommand(BeastBinary() + " query --db " + text);

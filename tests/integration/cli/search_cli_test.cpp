@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/command_runner.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -23,6 +24,7 @@ using testing::BeastBinary;
 using testing::CountOccurrences;
 using testing::JsonOf;
 using testing::RunCommand;
+using testing::SqlRows;
 
 const std::string kCache =
     std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/kernel_tuner/test_test_cache_file.json";
@@ -40,9 +42,6 @@ class SearchCli : public ::testing::Test {
                           Path("beast.db") + " " + extra,
                       false);
   }
-  std::string Sql(const std::string& query) {
-    return RunCommand("sqlite3 " + Path("beast.db") + " \"" + query + "\"", false).output;
-  }
 
   fs::path dir_;
 };
@@ -57,8 +56,9 @@ TEST_F(SearchCli, TheStrategyChoosesAfterTheDefaultAndQueryShowsWhichChose) {
   EXPECT_EQ(pair["measured"], 6);
   EXPECT_EQ(pair["transferred"], 0);  // random learns nothing
   EXPECT_GE(JsonOf(run.output)["proposal_seconds"].get<double>(), 0.0);
-  EXPECT_EQ(Sql("SELECT strategy, count(*) FROM measurements GROUP BY strategy ORDER BY 1"),
-            "default|1\nrandom|5\n");
+  EXPECT_EQ(SqlRows(Path("beast.db"),
+                    "SELECT strategy, count(*) FROM measurements GROUP BY strategy ORDER BY 1"),
+            (std::vector<std::string>{"default|1", "random|5"}));
   testing::CommandResult csv =
       RunCommand(BeastBinary() + " query --db " + Path("beast.db") + " --csv", false);
   ASSERT_EQ(csv.exit_code, 0);
@@ -84,7 +84,8 @@ TEST_F(SearchCli, TheModelLearnsFromTheTemplatesOtherProblemsUnlessToldNot) {
   ASSERT_EQ(cold.exit_code, 0) << cold.output;
   EXPECT_EQ(JsonOf(cold.output)["pairs"][0]["transferred"], 0);
   // The cutoff of each model search that gathered a transfer set is kept.
-  EXPECT_EQ(Sql("SELECT count(*) FROM searches"), "2\n");
+  EXPECT_EQ(SqlRows(Path("beast.db"), "SELECT count(*) FROM searches"),
+            std::vector<std::string>{"2"});
 }
 
 TEST_F(SearchCli, ATimeBudgetAndPatienceEndTheSearchEarly) {

@@ -14,8 +14,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "harness/cache/program_cache.hpp"
@@ -51,12 +53,7 @@ PreparedInstance Instance(const std::string& source) {
 
 class CompilePoolTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast-compile-pool-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = testing::FreshTestDir("compile_pool"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   CompilePool::Options Options(int jobs) const {
@@ -217,7 +214,11 @@ TEST_F(CompilePoolTest, CudaWorkersCompileWithNvrtcForTheArchitectureWithoutADev
   o.warm = false;
   CompilePool pool(o, sources.size(), [&](size_t i) { return Instance(sources.at(i)); });
   std::vector<CompilePool::Taken> taken;
-  for (size_t i = 0; i < sources.size(); ++i) taken.push_back(*pool.Take(i, stop_));
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::optional<CompilePool::Taken> t = pool.Take(i, stop_);
+    ASSERT_TRUE(t.has_value()) << i;
+    taken.push_back(std::move(*t));
+  }
   EXPECT_EQ(pool.error(), "");
   EXPECT_EQ(taken[0].built, CompilePool::Built::kCompiled);
   EXPECT_EQ(taken[1].built, CompilePool::Built::kCompiled);  // the rejection is stored

@@ -51,14 +51,7 @@ TEST_F(ExportDtypeTest, OneLibraryServesEveryDtypeTunedAndUntuned) {
                           std::istreambuf_iterator<char>());
   EXPECT_EQ(CountOccurrences(table, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"), 3u);
 
-  const std::string consumer = (dir_ / "consumer").string();
-  ASSERT_EQ(
-      Shell("cmake -S " BEAST_TEST_SOURCE_DIR "/tests/integration/export/dtype_consumer -B " +
-            consumer + " -DCMAKE_BUILD_TYPE=Release -DBEAST_TUNED_SOURCE_DIR=" + options_.out_dir),
-      "");
-  ASSERT_EQ(Shell("cmake --build " + consumer + " -j2"), "");
-  testing::CommandResult run =
-      RunCommand("BEAST_TUNED_CACHE_DIR= " + consumer + "/dtype_consumer", false);
+  testing::CommandResult run = BuildAndRunConsumer("dtype_consumer");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   // Each of the 12 calls: its result and its explanation; then the misuse.
   EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok "), 25u) << run.output;

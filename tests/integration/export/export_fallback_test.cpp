@@ -90,14 +90,7 @@ TEST_F(ExportFallback, BrokenTunedKernelsArePassedOverForTheGenericOneAndExplain
   RenameKernel(&table, renamed_conv, entries[renamed_conv].kernel_name);
   std::ofstream(table_file) << table;
 
-  const std::string consumer = (dir_ / "consumer").string();
-  ASSERT_EQ(
-      Shell("cmake -S " BEAST_TEST_SOURCE_DIR "/tests/integration/export/fallback_consumer -B " +
-            consumer + " -DCMAKE_BUILD_TYPE=Release -DBEAST_TUNED_SOURCE_DIR=" + options_.out_dir),
-      "");
-  ASSERT_EQ(Shell("cmake --build " + consumer + " -j2"), "");
-  testing::CommandResult run =
-      RunCommand("BEAST_TUNED_CACHE_DIR= " + consumer + "/fallback_consumer", false);
+  testing::CommandResult run = BuildAndRunConsumer("fallback_consumer");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok thread "), 16u) << run.output;
   EXPECT_EQ(CountOccurrences(run.output, "FAIL"), 0u) << run.output;

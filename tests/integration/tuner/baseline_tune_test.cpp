@@ -4,7 +4,6 @@
 // speed-up over CLBlast and the fraction of peak, does not measure a baseline
 // twice on a rerun, and measures none with --baselines none.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 
@@ -29,9 +28,7 @@ const char kBias[] =
 class BaselineTune : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("beast_baselines_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("baselines");
     db_ = (dir_ / "beast.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -7,8 +7,6 @@
 // is one line.
 // Skips itself when this beast was built without NVRTC.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +18,7 @@
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -28,6 +27,7 @@ namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::CountOccurrences;
 using testing::RunCommand;
+using testing::SqlCount;
 
 const char kGemm[] = "gemm:M=512,N=512,K=512,transA=0,transB=0,dtype=f32";
 const char kConv[] =
@@ -36,13 +36,7 @@ const char kConv[] =
 
 class CompileOnly : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast_compile_only_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = testing::FreshTestDir("compile_only"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string Db(const std::string& name) const { return (dir_ / name).string(); }
@@ -96,9 +90,11 @@ class CompileOnly : public ::testing::Test {
     EXPECT_EQ(per_pair, (std::map<std::string, int>{{std::string("conv2d/direct_nchw ") + kConv, 6},
                                                     {std::string("gemm/tiled ") + kGemm, 6}}));
     EXPECT_EQ(defaults, (std::map<std::string, int>{{"conv2d/direct_nchw", 1}, {"gemm/tiled", 1}}));
-    EXPECT_EQ(
-        RawCount(db, "compiler = 'nvrtc' AND compiler_version = '" + harness::NvrtcVersion() + "'"),
-        12);
+    EXPECT_EQ(SqlCount(db,
+                       "SELECT count(*) FROM measurements WHERE compiler = 'nvrtc' AND "
+                       "compiler_version = '" +
+                           harness::NvrtcVersion() + "'"),
+              12);
 
     // The rerun finds everything recorded and compiles nothing.
     testing::CommandResult again = Tune(args + " --json");
@@ -110,7 +106,7 @@ class CompileOnly : public ::testing::Test {
       EXPECT_EQ(pair["skipped"], 6) << again.output;
       EXPECT_EQ(pair["failed"], 0) << again.output;
     }
-    EXPECT_EQ(RawCount(db, "1"), 12);
+    EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements"), 12);
     EXPECT_EQ(store.Query({}).front().measurement_id, rows.front().measurement_id);
 
     // Another database records every config again, from the program cache.
@@ -119,20 +115,10 @@ class CompileOnly : public ::testing::Test {
     EXPECT_EQ(
         CountOccurrences(other.output, "programs: 0 compiled now, 12 from the cache " + cache), 1u)
         << other.output;
-    EXPECT_EQ(RawCount(Db(arch + "_other.db"), "status = 'compiled' AND registers > 0"), 12);
-  }
-
-  // Measurements matching an SQL condition, read from the file directly.
-  static int RawCount(const std::string& db, const std::string& where) {
-    sqlite3* handle = nullptr;
-    EXPECT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    const std::string sql = "SELECT count(*) FROM measurements WHERE " + where;
-    EXPECT_EQ(sqlite3_prepare_v2(handle, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    int count = stmt && sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
-    sqlite3_finalize(stmt);
-    sqlite3_close(handle);
-    return count;
+    EXPECT_EQ(SqlCount(Db(arch + "_other.db"),
+                       "SELECT count(*) FROM measurements WHERE status = 'compiled' AND "
+                       "registers > 0"),
+              12);
   }
 
   fs::path dir_;

@@ -5,8 +5,6 @@
 // re-measurement, not the lowest first median (a recorded database is given
 // a misleading one); a rerun does not redo it; --confirm-top 0 records none.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "support/command_runner.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -24,15 +23,13 @@ namespace {
 namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::RunCommand;
+using testing::SqlExec;
+using testing::SqlRows;
 
 class ConfirmTune : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast-confirm-tune-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("confirm_tune");
     db_ = (dir_ / "beast.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -44,35 +41,6 @@ class ConfirmTune : public ::testing::Test {
                           "--cache-dir " +
                           (dir_ / "cache").string() + " --db " + db_ + " " + extra,
                       false);
-  }
-
-  std::vector<std::string> Rows(const std::string& sql) {
-    sqlite3* h = nullptr;
-    EXPECT_EQ(sqlite3_open_v2(db_.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-    std::vector<std::string> rows;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      std::string row;
-      for (int i = 0; i < sqlite3_column_count(st); ++i) {
-        const unsigned char* t = sqlite3_column_text(st, i);
-        row += (i ? "|" : "") + std::string(t ? reinterpret_cast<const char*>(t) : "NULL");
-      }
-      rows.push_back(row);
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return rows;
-  }
-
-  void Exec(const std::string& sql) {
-    sqlite3* h = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &h), SQLITE_OK);
-    char* error = nullptr;
-    EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-        << sql << ": " << (error ? error : "");
-    sqlite3_free(error);
-    sqlite3_close(h);
   }
 
   // The median of a JSON array of samples, as Summarize takes it.
@@ -98,11 +66,12 @@ TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
   // winner by first median and the confirmed winner differ by construction.
   auto first = Tune("--confirm-top 0");
   ASSERT_EQ(first.exit_code, 0) << first.output;
-  ASSERT_EQ(Rows("SELECT count(*) FROM measurements WHERE status = 'ok'"),
+  ASSERT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements WHERE status = 'ok'"),
             std::vector<std::string>{"8"});
-  const std::vector<std::string> by_median = Rows(
-      "SELECT m.id, m.median_ms, c.config_key FROM measurements m JOIN configs c ON c.id = "
-      "m.config_id WHERE m.status = 'ok' ORDER BY m.median_ms, m.id");
+  const std::vector<std::string> by_median =
+      SqlRows(db_,
+              "SELECT m.id, m.median_ms, c.config_key FROM measurements m JOIN configs c ON c.id = "
+              "m.config_id WHERE m.status = 'ok' ORDER BY m.median_ms, m.id");
   auto field = [](const std::string& row, int i) {
     std::stringstream in(row);
     std::string part;
@@ -113,25 +82,27 @@ TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
   // Really the slowest by a margin no rerun's noise bridges.
   ASSERT_GT(std::stod(field(by_median.back(), 1)), 1.5 * std::stod(field(by_median[2], 1)))
       << "the configs drawn are too close to tell apart";
-  Exec("UPDATE measurements SET median_ms = 1e-6 WHERE id = " + field(by_median.back(), 0));
+  SqlExec(db_, "UPDATE measurements SET median_ms = 1e-6 WHERE id = " + field(by_median.back(), 0));
 
   auto run = Tune("--confirm-top 3");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   // The top 3 by median are the candidates: the fluke and the two fastest.
-  std::vector<std::string> top3 =
-      Rows("SELECT config_id FROM measurements WHERE status = 'ok' ORDER BY median_ms, id LIMIT 3");
+  std::vector<std::string> top3 = SqlRows(
+      db_, "SELECT config_id FROM measurements WHERE status = 'ok' ORDER BY median_ms, id LIMIT 3");
   std::sort(top3.begin(), top3.end());
-  EXPECT_EQ(Rows("SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
-                 "ORDER BY m.median_ms, m.id LIMIT 1"),
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
+                    "ORDER BY m.median_ms, m.id LIMIT 1"),
             std::vector<std::string>{fluke});
-  ASSERT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
-  EXPECT_EQ(Rows("SELECT config_id FROM confirmation_results ORDER BY config_id"), top3);
+  ASSERT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
+  EXPECT_EQ(SqlRows(db_, "SELECT config_id FROM confirmation_results ORDER BY config_id"), top3);
   // One sample per round: --max-reps 3 makes exactly 3 rounds; the stored
   // median is theirs.
-  std::vector<std::string> results = Rows(
-      "SELECT r.status, json_array_length(r.samples_json), r.samples_json, r.median_ms, "
-      "c.config_key FROM confirmation_results r JOIN configs c ON c.id = r.config_id "
-      "ORDER BY r.median_ms, r.config_id");
+  std::vector<std::string> results =
+      SqlRows(db_,
+              "SELECT r.status, json_array_length(r.samples_json), r.samples_json, r.median_ms, "
+              "c.config_key FROM confirmation_results r JOIN configs c ON c.id = r.config_id "
+              "ORDER BY r.median_ms, r.config_id");
   ASSERT_EQ(results.size(), 3u);
   for (const std::string& row : results) {
     std::vector<std::string> f;
@@ -163,8 +134,8 @@ TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
   // A rerun finds the confirmation made and measures nothing again.
   auto again = Tune("--confirm-top 3");
   ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
-  EXPECT_EQ(Rows("SELECT count(*) FROM measurements"), std::vector<std::string>{"8"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"8"});
   const nlohmann::json best_again = testing::JsonOf(again.output)["pairs"][0]["best"];
   EXPECT_EQ(best_again["confirmation"]["this_run"], false) << again.output;
   EXPECT_EQ(best_again["config"], winner) << again.output;
@@ -172,21 +143,22 @@ TEST_F(ConfirmTune, TheTopKAreReMeasuredAndTheFastestOfThatWins) {
   // Comparing two instead of three is another confirmation, of the top 2.
   auto two = Tune("--confirm-top 2");
   ASSERT_EQ(two.exit_code, 0) << two.output;
-  EXPECT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"2"});
-  EXPECT_EQ(Rows("SELECT count(*) FROM confirmation_results WHERE confirmation_id = 2"),
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmations"), std::vector<std::string>{"2"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmation_results WHERE confirmation_id = 2"),
             std::vector<std::string>{"2"});
 }
 
 TEST_F(ConfirmTune, ZeroTurnsItOffAndOneIsAUsageError) {
   auto off = Tune("--confirm-top 0");
   ASSERT_EQ(off.exit_code, 0) << off.output;
-  EXPECT_EQ(Rows("SELECT count(*) FROM confirmations"), std::vector<std::string>{"0"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmations"), std::vector<std::string>{"0"});
   const nlohmann::json best_off = testing::JsonOf(off.output)["pairs"][0]["best"];
   EXPECT_TRUE(best_off["confirmation"].is_null()) << off.output;
   // The winner is then the lowest median.
-  std::vector<std::string> lowest = Rows(
-      "SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
-      "WHERE m.status = 'ok' ORDER BY m.median_ms, m.id LIMIT 1");
+  std::vector<std::string> lowest =
+      SqlRows(db_,
+              "SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
+              "WHERE m.status = 'ok' ORDER BY m.median_ms, m.id LIMIT 1");
   ASSERT_EQ(lowest.size(), 1u);
   EXPECT_EQ(best_off["config"], lowest[0]) << off.output;
 

@@ -12,9 +12,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -23,14 +26,14 @@ namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::CountOccurrences;
 using testing::RunCommand;
+using testing::SqlRows;
 
 constexpr int kConfigs = 30;
 
 class DiskFull : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("beast_disk_full_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("disk_full");
     // Room for the schema and a few measurements, not for 30.
     if (mount("tmpfs", dir_.c_str(), "tmpfs", 0, "size=400k") != 0) {
       skip_reason_ = std::string("cannot mount a small tmpfs here: ") + std::strerror(errno);
@@ -80,16 +83,15 @@ TEST_F(DiskFull, StopsWithOneLineKeepsWhatWasRecordedAndResumes) {
   EXPECT_GT(kept, 0u);
   std::printf("%zu of %d measurements recorded before the disk filled\n", kept, kConfigs);
   EXPECT_LT(kept, static_cast<size_t>(kConfigs));
-  auto integrity = RunCommand("sqlite3 " + db + " 'PRAGMA integrity_check'", false);
-  EXPECT_EQ(integrity.output, "ok\n");
+  EXPECT_EQ(SqlRows(db, "PRAGMA integrity_check"), std::vector<std::string>{"ok"});
 
   auto resumed = RunCommand(TuneCommand());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   results_db::Store store = results_db::Store::OpenExisting(db);
   std::vector<results_db::ResultRow> rows = store.Query({});
   EXPECT_EQ(rows.size(), static_cast<size_t>(kConfigs));  // each config once, none lost
-  auto runs = RunCommand("sqlite3 " + db + " 'SELECT status FROM runs ORDER BY id'", false);
-  EXPECT_EQ(runs.output, "interrupted\nfinished\n");
+  EXPECT_EQ(SqlRows(db, "SELECT status FROM runs ORDER BY id"),
+            (std::vector<std::string>{"interrupted", "finished"}));
 }
 
 }  // namespace

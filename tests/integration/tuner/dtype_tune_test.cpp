@@ -10,7 +10,7 @@
 #include <string>
 
 #include "support/command_runner.hpp"
-#include "support/process_watch.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -18,10 +18,10 @@ namespace {
 namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::CommandResult;
-using testing::Count;
 using testing::FreshTestDir;
 using testing::JsonOf;
 using testing::RunCommand;
+using testing::SqlCount;
 
 class DtypeTune : public ::testing::Test {
  protected:
@@ -55,14 +55,14 @@ TEST_F(DtypeTune, F64GemmAndConvolutionsFindOkWinners) {
     EXPECT_GT(pair["fraction_of_peak"].get<double>(), 0) << pair.dump();
     EXPECT_NE(pair["problem"].get<std::string>().find(",dtype=f64"), std::string::npos);
   }
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 12);
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=f64'"), 2);
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 12);
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=f64'"), 2);
   // CLBlast's Dgemm is the f64 GEMM's baseline; Dconvgemm adds no bias.
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM baselines WHERE status = 'ok' AND routine = 'Dgemm'"),
-            1);
-  EXPECT_EQ(Count(db,
-                  "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND routine = "
-                  "'Dconvgemm' AND error_text = 'CLBlast''s Convgemm adds no bias'"),
+  EXPECT_EQ(
+      SqlCount(db, "SELECT count(*) FROM baselines WHERE status = 'ok' AND routine = 'Dgemm'"), 1);
+  EXPECT_EQ(SqlCount(db,
+                     "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND routine = "
+                     "'Dconvgemm' AND error_text = 'CLBlast''s Convgemm adds no bias'"),
             1);
   EXPECT_EQ(summary["pairs"][0]["baseline"]["routine"], "Dgemm") << summary["pairs"][0].dump();
   EXPECT_GT(summary["pairs"][0]["baseline"]["speedup"].get<double>(), 0) << run.output;
@@ -94,17 +94,17 @@ TEST_F(DtypeTune, F16AndBf16StorageFindOkWinnersThatAccumulateInFloat) {
     EXPECT_EQ(pair["failed"], 0) << pair.dump();
     EXPECT_FALSE(pair["best"].is_null()) << pair.dump();
   }
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 16);
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=f16'"), 2);
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=bf16'"), 2);
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 16);
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=f16'"), 2);
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM problems WHERE key LIKE '%,dtype=bf16'"), 2);
   // CLBlast's half routines sum in half; it has no bf16 ones.
-  EXPECT_EQ(Count(db,
-                  "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND error_text "
-                  "LIKE 'CLBlast''s half-precision routines accumulate in f16%'"),
+  EXPECT_EQ(SqlCount(db,
+                     "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND error_text "
+                     "LIKE 'CLBlast''s half-precision routines accumulate in f16%'"),
             2);
-  EXPECT_EQ(Count(db,
-                  "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND error_text = "
-                  "'CLBlast has no bf16 routines'"),
+  EXPECT_EQ(SqlCount(db,
+                     "SELECT count(*) FROM baselines WHERE status = 'unsupported' AND error_text = "
+                     "'CLBlast has no bf16 routines'"),
             2);
 }
 

@@ -11,9 +11,11 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -22,6 +24,7 @@ namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::CountOccurrences;
 using testing::RunCommand;
+using testing::SqlRows;
 
 class MultiDevice : public ::testing::Test {
  protected:
@@ -41,11 +44,6 @@ class MultiDevice : public ::testing::Test {
             " --json",
         merge);
   }
-  // SELECT's rows, '|'-separated.
-  std::string Sql(const std::string& query) {
-    return RunCommand("sqlite3 " + db_ + " \"" + query + "\"", false).output;
-  }
-
   fs::path dir_;
   std::string db_;
 };
@@ -64,16 +62,19 @@ TEST_F(MultiDevice, IdenticalDevicesShareTheConfigsThenTheFirstConfirms) {
   EXPECT_EQ(pair["measured"], 12) << run.output;
   EXPECT_EQ(pair["skipped"], 0) << run.output;
   EXPECT_EQ(pair["failed"], 0) << run.output;
-  EXPECT_EQ(Sql("SELECT count(*) FROM devices"), "1\n");
-  EXPECT_EQ(Sql("SELECT count(*), count(DISTINCT config_id) FROM measurements"), "12|12\n");
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM devices"), std::vector<std::string>{"1"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*), count(DISTINCT config_id) FROM measurements"),
+            std::vector<std::string>{"12|12"});
   // Each device's process measured every other config; the final run none.
-  EXPECT_EQ(Sql("SELECT r.command LIKE '%--shard 0/2%', r.command LIKE '%--shard 1/2%', "
-                "count(m.id) FROM runs r "
-                "LEFT JOIN measurements m ON m.run_id = r.id GROUP BY r.id ORDER BY 1, 2"),
-            "0|0|0\n0|1|6\n1|0|6\n");
-  EXPECT_EQ(Sql("SELECT count(*) FROM confirmations"), "1\n");
-  EXPECT_EQ(Sql("SELECT library, status FROM baselines"), "clblast|ok\n");
-  EXPECT_EQ(Sql("SELECT DISTINCT status FROM runs"), "finished\n");
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT r.command LIKE '%--shard 0/2%', r.command LIKE '%--shard 1/2%', "
+                    "count(m.id) FROM runs r "
+                    "LEFT JOIN measurements m ON m.run_id = r.id GROUP BY r.id ORDER BY 1, 2"),
+            (std::vector<std::string>{"0|0|0", "0|1|6", "1|0|6"}));
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmations"), std::vector<std::string>{"1"});
+  EXPECT_EQ(SqlRows(db_, "SELECT library, status FROM baselines"),
+            std::vector<std::string>{"clblast|ok"});
+  EXPECT_EQ(SqlRows(db_, "SELECT DISTINCT status FROM runs"), std::vector<std::string>{"finished"});
 
   // The same command again measures nothing.
   testing::CommandResult again =
@@ -82,17 +83,19 @@ TEST_F(MultiDevice, IdenticalDevicesShareTheConfigsThenTheFirstConfirms) {
   const nlohmann::json pair_again = nlohmann::json::parse(again.output)[0]["pairs"][0];
   EXPECT_EQ(pair_again["measured"], 0) << again.output;
   EXPECT_EQ(pair_again["skipped"], 12) << again.output;
-  EXPECT_EQ(Sql("SELECT count(*) FROM measurements"), "12\n");
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"12"});
 }
 
 TEST_F(MultiDevice, DifferentDevicesEachTuneEverything) {
   testing::CommandResult run = Tune("basic pthread", "--device opencl:0 --device opencl:1", false);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(nlohmann::json::parse(run.output).size(), 2u) << run.output;
-  EXPECT_EQ(Sql("SELECT count(*) FROM devices"), "2\n");
-  EXPECT_EQ(Sql("SELECT count(*), count(DISTINCT config_id) FROM measurements GROUP BY device_id"),
-            "12|12\n12|12\n");
-  EXPECT_EQ(Sql("SELECT count(*) FROM confirmations"), "2\n");
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM devices"), std::vector<std::string>{"2"});
+  EXPECT_EQ(
+      SqlRows(db_,
+              "SELECT count(*), count(DISTINCT config_id) FROM measurements GROUP BY device_id"),
+      (std::vector<std::string>{"12|12", "12|12"}));
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmations"), std::vector<std::string>{"2"});
 }
 
 TEST_F(MultiDevice, BadDeviceListsAreOneLineAndWriteNothing) {

@@ -2,7 +2,6 @@
 // space -> prune -> render -> compile -> benchmark -> validate -> SQLite ->
 // query -> export, plus resume and the one-line errors for bad input.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -27,9 +26,7 @@ const char kGemm[] = "gemm:M=72,N=40,K=56,dtype=f32";
 class Pipeline : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("beast_pipeline_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("pipeline");
     db_ = (dir_ / "beast.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -189,8 +186,8 @@ TEST_F(Pipeline, AnMpiLaunchOfABeastWithoutMpiIsOneLine) {
 TEST_F(Pipeline, SpaceReportsEachConstraint) {
   // The constraints of the space file, in order: each "  - expr: " line of
   // it, with its line number (derived values indent their expr further).
-  const std::string space_file = std::string(BEAST_TEST_SOURCE_DIR) +
-                                 "/kernel_templates/gemm/tiled.space.yaml";
+  const std::string space_file =
+      std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates/gemm/tiled.space.yaml";
   std::vector<std::pair<int, std::string>> file_constraints;
   {
     std::ifstream in(space_file);
@@ -241,8 +238,8 @@ TEST_F(Pipeline, SpaceReportsEachConstraint) {
     char head[32];
     std::snprintf(head, sizeof head, "%3zu  %s  ", i + 1, c["kind"].get<std::string>().c_str());
     EXPECT_EQ(row.rfind(head, 0), 0u) << row;
-    const std::string tail = std::to_string(c["remaining"].get<uint64_t>()) + "  " +
-                             file_constraints[i].second;
+    const std::string tail =
+        std::to_string(c["remaining"].get<uint64_t>()) + "  " + file_constraints[i].second;
     EXPECT_EQ(row.substr(row.size() - std::min(row.size(), tail.size())), tail) << row;
   }
   EXPECT_EQ(lines.back(), "valid: " + std::to_string(valid) + " configs");

@@ -6,7 +6,6 @@
 // is not applied and the run says so in one line, every measurement stores
 // the kernel's local and private memory, and a rerun records nothing new.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -29,11 +28,7 @@ const std::string kSpaceFile = kTemplates + "/test/local_stage.space.yaml";
 class PostCompileOpenCl : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast_post_compile_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("post_compile");
     db_ = (dir_ / "beast.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }

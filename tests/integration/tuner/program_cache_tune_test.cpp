@@ -4,7 +4,6 @@
 // work; a cache directory that cannot hold files is one line and writes
 // nothing.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include <string>
 
 #include "support/command_runner.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -21,16 +21,12 @@ namespace {
 namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::RunCommand;
+using testing::SqlCount;
+using testing::SqlRows;
 
 class ProgramCacheTune : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast-program-cache-tune-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = testing::FreshTestDir("program_cache_tune"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
@@ -53,32 +49,14 @@ class ProgramCacheTune : public ::testing::Test {
                : -1;
   }
 
-  static std::string Sql(const std::string& db, const std::string& sql) {
-    sqlite3* h = nullptr;
-    EXPECT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-    std::string out;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      for (int i = 0; i < sqlite3_column_count(st); ++i) {
-        const unsigned char* t = sqlite3_column_text(st, i);
-        out += (i ? "|" : "") + std::string(t ? reinterpret_cast<const char*>(t) : "NULL");
-      }
-      out += "\n";
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return out;
-  }
-
   // Every measurement is ok with samples, a positive median and a small error.
   static void ExpectValid(const std::string& db) {
-    EXPECT_EQ(Sql(db, "SELECT count(*) FROM measurements"), "8\n");
-    EXPECT_EQ(Sql(db,
-                  "SELECT count(*) FROM measurements WHERE status = 'ok' AND median_ms > 0 "
-                  "AND samples_json != '[]' AND max_error IS NOT NULL AND compile_ms > 0"),
-              "8\n")
-        << Sql(db, "SELECT status, error_text FROM measurements");
+    EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements"), 8);
+    EXPECT_EQ(SqlCount(db,
+                       "SELECT count(*) FROM measurements WHERE status = 'ok' AND median_ms > 0 "
+                       "AND samples_json != '[]' AND max_error IS NOT NULL AND compile_ms > 0"),
+              8)
+        << ::testing::PrintToString(SqlRows(db, "SELECT status, error_text FROM measurements"));
   }
 
   fs::path dir_;
@@ -104,11 +82,11 @@ TEST_F(ProgramCacheTune, ASecondRunIntoAnotherDatabaseCompilesNothing) {
   const std::string configs =
       "SELECT c.config_key, m.compile_ms FROM measurements m JOIN configs c ON c.id = m.config_id "
       "ORDER BY c.config_key";
-  EXPECT_EQ(Sql(Path("a.db"), configs), Sql(Path("b.db"), configs));
-  EXPECT_EQ(Sql(Path("b.db"),
-                "SELECT count(*) FROM measurements WHERE build_log LIKE "
-                "'beast: program loaded from the program cache%'"),
-            "8\n");
+  EXPECT_EQ(SqlRows(Path("a.db"), configs), SqlRows(Path("b.db"), configs));
+  EXPECT_EQ(SqlCount(Path("b.db"),
+                     "SELECT count(*) FROM measurements WHERE build_log LIKE "
+                     "'beast: program loaded from the program cache%'"),
+            8);
 }
 
 TEST_F(ProgramCacheTune, WithoutAPoolTheDeviceWorkerFillsTheCache) {

@@ -3,26 +3,25 @@
 // of a run that was never interrupted — nothing lost, nothing twice — the
 // same one CLBlast baseline and one confirmation of the top 3, and a database
 // that passes SQLite's integrity check.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "harness/opencl/clblast_baseline.hpp"
 #include "support/command_runner.hpp"
-
-extern char** environ;
+#include "support/process_watch.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -30,6 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::RunCommand;
+using testing::SpawnProcess;
+using testing::SqlCount;
+using testing::SqlRows;
 
 // 12 configs: the default and the model strategy's initial design, which
 // does not depend on the times measured, so the trajectory is the same
@@ -49,19 +51,10 @@ std::string Joined(const std::vector<std::string>& args) {
   return text;
 }
 
+// Starts the beast binary with its output into /dev/null.
 pid_t Spawn(std::vector<std::string> args) {
   args.insert(args.begin(), BeastBinary());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
+  return SpawnProcess(args, "/dev/null");
 }
 
 struct DbState {
@@ -78,50 +71,33 @@ struct DbState {
 
 DbState Read(const std::string& path) {
   DbState s;
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  auto each = [&](const char* sql, const std::function<void(sqlite3_stmt*)>& row) {
-    sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    while (sqlite3_step(stmt) == SQLITE_ROW) row(stmt);
-    sqlite3_finalize(stmt);
-  };
-  auto text = [](sqlite3_stmt* st, int i) {
-    return std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
-  };
-  each("SELECT c.config_key, m.status FROM measurements m JOIN configs c ON c.id = m.config_id",
-       [&](sqlite3_stmt* st) {
-         s.outcomes.insert({text(st, 0), text(st, 1)});
-       });
-  each(
-      "SELECT COUNT(*), COUNT(DISTINCT device_id || '/' || problem_id || '/' || config_id) FROM "
-      "measurements",
-      [&](sqlite3_stmt* st) {
-        s.rows = sqlite3_column_int64(st, 0);
-        s.distinct = sqlite3_column_int64(st, 1);
-      });
-  each("SELECT library || ' ' || routine FROM baselines", [&](sqlite3_stmt* st) {
-    s.baselines.insert(text(st, 0));
+  for (const std::string& row :
+       SqlRows(path,
+               "SELECT c.config_key, m.status FROM measurements m JOIN configs c ON c.id = "
+               "m.config_id")) {
+    const size_t bar = row.rfind('|');  // a status has no '|'
+    s.outcomes.insert({row.substr(0, bar), row.substr(bar + 1)});
+  }
+  s.rows = SqlCount(path, "SELECT COUNT(*) FROM measurements");
+  s.distinct = SqlCount(path,
+                        "SELECT COUNT(DISTINCT device_id || '/' || problem_id || '/' || config_id) "
+                        "FROM measurements");
+  for (const std::string& row : SqlRows(path, "SELECT library || ' ' || routine FROM baselines")) {
+    s.baselines.insert(row);
     ++s.baseline_rows;
-  });
-  each("SELECT COUNT(*) FROM confirmations",
-       [&](sqlite3_stmt* st) { s.confirmations = sqlite3_column_int64(st, 0); });
-  each(
-      "SELECT COUNT(*), SUM(NOT EXISTS (SELECT 1 FROM measurements m WHERE m.config_id = "
-      "r.config_id AND m.status = 'ok')) FROM confirmation_results r",
-      [&](sqlite3_stmt* st) {
-        s.confirmed_candidates = sqlite3_column_int64(st, 0);
-        s.unmeasured_candidates = sqlite3_column_int64(st, 1);
-      });
-  each("PRAGMA integrity_check", [&](sqlite3_stmt* st) { s.integrity += text(st, 0); });
-  sqlite3_close(db);
+  }
+  s.confirmations = SqlCount(path, "SELECT COUNT(*) FROM confirmations");
+  s.confirmed_candidates = SqlCount(path, "SELECT COUNT(*) FROM confirmation_results");
+  s.unmeasured_candidates =
+      SqlCount(path,
+               "SELECT SUM(NOT EXISTS (SELECT 1 FROM measurements m WHERE m.config_id = "
+               "r.config_id AND m.status = 'ok')) FROM confirmation_results r");
+  for (const std::string& row : SqlRows(path, "PRAGMA integrity_check")) s.integrity += row;
   return s;
 }
 
 TEST(Resume, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRun) {
-  fs::path dir = fs::temp_directory_path() / ("beast_resume_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = testing::FreshTestDir("resume");
   const std::string reference_db = (dir / "reference.db").string();
   const std::string resumed_db = (dir / "resumed.db").string();
 
@@ -154,6 +130,7 @@ TEST(Resume, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRun) {
   int killed_with_work_left = 0;
   for (int attempt = 0; attempt < 4; ++attempt) {
     pid_t pid = Spawn(TuneArgs(resumed_db));
+    ASSERT_GT(pid, 0);  // kill(-1, ...) below would signal every process of the user
     int ms = delay_ms(rng);
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     kill(pid, SIGKILL);

@@ -25,6 +25,7 @@
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
 #include "support/space_test_util.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -109,18 +110,11 @@ class SearchTrajectory : public ::testing::Test {
   // The configs measured for `problem`, in the order they were recorded,
   // each with what chose it.
   std::vector<std::string> Recorded(const std::string& db, const Problem& problem) {
-    const std::string out =
-        testing::RunCommand("sqlite3 " + db +
-                                " \"SELECT c.config_key || ' ' || m.strategy FROM measurements m "
-                                "JOIN configs c ON c.id = m.config_id JOIN problems p ON "
-                                "p.id = m.problem_id WHERE p.key = '" +
-                                problem.Key() + "' ORDER BY m.id\"",
-                            false)
-            .output;
-    std::vector<std::string> lines;
-    for (size_t at = 0, end; (end = out.find('\n', at)) != std::string::npos; at = end + 1)
-      lines.push_back(out.substr(at, end - at));
-    return lines;
+    return testing::SqlRows(db,
+                            "SELECT c.config_key || ' ' || m.strategy FROM measurements m "
+                            "JOIN configs c ON c.id = m.config_id JOIN problems p ON "
+                            "p.id = m.problem_id WHERE p.key = '" +
+                                problem.Key() + "' ORDER BY m.id");
   }
 
   fs::path dir_;

@@ -3,12 +3,8 @@
 // their runs overlap in time, and every measurement of both is in the file,
 // exactly once, with its provenance; two processes tuning the very same pair
 // at once also both finish, and each config is recorded once.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
@@ -18,14 +14,16 @@
 #include <vector>
 
 #include "support/command_runner.hpp"
-
-extern char** environ;
+#include "support/process_watch.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
 
 namespace fs = std::filesystem;
 using testing::BeastBinary;
+using testing::SpawnProcess;
+using testing::SqlRows;
 
 const char kGemmA[] = "gemm:M=64,N=64,K=64";
 const char kGemmB[] = "gemm:M=32,N=64,K=64";
@@ -41,17 +39,7 @@ std::vector<std::string> TuneArgs(const std::string& db, const std::vector<std::
 // Starts the beast binary with stdout and stderr into `log`.
 pid_t Spawn(std::vector<std::string> args, const std::string& log) {
   args.insert(args.begin(), BeastBinary());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
+  return SpawnProcess(args, log);
 }
 
 int Wait(pid_t pid) {
@@ -68,35 +56,10 @@ std::string ReadLog(const std::string& path) {
   return text.str();
 }
 
-// Each row of a query as "a|b|c".
-std::vector<std::string> Rows(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  std::vector<std::string> rows;
-  while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
-    std::string row;
-    for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
-      const unsigned char* text = sqlite3_column_text(stmt, i);
-      row += (i ? "|" : "") + (text ? std::string(reinterpret_cast<const char*>(text)) : "NULL");
-    }
-    rows.push_back(row);
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return rows;
-}
-
 class TwoWriters : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast_two_writers_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("two_writers");
     db_ = (dir_ / "beast.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -115,13 +78,13 @@ class TwoWriters : public ::testing::Test {
       EXPECT_EQ(output->find("database is locked"), std::string::npos) << *output;
       EXPECT_EQ(output->find("database is busy"), std::string::npos) << *output;
     }
-    EXPECT_EQ(Rows(db_, "PRAGMA integrity_check"), std::vector<std::string>{"ok"});
+    EXPECT_EQ(SqlRows(db_, "PRAGMA integrity_check"), std::vector<std::string>{"ok"});
     // Both runs finished, and they overlapped: each started before the other ended.
-    EXPECT_EQ(Rows(db_, "SELECT status FROM runs ORDER BY id"),
+    EXPECT_EQ(SqlRows(db_, "SELECT status FROM runs ORDER BY id"),
               (std::vector<std::string>{"finished", "finished"}));
-    EXPECT_EQ(Rows(db_,
-                   "SELECT count(*) FROM runs r1 JOIN runs r2 ON r1.id < r2.id "
-                   "WHERE r1.started_at < r2.finished_at AND r2.started_at < r1.finished_at"),
+    EXPECT_EQ(SqlRows(db_,
+                      "SELECT count(*) FROM runs r1 JOIN runs r2 ON r1.id < r2.id "
+                      "WHERE r1.started_at < r2.finished_at AND r2.started_at < r1.finished_at"),
               std::vector<std::string>{"1"})
         << "the two runs did not overlap in time";
   }
@@ -136,41 +99,41 @@ TEST_F(TwoWriters, DifferentPairsBothFinishAndNothingIsLost) {
           {"--template", "conv2d/direct_nchw", "--problem", kConv});
   // 8 configs for each (template, problem) pair, each recorded once; each
   // process's measurements are all of its own run.
-  EXPECT_EQ(Rows(db_,
-                 "SELECT t.name || ' ' || substr(p.key, 1, instr(p.key, ',') - 1) || ' ' || "
-                 "count(*) || ' ' || count(DISTINCT m.config_id) || ' ' || "
-                 "count(DISTINCT m.run_id) FROM measurements m "
-                 "JOIN problems p ON p.id = m.problem_id JOIN configs c ON c.id = m.config_id "
-                 "JOIN templates t ON t.id = c.template_id "
-                 "GROUP BY t.name, p.key ORDER BY t.name, p.key"),
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT t.name || ' ' || substr(p.key, 1, instr(p.key, ',') - 1) || ' ' || "
+                    "count(*) || ' ' || count(DISTINCT m.config_id) || ' ' || "
+                    "count(DISTINCT m.run_id) FROM measurements m "
+                    "JOIN problems p ON p.id = m.problem_id JOIN configs c ON c.id = m.config_id "
+                    "JOIN templates t ON t.id = c.template_id "
+                    "GROUP BY t.name, p.key ORDER BY t.name, p.key"),
             (std::vector<std::string>{
                 "conv2d/direct_nchw conv2d:N=1 8 8 1",
                 "gemm/tiled gemm:M=32 8 8 1",
                 "gemm/tiled gemm:M=64 8 8 1",
             }));
-  EXPECT_EQ(Rows(db_,
-                 "SELECT count(DISTINCT m.run_id) FROM measurements m "
-                 "JOIN configs c ON c.id = m.config_id GROUP BY c.template_id"),
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT count(DISTINCT m.run_id) FROM measurements m "
+                    "JOIN configs c ON c.id = m.config_id GROUP BY c.template_id"),
             (std::vector<std::string>{"1", "1"}));
-  EXPECT_EQ(Rows(db_, "SELECT count(DISTINCT run_id) FROM measurements"),
+  EXPECT_EQ(SqlRows(db_, "SELECT count(DISTINCT run_id) FROM measurements"),
             std::vector<std::string>{"2"});
-  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"24"});
-  EXPECT_EQ(Rows(db_,
-                 "SELECT count(*) FROM configs c WHERE NOT EXISTS "
-                 "(SELECT 1 FROM measurements m WHERE m.config_id = c.id)"),
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"24"});
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT count(*) FROM configs c WHERE NOT EXISTS "
+                    "(SELECT 1 FROM measurements m WHERE m.config_id = c.id)"),
             std::vector<std::string>{"0"});  // no config row without its measurement
-  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM devices"), std::vector<std::string>{"1"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM devices"), std::vector<std::string>{"1"});
   // Every measurement succeeded (these spaces hold no config that fails on
   // PoCL), validated within the bound, and knows what it was taken with.
-  EXPECT_EQ(Rows(db_, "SELECT status || ' ' || count(*) FROM measurements GROUP BY status"),
+  EXPECT_EQ(SqlRows(db_, "SELECT status || ' ' || count(*) FROM measurements GROUP BY status"),
             std::vector<std::string>{"ok 24"});
-  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM measurements WHERE max_error <= 2"),
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements WHERE max_error <= 2"),
             std::vector<std::string>{"24"});
-  EXPECT_EQ(Rows(db_,
-                 "SELECT count(*) FROM measurement_provenance WHERE compiler = 'opencl' "
-                 "AND compiler_version <> '' AND beast_version <> '' AND device_name <> '' "
-                 "AND driver_version <> '' AND template_hash <> '' AND status = 'ok' AND "
-                 "json_array_length(samples_json) >= 3"),
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT count(*) FROM measurement_provenance WHERE compiler = 'opencl' "
+                    "AND compiler_version <> '' AND beast_version <> '' AND device_name <> '' "
+                    "AND driver_version <> '' AND template_hash <> '' AND status = 'ok' AND "
+                    "json_array_length(samples_json) >= 3"),
             std::vector<std::string>{"24"});
 }
 
@@ -179,10 +142,10 @@ TEST_F(TwoWriters, SamePairAtOnceRecordsEachConfigOnce) {
           {"--template", "gemm/tiled", "--problem", kGemmA});
   // The same seed picks the same 8 configs; whichever process measured a config
   // first is kept, the other's result is dropped.
-  EXPECT_EQ(Rows(db_, "SELECT count(*) || ' ' || count(DISTINCT config_id) FROM measurements"),
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) || ' ' || count(DISTINCT config_id) FROM measurements"),
             std::vector<std::string>{"8 8"});
-  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM configs"), std::vector<std::string>{"8"});
-  EXPECT_EQ(Rows(db_, "SELECT count(*) FROM measurements WHERE is_default = 1"),
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM configs"), std::vector<std::string>{"8"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements WHERE is_default = 1"),
             std::vector<std::string>{"1"});
 }
 

@@ -4,10 +4,8 @@
 // correct one; the run records each with its status and completes. Ctrl-C and
 // kill -9 of the tuner take its worker down with it. Also the worker
 // protocol's messages and frames, including broken ones.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,8 +22,7 @@
 #include "beast/worker/worker_protocol.hpp"  // private to beast_tuner: the wire format
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
-
-extern char** environ;
+#include "support/process_watch.hpp"
 
 namespace beast {
 namespace {
@@ -60,22 +57,7 @@ pid_t SpawnBeast(const std::string& args, const std::string& log) {
     if (end > pos) words.push_back(args.substr(pos, end - pos));
     pos = end + 1;
   }
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  return pid;
+  return testing::SpawnProcess(words, log, /*own_process_group=*/true);
 }
 
 // The `beast worker` child of `parent`, waiting up to `seconds` for it; -1 if none.
@@ -129,9 +111,7 @@ int WaitExit(pid_t pid) {
 class Worker : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("beast_worker_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("worker");
     db_ = (dir_ / "beast.db").string();
     log_ = (dir_ / "log.txt").string();
   }
@@ -244,10 +224,13 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   EXPECT_EQ(r.source, q.source);
   EXPECT_EQ(r.kernel_name, "k");
   EXPECT_EQ(r.geometry.dims, 3);
+  EXPECT_EQ(r.geometry.global[0], 16u);
   EXPECT_EQ(r.geometry.global[1], 1ull << 33);
   EXPECT_EQ(r.geometry.local[2], 7u);
   EXPECT_EQ(r.geometry.dynamic_local_bytes, 0);
   EXPECT_EQ(r.geometry.shared_carveout, 100);
+  EXPECT_EQ(r.plan.warmup, 1);
+  EXPECT_EQ(r.plan.min_reps, 2);
   EXPECT_EQ(r.plan.max_reps, 9);
   EXPECT_EQ(r.plan.max_seconds, 0.25);
   EXPECT_EQ(r.plan.target_rel_ci, 0.125);
@@ -371,6 +354,7 @@ TEST(WorkerProtocol, BaselineAndPeakMessagesRoundTrip) {
   EXPECT_TRUE(rp.fp64.ok);
   EXPECT_EQ(rp.fp64.gflops, 95.5);
   EXPECT_EQ(rp.fp64.variant, p.fp64.variant);
+  EXPECT_EQ(rp.fp64.error, "");
 }
 
 TEST(WorkerProtocol, BrokenMessagesAreRefused) {

@@ -25,6 +25,7 @@ TEST(DeviceSelector, ParsesEveryForm) {
   }
   try {
     DeviceSelector::Parse("metal:0");
+    ADD_FAILURE() << "expected DeviceSelector::Parse(\"metal:0\") to throw";
   } catch (const Error& e) {
     EXPECT_EQ(
         std::string(e.what()),
@@ -43,7 +44,10 @@ TEST(DeviceLimits, JsonRoundTrip) {
   l.warp_size = 32;
   l.peak_gflops = 19500.5;
   DeviceLimits back = DeviceLimitsFromJson(DeviceLimitsToJson(l));
+  EXPECT_EQ(back.max_work_group_size, 1024);
+  EXPECT_EQ(back.max_work_item_sizes[0], 1024);
   EXPECT_EQ(back.max_work_item_sizes[1], 512);
+  EXPECT_EQ(back.max_work_item_sizes[2], 64);
   EXPECT_EQ(back.local_mem_bytes, 49152);
   EXPECT_EQ(back.compute_units, 108);
   EXPECT_EQ(back.warp_size, 32);

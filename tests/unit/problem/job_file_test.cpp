@@ -4,13 +4,13 @@
 #include "beast/problem/job_file.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "beast/core/error.hpp"
+#include "support/test_dir.hpp"
 
 namespace beast {
 namespace {
@@ -20,12 +20,10 @@ namespace fs = std::filesystem;
 class JobFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = (fs::temp_directory_path() /
-             ("beast_job_" + std::to_string(getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-                .string();
+    dir_ = testing::FreshTestDir("job");
+    path_ = (dir_ / "job.txt").string();
   }
-  void TearDown() override { fs::remove(path_); }
+  void TearDown() override { fs::remove_all(dir_); }
   void Write(const std::string& text) { std::ofstream(path_) << text; }
   std::string ErrorOf(const std::string& text) {
     Write(text);
@@ -37,6 +35,7 @@ class JobFile : public ::testing::Test {
     }
     return "no error";
   }
+  fs::path dir_;
   std::string path_;
 };
 

@@ -16,11 +16,13 @@
 
 #include "beast/core/error.hpp"
 #include "results_db/store.hpp"
+#include "support/sqlite_rows.hpp"
 #include "support/store_test_util.hpp"
 
 namespace results_db {
 namespace {
 
+using beast::testing::SqlRows;
 using testing_util::Device;
 using testing_util::StoreTest;
 
@@ -63,56 +65,35 @@ std::string NormalizeSql(const std::string& sql) {
   return out;
 }
 
-// Rows of a query as "a|b|c" lines.
-std::vector<std::string> Rows(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* stmt = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
-      << sql << ": " << sqlite3_errmsg(db);
-  std::vector<std::string> rows;
-  while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
-    std::string row;
-    for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
-      const unsigned char* text = sqlite3_column_text(stmt, i);
-      row += (i ? "|" : "") + (text ? std::string(reinterpret_cast<const char*>(text)) : "NULL");
-    }
-    rows.push_back(row);
-  }
-  sqlite3_finalize(stmt);
-  return rows;
-}
-
 // The schema of a file: each object's type, name and normalized SQL; each
 // table's columns (name, type, not null, default, primary key), foreign keys
 // and indexes; and the header's application id and version.
 std::vector<std::string> SchemaOf(const std::string& path) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  std::vector<std::string> schema = Rows(db, "PRAGMA application_id");
-  for (const auto& row : Rows(db, "PRAGMA user_version")) schema.push_back("version " + row);
+  std::vector<std::string> schema = SqlRows(path, "PRAGMA application_id");
+  for (const auto& row : SqlRows(path, "PRAGMA user_version")) schema.push_back("version " + row);
   std::vector<std::string> tables;
-  sqlite3_stmt* stmt = nullptr;
-  sqlite3_prepare_v2(db,
-                     "SELECT type, name, tbl_name, sql FROM sqlite_master "
-                     "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
-                     -1, &stmt, nullptr);
-  while (sqlite3_step(stmt) == SQLITE_ROW) {
-    std::string type = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    std::string name = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
-    std::string table = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 2));
-    std::string sql = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 3));
+  for (const std::string& row : SqlRows(path,
+                                        "SELECT type, name, tbl_name, sql FROM sqlite_master "
+                                        "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")) {
+    // type|name|tbl_name|sql: only the SQL may hold a '|'.
+    const size_t name_at = row.find('|') + 1;
+    const size_t table_at = row.find('|', name_at) + 1;
+    const size_t sql_at = row.find('|', table_at) + 1;
+    const std::string type = row.substr(0, name_at - 1);
+    const std::string name = row.substr(name_at, table_at - 1 - name_at);
+    const std::string table = row.substr(table_at, sql_at - 1 - table_at);
+    const std::string sql = row.substr(sql_at);
     schema.push_back(type + " " + name + " on " + table + ": " + NormalizeSql(sql));
     if (type == "table") tables.push_back(name);
   }
-  sqlite3_finalize(stmt);
   for (const auto& table : tables) {
-    for (const auto& row : Rows(db, "PRAGMA table_xinfo(" + table + ")"))
+    for (const auto& row : SqlRows(path, "PRAGMA table_xinfo(" + table + ")"))
       schema.push_back(table + " column " + row);
-    for (const auto& row : Rows(db, "PRAGMA foreign_key_list(" + table + ")"))
+    for (const auto& row : SqlRows(path, "PRAGMA foreign_key_list(" + table + ")"))
       schema.push_back(table + " foreign key " + row);
-    for (const auto& row : Rows(db, "PRAGMA index_list(" + table + ")"))
+    for (const auto& row : SqlRows(path, "PRAGMA index_list(" + table + ")"))
       schema.push_back(table + " index " + row);
   }
-  sqlite3_close(db);
   return schema;
 }
 

@@ -5,15 +5,16 @@
 #include "harness/cache/program_cache.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 
 #include "beast/core/error.hpp"
+#include "support/test_dir.hpp"
 
 namespace beast::harness {
 namespace {
@@ -22,12 +23,7 @@ namespace fs = std::filesystem;
 
 class ProgramCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("beast-program-cache-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = testing::FreshTestDir("program_cache"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   static std::string ReadFile(const std::string& path) {
@@ -140,8 +136,10 @@ TEST_F(ProgramCacheTest, StoringAgainReplacesTheEntry) {
   newer.binary = "another binary";
   newer.compile_ms = 5;
   ASSERT_TRUE(cache.Store(key_, newer));
-  EXPECT_EQ(cache.Load(key_)->binary, "another binary");
-  EXPECT_EQ(cache.Load(key_)->compile_ms, 5);
+  std::optional<CachedProgram> back = cache.Load(key_);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->binary, "another binary");
+  EXPECT_EQ(back->compile_ms, 5);
 }
 
 TEST_F(ProgramCacheTest, TemporariesOfKilledWritersAreRemovedWhenOld) {

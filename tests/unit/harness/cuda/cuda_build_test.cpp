@@ -7,7 +7,6 @@
 #include "harness/cuda/cuda_build.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <regex>
@@ -15,6 +14,7 @@
 #include "harness/cuda/cuda_library_call.hpp"
 #include "harness/cuda/cuda_peak_flops.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
+#include "support/test_dir.hpp"
 
 namespace beast::harness {
 namespace {
@@ -31,8 +31,7 @@ class CudaBuildTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!NvrtcAvailable()) GTEST_SKIP() << "this beast has no NVRTC";
-    dir_ = fs::temp_directory_path() / ("beast_cuda_build_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
+    dir_ = testing::FreshTestDir("cuda_build");
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;

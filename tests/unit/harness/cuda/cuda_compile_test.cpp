@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -94,13 +95,19 @@ void CompileAll(std::vector<Job>* jobs) {
   for (auto& t : threads) t.join();
 }
 
+const std::string kTemplatesDir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
+
+// The renderer of this source tree's templates.
+harness::Renderer TemplateRenderer() {
+  return harness::Renderer(Paths::Default().python,
+                           std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py",
+                           kTemplatesDir);
+}
+
 TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
   if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
-  Paths paths = Paths::Default();
-  const std::string templates_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
-  harness::Renderer renderer(paths.python,
-                             std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py",
-                             templates_dir);
+  const std::string& templates_dir = kTemplatesDir;
+  harness::Renderer renderer = TemplateRenderer();
   std::vector<std::string> names = SpaceSpec::List(templates_dir);
   ASSERT_FALSE(names.empty());
   std::vector<Job> jobs;
@@ -126,12 +133,15 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
         // tiles take NVRTC seconds), where the limits of shared memory bite.
         std::vector<Config> configs = cover.configs;
         if (&problem == &problems.front()) {
-          int64_t most = *picker.ExtremeValue("LOCAL_BYTES", {}, true, /*largest=*/true);
-          Config most_local =
-              *picker.SmallestTile({"LOCAL_BYTES == " + std::to_string(most)}, true, jobs.size());
+          std::optional<int64_t> most =
+              picker.ExtremeValue("LOCAL_BYTES", {}, true, /*largest=*/true);
+          ASSERT_TRUE(most.has_value()) << name << " " << problem.Key() << " " << arch;
+          std::optional<Config> most_local =
+              picker.SmallestTile({"LOCAL_BYTES == " + std::to_string(*most)}, true, jobs.size());
+          ASSERT_TRUE(most_local.has_value()) << name << " " << problem.Key() << " " << arch;
           bool seen = false;
-          for (const Config& c : configs) seen = seen || c.Key() == most_local.Key();
-          if (!seen) configs.push_back(most_local);
+          for (const Config& c : configs) seen = seen || c.Key() == most_local->Key();
+          if (!seen) configs.push_back(*most_local);
         }
         BoundSpace space = picker.Where({}, /*hard_only=*/true);
         per_template[name + " " + arch] += std::to_string(configs.size()) + " ";
@@ -180,11 +190,8 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
 // the configs that give every flag each value it can take there.
 TEST(CudaCompile, EveryTemplateCompilesInEveryOtherDtype) {
   if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
-  Paths paths = Paths::Default();
-  const std::string templates_dir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
-  harness::Renderer renderer(paths.python,
-                             std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py",
-                             templates_dir);
+  const std::string& templates_dir = kTemplatesDir;
+  harness::Renderer renderer = TemplateRenderer();
   std::vector<Job> jobs;
   std::set<std::string> dtypes_seen;
   for (const auto& name : SpaceSpec::List(templates_dir)) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "beast/core/error.hpp"
+#include "support/test_dir.hpp"
 
 namespace beast::harness {
 namespace {
@@ -32,14 +33,11 @@ const std::string kTemplates = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_tem
 // Variables written as JSON text.
 nlohmann::ordered_json Vars(const std::string& text) { return nlohmann::ordered_json::parse(text); }
 
-// A templates folder of its own, removed at the end of the test.
+// A templates folder of its own, removed at the end of the test (the
+// counter tells apart several in one test).
 class TempDir {
  public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("beast_renderer_test_" + std::to_string(::getpid()) + "_" +
-                                         std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
+  TempDir() { path_ = testing::FreshTestDir("renderer_test_" + std::to_string(counter_++)); }
   ~TempDir() { fs::remove_all(path_); }
   void Write(const std::string& name, const std::string& text) const {
     fs::create_directories((path_ / name).parent_path());
