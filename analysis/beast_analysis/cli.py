@@ -104,6 +104,31 @@ def _export_parser():
     return parser
 
 
+def _problems_parser():
+    parser = _Parser(
+        prog="beast problems",
+        description=(
+            "Prints the job file of an ONNX model (for beast tune --problems FILE): every 2-D Conv "
+            "and every Gemm/MatMul whose shapes ONNX shape inference knows, as problem keys in "
+            "model order, equal shapes merged with their count as weight (xN) and a comment "
+            "naming the first node; nodes beast cannot express are listed in comments with why."
+        ),
+    )
+    parser.add_argument("--onnx", required=True, metavar="MODEL", help="the ONNX model file")
+    parser.add_argument(
+        "--batch", type=int, default=1, help="the batch size where the model's is symbolic (1)"
+    )
+    parser.add_argument("--dtype", default="f32", help="f32 (default), f64, f16 or bf16")
+    parser.add_argument("--layout", default="NCHW", help="NCHW (default, the model's own) or NHWC")
+    return parser
+
+
+def _problems(args):
+    from beast_analysis.onnx_problems import job_text
+
+    sys.stdout.write(job_text(args.onnx, args.batch, args.dtype, args.layout))
+
+
 def _report(args):
     from beast_analysis import report
 
@@ -174,7 +199,12 @@ def _export(args):
         )
 
 
-_COMMANDS = {"report": _report_parser, "import": _import_parser, "export-results": _export_parser}
+_COMMANDS = {
+    "report": _report_parser,
+    "import": _import_parser,
+    "export-results": _export_parser,
+    "problems": _problems_parser,
+}
 
 # SQLite's primary result codes for a fault of the file or its disk, not of
 # the SQL: the database is read-only, locked, full, unreadable or damaged.
@@ -216,6 +246,8 @@ def _run(command, args, rest):
         _report(args)
     elif command == "import":
         _import(args, rest)
+    elif command == "problems":
+        _problems(args)
     else:
         _export(args)
 

@@ -20,6 +20,7 @@ const char kUsage[] =
     "  report    write an HTML report with plots of a database\n"
     "  import    load a Kernel Tuner cache file into a database\n"
     "  export-results  write a database's results in the T4 format\n"
+    "  problems  print the job file (problem keys) of an ONNX model\n"
     "  replay    judge a search strategy offline against a recorded space\n";
 
 }  // namespace
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
     if (verb == "report") return beast::cli::Report(args);
     if (verb == "import") return beast::cli::Import(args);
     if (verb == "export-results") return beast::cli::ExportResults(args);
+    if (verb == "problems") return beast::cli::Problems(args);
     if (verb == "replay") return beast::cli::Replay(args);
     if (verb == "worker") return beast::cli::Worker(args);  // hidden: started by beast tune
     std::fprintf(stderr, "beast: unknown verb \"%s\"\n%s", verb.c_str(), kUsage);

@@ -17,6 +17,7 @@ int Export(const Argv& args);
 int Report(const Argv& args);
 int Import(const Argv& args);
 int ExportResults(const Argv& args);
+int Problems(const Argv& args);
 int Replay(const Argv& args);
 int Worker(const Argv& args);  // hidden: the device worker `beast tune` starts
 
