@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "beast/tuner/budget_split.hpp"
 #include "beast/tuner/outcome_record.hpp"
 #include "beast/tuner/pair_trajectory.hpp"
 
@@ -144,12 +145,20 @@ std::vector<PairSummary> TunePairs(TuneLoopContext& context, const std::vector<P
                                    ConfigMeasurer& measurer, const std::atomic<bool>& stop) {
   using Clock = std::chrono::steady_clock;
   std::vector<PairSummary> summaries;
+  // What each pair is worth to the job: weight x FLOPs (budget_split.hpp).
+  std::vector<double> worth;
+  for (const PlannedPair& pair : pairs) {
+    const auto w = context.options.weights.find(pair.problem->Key());
+    worth.push_back(PairWorth(*pair.problem, w == context.options.weights.end() ? 1 : w->second));
+  }
   for (size_t i = 0; i < pairs.size() && !stop; ++i) {
-    // The time left is shared by the pairs left: each gets its part.
+    // The time left is shared by the pairs left, each by its worth.
     Clock::time_point deadline = context.deadline;
     if (deadline != Clock::time_point::max()) {
       const auto left = std::max(Clock::duration::zero(), deadline - Clock::now());
-      deadline = Clock::now() + left / static_cast<int64_t>(pairs.size() - i);
+      const double share =
+          ShareOfTimeLeft(std::vector<double>(worth.begin() + static_cast<long>(i), worth.end()));
+      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(left * share);
     }
     summaries.push_back(TunePair(context, pairs[i], i, pairs.size(), deadline, measurer, stop));
   }
