@@ -12,6 +12,7 @@
 
 #include "beast/cli/command_line.hpp"
 #include "beast/cli/device_name.hpp"
+#include "beast/cli/query_job.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
 #include "beast/problem/problem.hpp"
@@ -32,7 +33,11 @@ const char kDetails[] =
     "of its tuning (beast tune --confirm-top), the fastest of that re-measurement is the\n"
     "best, and each row that took part shows its re-measured median (confirmed_ms).\n"
     "--compare A B lists the problems both devices measured ok: the best of each and the\n"
-    "ratio A's time / B's time (above 1: B is faster).\n";
+    "ratio A's time / B's time (above 1: B is faster).\n"
+    "--problems FILE (a batch job's file, as beast tune --problems reads it) shows the job\n"
+    "per device: each problem's weight, best time over its templates, speed-up over the\n"
+    "default config and over the fastest library, configs measured, and the weighted sums\n"
+    "of the best and the library's times (--device picks one device; --json).\n";
 
 // A number as CSV writes it: the shortest digits that read back exactly.
 std::string Number(double v) {
@@ -286,7 +291,7 @@ void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const s
 
 // The command line of beast query.
 struct QueryArgs {
-  std::string db = "beast.db", device, problem, template_name, status;
+  std::string db = "beast.db", device, problem, problems, template_name, status;
   std::vector<std::string> where, compare, positional;
   long top = 0, limit = 0;
   bool best = false, json = false, csv = false;
@@ -298,6 +303,15 @@ void CheckCombinations(const CLI::App& app, const QueryArgs& args) {
       if (Given(app, other)) {
         throw Error(ErrorCode::kBadArgument,
                     std::string("--compare compares best ok configs; drop ") + other);
+      }
+    }
+  }
+  if (Given(app, "--problems")) {
+    for (const char* other : {"--compare", "--problem", "--template", "--status", "--top", "--best",
+                              "--where", "--limit", "--csv"}) {
+      if (Given(app, other)) {
+        throw Error(ErrorCode::kBadArgument,
+                    std::string("--problems shows a job's best times; drop ") + other);
       }
     }
   }
@@ -355,6 +369,8 @@ int Query(const Argv& argv) {
   AddInteger(app, "--top", &args.top, "the K best ok configs of each");
   app.add_option("--device", args.device, "a device name, or a unique part of one");
   app.add_option("--problem", args.problem, "a problem key");
+  app.add_option("--problems", args.problems,
+                 "a batch job's file: its view per device (weights, best times, sums)");
   app.add_option("--template", args.template_name, "a template name");
   app.add_option("--status", args.status, "a measurement status");
   AddRepeated(app, "--where", &args.where,
@@ -387,6 +403,14 @@ int Query(const Argv& argv) {
   filter.best_only = args.best;
   for (const auto& where : args.where) filter.params.push_back(ParseWhere(where));
 
+  if (Given(app, "--problems")) {
+    // Read before the database, so a bad line is one error FILE:LINE.
+    const std::vector<JobProblem> job = ReadJobFile(args.problems);
+    results_db::Store store = results_db::Store::OpenExisting(args.db);
+    PrintJob(store, job, Given(app, "--device") ? ResolveDevice(store, args.device) : "",
+             args.json);
+    return 0;
+  }
   results_db::Store store = results_db::Store::OpenExisting(args.db);
   if (Given(app, "--problem")) filter.problem_key = ResolveProblem(store, args.problem);
   if (Given(app, "--template")) filter.template_name = ResolveTemplate(store, args.template_name);

@@ -2,8 +2,9 @@
 // --problems FILE` tunes each problem once with its weight, combines with
 // --problem, ends with the job's weighted sum of best times (equal to the
 // sum computed from the pairs it lists), refuses a bad line naming FILE:LINE
-// with nothing written; `beast export --problems FILE` serves every problem
-// of the job and says which have a winner.
+// with nothing written; `beast query --problems FILE` reads the job back with
+// the same sums; `beast export --problems FILE` serves every problem of the
+// job and says which have a winner.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -73,6 +74,46 @@ TEST_F(JobCli, AJobIsTunedOnceAProblemAndSummedByWeight) {
   EXPECT_NE(table.output.find("job: 3 problems, 7 layers; weighted sum of the best times "),
             std::string::npos)
       << table.output;
+
+  // beast query --problems reads the job back from the database: the same
+  // weights and weighted sum as the tuning run's summary, each problem's
+  // best time the fastest of its templates, its configs as recorded.
+  CommandResult view = RunCommand(BeastBinary() + " query --db " + (dir_ / "beast.db").string() +
+                                      " --problems " + job + " --json",
+                                  false);
+  ASSERT_EQ(view.exit_code, 0) << view.output;
+  const nlohmann::json devices = nlohmann::json::parse(view.output);
+  ASSERT_EQ(devices.size(), 1u) << view.output;
+  const nlohmann::json& d = devices[0];
+  ASSERT_EQ(d["problems"].size(), 2u) << view.output;  // the job file's two problems
+  EXPECT_EQ(d["problems"][0]["problem"], kSmall);
+  EXPECT_EQ(d["problems"][0]["weight"], 5);
+  EXPECT_EQ(d["problems"][1]["problem"], kOther);
+  EXPECT_EQ(d["problems"][1]["weight"], 1);
+  EXPECT_EQ(d["layers"], 6);
+  double view_sum = 0;
+  for (const auto& p : d["problems"]) {
+    for (const auto& pair : summary["pairs"]) {
+      if (pair["problem"] == p["problem"]) {
+        EXPECT_EQ(p["best_ms"], pair["best"]["median_ms"]) << p.dump();
+        EXPECT_EQ(p["configs_measured"], 3) << p.dump();  // --max-configs 3, all ok
+      }
+    }
+    view_sum += p["weight"].get<double>() * p["best_ms"].get<double>();
+  }
+  EXPECT_DOUBLE_EQ(d["weighted_best_ms"].get<double>(), view_sum);
+  double third_ms = 0;  // the --problem's, not in the job file
+  for (const auto& pair : summary["pairs"])
+    if (pair["problem"] == kThird) third_ms = pair["best"]["median_ms"].get<double>();
+  EXPECT_NEAR(view_sum + third_ms, j["weighted_best_ms"].get<double>(), 1e-9 * view_sum);
+  EXPECT_TRUE(d["no_winner"].empty());
+  CommandResult view_table = RunCommand(
+      BeastBinary() + " query --db " + (dir_ / "beast.db").string() + " --problems " + job, false);
+  ASSERT_EQ(view_table.exit_code, 0) << view_table.output;
+  EXPECT_NE(view_table.output.find(" problems, 6 layers\n"), std::string::npos)
+      << view_table.output;
+  EXPECT_NE(view_table.output.find("\nweighted sum of the best times "), std::string::npos)
+      << view_table.output;
 
   CommandResult library =
       RunCommand(BeastBinary() + " export --db " + (dir_ / "beast.db").string() + " --out " +

@@ -1,0 +1,158 @@
+// The batch job's view of beast query (query_job.hpp).
+#include "beast/cli/query_job.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace beast::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json OrNull(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+struct ProblemLine {
+  std::string key;
+  int64_t weight = 1;
+  const results_db::ResultRow* best = nullptr;  // the fastest ok over templates; null: none
+  const results_db::BaselineSpeedup* library = nullptr;  // its fastest vendor routine
+  int64_t configs = 0;                                   // measured, every status
+};
+
+struct DeviceView {
+  std::string device;
+  std::vector<ProblemLine> lines;
+  int64_t layers = 0;
+  double weighted_best_ms = 0, weighted_library_ms = 0;
+  int library_missing = 0;
+  std::vector<std::string> no_winner;
+};
+
+DeviceView ViewOf(const std::string& device, const std::vector<JobProblem>& job,
+                  const std::vector<results_db::ResultRow>& best_rows,
+                  const std::map<std::pair<std::string, std::string>, int64_t>& counts) {
+  DeviceView v;
+  v.device = device;
+  for (const JobProblem& jp : job) {
+    ProblemLine line;
+    line.key = jp.problem.Key();
+    line.weight = jp.weight;
+    for (const results_db::ResultRow& r : best_rows) {
+      if (r.device_name != device || r.problem_key != line.key || !r.median_ms) continue;
+      if (!line.best || *r.median_ms < *line.best->median_ms) line.best = &r;
+    }
+    if (line.best) {
+      for (const results_db::BaselineSpeedup& b : line.best->baselines)
+        if (!line.library || b.median_ms < line.library->median_ms) line.library = &b;
+    }
+    const auto count = counts.find({device, line.key});
+    line.configs = count == counts.end() ? 0 : count->second;
+    v.layers += line.weight;
+    if (!line.best) {
+      v.no_winner.push_back(line.key);
+    } else {
+      v.weighted_best_ms += static_cast<double>(line.weight) * *line.best->median_ms;
+      if (line.library) {
+        v.weighted_library_ms += static_cast<double>(line.weight) * line.library->median_ms;
+      } else {
+        ++v.library_missing;
+      }
+    }
+    v.lines.push_back(line);
+  }
+  return v;
+}
+
+Json JsonOf(const DeviceView& v) {
+  Json problems = Json::array();
+  for (const ProblemLine& l : v.lines) {
+    problems.push_back(
+        {{"problem", l.key},
+         {"weight", l.weight},
+         {"template", l.best ? Json(l.best->template_name) : Json(nullptr)},
+         {"config", l.best ? Json(l.best->config_key) : Json(nullptr)},
+         {"best_ms", l.best ? OrNull(l.best->median_ms) : Json(nullptr)},
+         {"speedup_vs_default", l.best ? OrNull(l.best->speedup_vs_default) : Json(nullptr)},
+         {"library",
+          l.library ? Json(l.library->library + " " + l.library->routine) : Json(nullptr)},
+         {"library_ms", l.library ? Json(l.library->median_ms) : Json(nullptr)},
+         {"speedup_vs_library", l.library ? OrNull(l.library->speedup) : Json(nullptr)},
+         {"configs_measured", l.configs}});
+  }
+  return {{"device", v.device},
+          {"problems", problems},
+          {"layers", v.layers},
+          {"weighted_best_ms", v.weighted_best_ms},
+          {"weighted_library_ms", v.library_missing == 0 && v.weighted_library_ms > 0
+                                      ? Json(v.weighted_library_ms)
+                                      : Json(nullptr)},
+          {"no_winner", v.no_winner}};
+}
+
+void PrintTable(const DeviceView& v) {
+  std::printf("job on %s: %zu problems, %lld layers\n", v.device.c_str(), v.lines.size(),
+              static_cast<long long>(v.layers));
+  std::printf("%6s  %-20s %11s %9s %24s %9s %8s  %s\n", "weight", "template", "best ms", "vs dflt",
+              "library (ms)", "vs lib", "configs", "problem");
+  for (const ProblemLine& l : v.lines) {
+    char best[32] = "-", dflt[32] = "-", lib[64] = "-", vs[32] = "-";
+    if (l.best) {
+      std::snprintf(best, sizeof best, "%.4f", *l.best->median_ms);
+      if (l.best->speedup_vs_default)
+        std::snprintf(dflt, sizeof dflt, "%.2fx", *l.best->speedup_vs_default);
+    }
+    if (l.library) {
+      std::snprintf(lib, sizeof lib, "%s %.4f", l.library->routine.c_str(), l.library->median_ms);
+      if (l.library->speedup) std::snprintf(vs, sizeof vs, "%.2fx", *l.library->speedup);
+    }
+    std::printf("%6lld  %-20s %11s %9s %24s %9s %8lld  %s\n", static_cast<long long>(l.weight),
+                l.best ? l.best->template_name.c_str() : "(no ok winner)", best, dflt, lib, vs,
+                static_cast<long long>(l.configs), l.key.c_str());
+  }
+  std::printf("weighted sum of the best times %.4f ms per pass", v.weighted_best_ms);
+  if (v.library_missing == 0 && v.weighted_library_ms > 0) {
+    std::printf(", the library's %.4f ms (%.2fx)", v.weighted_library_ms,
+                v.weighted_library_ms / v.weighted_best_ms);
+  } else if (v.library_missing > 0) {
+    std::printf(" (%d problems without a library time)", v.library_missing);
+  }
+  std::printf("\n");
+  for (const std::string& key : v.no_winner) std::printf("no ok winner: %s\n", key.c_str());
+}
+
+}  // namespace
+
+void PrintJob(results_db::Store& store, const std::vector<JobProblem>& job,
+              const std::string& device_name, bool json) {
+  results_db::QueryFilter best;
+  best.best_only = true;
+  results_db::QueryFilter all;
+  if (!device_name.empty()) best.device_name = all.device_name = device_name;
+  const std::vector<results_db::ResultRow> best_rows = store.Query(best);
+  std::map<std::pair<std::string, std::string>, int64_t> counts;  // (device, problem)
+  std::vector<std::string> devices;  // with results for the job, first seen first
+  for (const results_db::ResultRow& r : store.Query(all)) {
+    ++counts[{r.device_name, r.problem_key}];
+    for (const JobProblem& jp : job) {
+      if (r.problem_key == jp.problem.Key() &&
+          std::find(devices.begin(), devices.end(), r.device_name) == devices.end())
+        devices.push_back(r.device_name);
+    }
+  }
+  if (devices.empty()) devices.push_back(device_name.empty() ? "(no device)" : device_name);
+  Json out = Json::array();
+  for (const std::string& device : devices) {
+    const DeviceView view = ViewOf(device, job, best_rows, counts);
+    if (json) {
+      out.push_back(JsonOf(view));
+    } else {
+      PrintTable(view);
+    }
+  }
+  if (json) std::printf("%s\n", out.dump(2).c_str());
+}
+
+}  // namespace beast::cli
