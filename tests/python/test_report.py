@@ -319,7 +319,7 @@ def test_usage_errors(capsys):
     assert run_cli(capsys, "frobnicate") == (
         2,
         "",
-        'beast_analysis: unknown subcommand "frobnicate" (one of: report, import, export-results)\n',
+        'beast_analysis: unknown subcommand "frobnicate" (one of: report, import, export-results, problems)\n',
     )
 
 
