@@ -9,7 +9,7 @@ reason, never dropped silently."""
 import math
 from dataclasses import dataclass, field
 
-from beast_analysis.errors import InputError
+from beast_analysis.errors import InputError, os_message
 
 DTYPES = ("f32", "f64", "f16", "bf16")
 LAYOUTS = ("NCHW", "NHWC")
@@ -136,7 +136,9 @@ def job_of_model(path, batch=1, dtype="f32", layout="NCHW"):
         raise InputError(f"--batch must be at least 1, not {batch}")
     try:
         model = onnx.load(str(path))
-    except Exception as error:
+    except OSError as error:
+        raise InputError(os_message(error, path)) from error
+    except Exception as error:  # onnx raises what protobuf raises on a malformed file
         raise InputError(f"{path}: not an ONNX model ({error})") from error
     model = onnx.shape_inference.infer_shapes(model)
     shapes = _shapes(model, batch)

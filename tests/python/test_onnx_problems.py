@@ -127,6 +127,12 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     assert (code, out) == (1, "")
     assert err.startswith(f"beast problems: {junk}: not an ONNX model (")
     assert err.count("\n") == 1
+    code, out, err = run_cli(capsys, "problems", "--onnx", tmp_path / "absent.onnx")
+    assert (code, out, err) == (
+        1,
+        "",
+        f"beast problems: {tmp_path / 'absent.onnx'}: no such file or directory\n",
+    )
     code, out, err = run_cli(capsys, "problems", "--onnx", junk, "--dtype", "f8")
     assert (code, out, err) == (
         1,

@@ -79,6 +79,17 @@ struct Job {
   harness::CudaCompileResult result;
 };
 
+// The CUDA rendering of config of spec's space for problem, to compile for arch.
+Job RenderJob(harness::Renderer& renderer, const SpaceSpec& spec, const BoundSpace& space,
+              const Problem& problem, const Config& config, const std::string& arch) {
+  const Instance instance = space.Instantiate(config);
+  return {spec.name + " " + problem.Key() + " " + config.Key() + " " + arch,
+          renderer.Render(spec.source_rel, TemplateVars(spec, problem, instance, Backend::kCuda)),
+          arch,
+          spec.kernel_name,
+          {}};
+}
+
 // NVRTC is thread-safe: compile on every core (the renderer is one process,
 // so sources are rendered before).
 void CompileAll(std::vector<Job>* jobs) {
@@ -150,13 +161,7 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
             compiled_values[name + " " + arch].emplace(flag.name,
                                                        testing::ValueOf(config, flag.name));
           }
-          Instance instance = space.Instantiate(config);
-          jobs.push_back({name + " " + problem.Key() + " " + config.Key() + " " + arch,
-                          renderer.Render(spec.source_rel,
-                                          TemplateVars(spec, problem, instance, Backend::kCuda)),
-                          arch,
-                          spec.kernel_name,
-                          {}});
+          jobs.push_back(RenderJob(renderer, spec, space, problem, config, arch));
         }
       }
     }
@@ -209,13 +214,7 @@ TEST(CudaCompile, EveryTemplateCompilesInEveryOtherDtype) {
         testing::ConfigPicker picker(spec, problem, device);
         BoundSpace space = picker.Where({}, /*hard_only=*/true);
         for (const Config& config : testing::CoverFlags(picker, flags, jobs.size()).configs) {
-          Instance instance = space.Instantiate(config);
-          jobs.push_back({name + " " + problem.Key() + " " + config.Key() + " " + arch,
-                          renderer.Render(spec.source_rel,
-                                          TemplateVars(spec, problem, instance, Backend::kCuda)),
-                          arch,
-                          spec.kernel_name,
-                          {}});
+          jobs.push_back(RenderJob(renderer, spec, space, problem, config, arch));
         }
       }
     }
