@@ -27,7 +27,8 @@ std::atomic<bool> g_interrupted{false};
 void OnInterrupt(int) { g_interrupted = true; }
 
 // Ctrl-C, SIGTERM and SIGHUP stop the run cleanly; the previous handlers come back
-// when it ends. No SA_RESTART: a wait in progress returns at once.
+// when it ends, unless it was stopped. No SA_RESTART: a wait in progress
+// returns at once.
 class InterruptGuard {
  public:
   InterruptGuard() {
@@ -40,6 +41,10 @@ class InterruptGuard {
     sigaction(SIGHUP, &action, &previous_hup_);
   }
   ~InterruptGuard() {
+    // A stop under way keeps the handler until the process ends: the caller
+    // still prints the summary, and a second Ctrl-C arriving now must not
+    // kill it first.
+    if (g_interrupted) return;
     sigaction(SIGINT, &previous_int_, nullptr);
     sigaction(SIGTERM, &previous_term_, nullptr);
     sigaction(SIGHUP, &previous_hup_, nullptr);
