@@ -119,17 +119,18 @@ STORAGE_PROBE = (
                 "beast_vstore4(v, p + i);",
             ],
         ),
-        # f16 on OpenCL: vload_half / vstore_half, core OpenCL (no cl_khr_fp16).
+        # f16 on OpenCL: vload_half / vstore_half, core OpenCL (no cl_khr_fp16);
+        # vectors element by element (PoCL's vload_half4 assumes 8-byte alignment).
         (
             "opencl",
             "f16",
             [
                 "half",
                 "vload_half(0, p + (i))",
-                "vload_half4(0, p + i)",
+                "beast_vload_half4(p + i)",
                 "vload_half(0, p + (i))",
                 "vstore_half_rte(v, 0, p + (i));",
-                "vstore_half4_rte(v, 0, p + i);",
+                "beast_vstore_half4(v, p + i);",
             ],
         ),
         # bf16 on OpenCL: 16-bit loads shifted into a float's high half.
