@@ -35,6 +35,10 @@ const char kDetails[] =
     "fitting winner stays on the generic kernel, and the export says so. --problems FILE\n"
     "takes a batch job's file (beast tune --problems): every problem of the job is served,\n"
     "and the export says which have a winner and which fall back.\n"
+    "--pytorch also writes DIR/pytorch: the library as PyTorch operators\n"
+    "(torch.ops.beast.conv2d, gemm, linear; the Python package beast_torch with Conv2d and\n"
+    "replace_convs), a CMake project that builds the library as its subproject against\n"
+    "find_package(Torch); and DIR/examples/pytorch, which times a model both ways.\n"
     "beast export --check DIR [--db FILE] [--templates DIR] tells whether the export in\n"
     "DIR is stale: a better config measured since, a problem tuned since or gone, a\n"
     "nearest choice that changed, a template edited since. Exit 0 when up to date, 3 when\n"
@@ -131,6 +135,15 @@ void PrintSummary(const ExportOptions& options, const ExportSummary& s) {
   std::printf(
       "then find_package(BeastTuned) with PREFIX in CMAKE_PREFIX_PATH and link "
       "BeastTuned::beast_tuned.\n");
+  if (options.pytorch) {
+    std::printf("The PyTorch operators (needs libtorch; see %s/pytorch/README.md):\n",
+                s.out_dir.c_str());
+    std::printf("  cmake -S %s/pytorch -B %s/pytorch/build -DCMAKE_BUILD_TYPE=Release\n",
+                s.out_dir.c_str(), s.out_dir.c_str());
+    std::printf("  cmake --build %s/pytorch/build\n", s.out_dir.c_str());
+    std::printf("then PYTHONPATH=%s/pytorch/build python3 -c 'import beast_torch'\n",
+                s.out_dir.c_str());
+  }
 }
 
 }  // namespace
@@ -153,6 +166,8 @@ int Export(const Argv& argv) {
   app.add_option("--shapes", shapes, "a file of shapes to serve, one problem per line");
   app.add_option("--problems", job_file, "a job file (beast tune --problems) to serve");
   AddRepeated(app, "--device", &devices, "export only this device's winners (repeatable)");
+  app.add_flag("--pytorch", options.pytorch,
+               "also write pytorch/: the library as PyTorch operators (beast_torch)");
   app.add_flag("--json", json, "print JSON");
   std::vector<std::string> positional;
   if (!ParseCommandLine(app, argv, &positional)) return 0;

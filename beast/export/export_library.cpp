@@ -74,6 +74,28 @@ constexpr SkeletonFile kSkeleton[] = {
     {"example/example.c", "example/example.c", CommentStyle::kC, false},
 };
 
+// --pytorch: the operators' own project, which adds the folder above (the C
+// library) as its subproject, and the example that measures them.
+constexpr SkeletonFile kPytorchSkeleton[] = {
+    {"pytorch/CMakeLists.txt", "pytorch/CMakeLists.txt", CommentStyle::kHash, false},
+    {"pytorch/README.md", "pytorch/README.md", CommentStyle::kMarkdown, false},
+    {"pytorch/src/contexts.h", "pytorch/src/contexts.h", CommentStyle::kC, false},
+    {"pytorch/src/contexts.cpp", "pytorch/src/contexts.cpp", CommentStyle::kC, false},
+    {"pytorch/src/conv2d_op.h", "pytorch/src/conv2d_op.h", CommentStyle::kC, false},
+    {"pytorch/src/conv2d_op.cpp", "pytorch/src/conv2d_op.cpp", CommentStyle::kC, false},
+    {"pytorch/src/gemm_op.h", "pytorch/src/gemm_op.h", CommentStyle::kC, false},
+    {"pytorch/src/gemm_op.cpp", "pytorch/src/gemm_op.cpp", CommentStyle::kC, false},
+    {"pytorch/src/host_buffers.h", "pytorch/src/host_buffers.h", CommentStyle::kC, false},
+    {"pytorch/src/host_buffers.cpp", "pytorch/src/host_buffers.cpp", CommentStyle::kC, false},
+    {"pytorch/src/register_ops.cpp", "pytorch/src/register_ops.cpp", CommentStyle::kC, false},
+    {"pytorch/beast_torch/__init__.py", "pytorch/beast_torch/__init__.py", CommentStyle::kHash,
+     false},
+    {"pytorch/beast_torch/modules.py", "pytorch/beast_torch/modules.py", CommentStyle::kHash,
+     false},
+    {"examples/pytorch/README.md", "examples/pytorch/README.md", CommentStyle::kMarkdown, false},
+    {"examples/pytorch/compare.py", "examples/pytorch/compare.py", CommentStyle::kHash, false},
+};
+
 std::string ReadSkeleton(const fs::path& path);
 
 // The generic fallback kernels of the skeleton, compiled to PTX for the
@@ -185,11 +207,15 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
   StagingFolder staging(options.out_dir);
   const std::vector<std::pair<std::string, std::string>> values = {
       {"BEAST_VERSION", BEAST_VERSION}, {"DATABASE", db}, {"ENTRIES", EntryRows(plan.kernels)}};
-  for (const SkeletonFile& f : kSkeleton) {
+  auto copy = [&](const SkeletonFile& f) {
     std::string text = ReadSkeleton(fs::path(options.skeleton_dir) / f.from);
     std::string stamp = generator + " from skeleton " + f.from + " (hash " + HashText(text) +
                         "). Do not edit: export again.";
     staging.Write(f.to, Comment(f.style, stamp) + (f.substitute ? Substitute(text, values) : text));
+  };
+  for (const SkeletonFile& f : kSkeleton) copy(f);
+  if (options.pytorch) {
+    for (const SkeletonFile& f : kPytorchSkeleton) copy(f);
   }
   const std::string stamp = ExportStamp(db, plan, options);
   staging.Write("src/beast_kernels.c",

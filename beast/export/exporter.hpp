@@ -23,6 +23,9 @@ struct ExportOptions {
   std::vector<std::string> requested;
   // Device names (exact) whose winners to export; empty: every device's.
   std::vector<std::string> devices;
+  // Also write pytorch/ (the PyTorch operators, a CMake project that builds
+  // this library as its subproject) and examples/pytorch/.
+  bool pytorch = false;
 
   // Every path from Paths::Default(); db_path and out_dir left empty.
   static ExportOptions Defaults();

@@ -1,0 +1,169 @@
+"""The Python face of beast_torch: functions with a backward, and Conv2d.
+
+The library tunes forward kernels only. When an input needs a gradient, the
+forward pass still runs beast's kernel and the backward pass runs PyTorch's
+own convolution gradients (torch.nn.grad), with a warning the first time.
+"""
+
+import collections
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+_warned_backward = False
+
+
+def _warn_backward_once():
+    global _warned_backward
+    if not _warned_backward:
+        _warned_backward = True
+        warnings.warn(
+            "beast_torch: the backward pass runs PyTorch's own gradients (beast tunes "
+            "the forward pass only)",
+            stacklevel=3,
+        )
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _needs_grad(*tensors):
+    return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
+
+
+class _Conv2dFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias, stride, padding, dilation, groups):
+        ctx.save_for_backward(x, weight)
+        ctx.conv = (stride, padding, dilation, groups, bias is not None)
+        return torch.ops.beast.conv2d(x, weight, bias, stride, padding, dilation, groups)
+
+    @staticmethod
+    def backward(ctx, grad):
+        _warn_backward_once()
+        x, weight = ctx.saved_tensors
+        stride, padding, dilation, groups, has_bias = ctx.conv
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            gx = torch.nn.grad.conv2d_input(
+                x.shape, weight, grad, stride, padding, dilation, groups
+            )
+        if ctx.needs_input_grad[1]:
+            gw = torch.nn.grad.conv2d_weight(
+                x, weight.shape, grad, stride, padding, dilation, groups
+            )
+        if has_bias and ctx.needs_input_grad[2]:
+            gb = grad.sum((0, 2, 3))
+        return gx, gw, gb, None, None, None, None
+
+
+class _LinearFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        ctx.has_bias = bias is not None
+        return torch.ops.beast.linear(x, weight, bias)
+
+    @staticmethod
+    def backward(ctx, grad):
+        _warn_backward_once()
+        x, weight = ctx.saved_tensors
+        gx = grad @ weight if ctx.needs_input_grad[0] else None
+        rows = grad.reshape(-1, grad.shape[-1])
+        gw = rows.t() @ x.reshape(-1, x.shape[-1]) if ctx.needs_input_grad[1] else None
+        gb = rows.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+        return gx, gw, gb
+
+
+def _explicit_padding(x, weight, padding, dilation):
+    """(input, (pad_h, pad_w)) for a padding of ints or 'valid' / 'same'; an
+    uneven 'same' (an even dilated filter) pads the input itself first."""
+    if not isinstance(padding, str):
+        return x, _pair(padding)
+    if padding == "valid":
+        return x, (0, 0)
+    if padding != "same":
+        raise ValueError("padding must be an int, a pair, 'valid' or 'same', not %r" % padding)
+    totals = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
+    if all(t % 2 == 0 for t in totals):
+        return x, (totals[0] // 2, totals[1] // 2)
+    h, w = totals
+    return F.pad(x, [w // 2, w - w // 2, h // 2, h - h // 2]), (0, 0)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """torch.nn.functional.conv2d through beast's kernels."""
+    stride, dilation = _pair(stride), _pair(dilation)
+    x, padding = _explicit_padding(x, weight, padding, dilation)
+    if _needs_grad(x, weight, bias):
+        return _Conv2dFunction.apply(x, weight, bias, stride, padding, dilation, groups)
+    return torch.ops.beast.conv2d(x, weight, bias, stride, padding, dilation, groups)
+
+
+def explain_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Which kernel conv2d would run for these arguments, and why."""
+    stride, dilation = _pair(stride), _pair(dilation)
+    x, padding = _explicit_padding(x, weight, padding, dilation)
+    return torch.ops.beast.explain_conv2d(x, weight, bias, stride, padding, dilation, groups)
+
+
+def linear(x, weight, bias=None):
+    """torch.nn.functional.linear through beast's GEMM (PyTorch adds the bias)."""
+    if _needs_grad(x, weight, bias):
+        return _LinearFunction.apply(x, weight, bias)
+    return torch.ops.beast.linear(x, weight, bias)
+
+
+def gemm(a, b):
+    """a @ b for 2-D a and b through beast's GEMM (no backward)."""
+    return torch.ops.beast.gemm(a, b)
+
+
+def explain_gemm(a, b):
+    """Which kernel gemm(a, b) would run, and why."""
+    return torch.ops.beast.explain_gemm(a, b)
+
+
+class Conv2d(torch.nn.Conv2d):
+    """torch.nn.Conv2d whose forward pass runs beast's kernels: the same
+    constructor, parameters and state dict."""
+
+    def forward(self, input):
+        if self.padding_mode != "zeros":
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            padding = 0
+        else:
+            padding = self.padding
+        return conv2d(
+            input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
+        )
+
+    def explain(self, input):
+        """Which kernel this layer runs for input, and why."""
+        return explain_conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+    @classmethod
+    def from_conv2d(cls, conv):
+        """A beast Conv2d that shares conv's parameters, buffers and hooks."""
+        new = cls.__new__(cls)
+        new.__dict__.update(conv.__dict__)
+        for field in ("_parameters", "_buffers", "_modules"):
+            setattr(new, field, collections.OrderedDict(getattr(conv, field)))
+        return new
+
+
+def replace_convs(model):
+    """Swaps every torch.nn.Conv2d of model (exactly that class: subclasses
+    keep their own forward) for a beast_torch.Conv2d sharing its parameters,
+    in place, and returns model (a bare nn.Conv2d comes back swapped)."""
+    if type(model) is torch.nn.Conv2d:
+        return Conv2d.from_conv2d(model)
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            if type(child) is torch.nn.Conv2d:
+                setattr(parent, name, Conv2d.from_conv2d(child))
+    return model
