@@ -88,6 +88,8 @@ def beast_torch(tmp_path_factory):
             "-B",
             str(build),
             "-DCMAKE_BUILD_TYPE=Release",
+            # PyPI's torch keeps its CMake files inside the package.
+            "-DCMAKE_PREFIX_PATH=" + torch.utils.cmake_prefix_path,
         ],
         work,
         env,
