@@ -49,6 +49,7 @@ Json PairJson(const PairSummary& p) {
           {"strategy", p.strategy},
           {"selected", p.selected},
           {"measured", p.measured},
+          {"seconds", p.seconds},
           {"skipped", p.skipped},
           {"transferred", p.transferred},
           {"failed", p.failed},

@@ -160,7 +160,9 @@ std::vector<PairSummary> TunePairs(TuneLoopContext& context, const std::vector<P
           ShareOfTimeLeft(std::vector<double>(worth.begin() + static_cast<long>(i), worth.end()));
       deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(left * share);
     }
+    const Clock::time_point start = Clock::now();
     summaries.push_back(TunePair(context, pairs[i], i, pairs.size(), deadline, measurer, stop));
+    summaries.back().seconds = std::chrono::duration<double>(Clock::now() - start).count();
   }
   return summaries;
 }

@@ -1,6 +1,8 @@
 // A device's share of a multi-device run (tune_share.hpp).
 #include "beast/tuner/tune_share.hpp"
 
+#include <algorithm>
+
 #include "beast/core/error.hpp"
 #include "beast/worker/worker_wire.hpp"
 
@@ -28,6 +30,7 @@ std::string EncodeShare(const TuneSummary& s) {
     w.Str(p.template_name);
     w.Str(p.problem_key);
     w.I64(static_cast<int64_t>(p.measured));
+    w.F64(p.seconds);
     w.I64(static_cast<int64_t>(p.failed));
     w.I64(static_cast<int64_t>(p.retried));
     w.I64(static_cast<int64_t>(p.remeasured));
@@ -63,6 +66,7 @@ TuneSummary DecodeShare(const std::string& payload) {
     p.template_name = r.Str();
     p.problem_key = r.Str();
     p.measured = static_cast<uint64_t>(r.I64());
+    p.seconds = r.F64();
     p.failed = static_cast<uint64_t>(r.I64());
     p.retried = static_cast<uint64_t>(r.I64());
     p.remeasured = static_cast<uint64_t>(r.I64());
@@ -91,6 +95,7 @@ void AddShare(const TuneSummary& share, TuneSummary* group) {
     for (PairSummary& to : group->pairs) {
       if (to.template_name != from.template_name || to.problem_key != from.problem_key) continue;
       to.measured += from.measured;
+      to.seconds = std::max(to.seconds, from.seconds);  // the devices worked at once
       to.skipped = to.skipped >= from.measured ? to.skipped - from.measured : 0;
       to.failed += from.failed;
       to.retried += from.retried;

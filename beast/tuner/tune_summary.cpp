@@ -110,7 +110,9 @@ std::string SearchLine(const PairSummary& p) {
     out +=
         ", learned from " + std::to_string(p.transferred) + " trials of other problems or devices";
   }
-  return out + "\n";
+  char spent[48];
+  std::snprintf(spent, sizeof spent, "; %.1f s this run", p.seconds);
+  return out + spent + "\n";
 }
 
 // The template column's width: 20, or the longest name, so a long one does

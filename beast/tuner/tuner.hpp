@@ -118,6 +118,7 @@ struct PairSummary {
   std::string strategy;     // what chose the configs
   uint64_t selected = 0;    // the budget: configs this run wanted measured (default included)
   uint64_t measured = 0;    // measured now
+  double seconds = 0;       // wall time this run spent on the pair (search, builds, runs)
   uint64_t skipped = 0;     // already in the database (or measured by another device of the run)
   // Trials of other problems or devices the model learned from (transfer).
   uint64_t transferred = 0;

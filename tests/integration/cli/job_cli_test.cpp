@@ -4,14 +4,23 @@
 // sum computed from the pairs it lists), refuses a bad line naming FILE:LINE
 // with nothing written; `beast query --problems FILE` reads the job back with
 // the same sums; `beast export --problems FILE` serves every problem of the
-// job and says which have a winner.
+// job and says which have a winner; a job killed midway resumes with the
+// same command.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
+#include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "support/command_runner.hpp"
+#include "support/process_watch.hpp"
+#include "support/sqlite_rows.hpp"
 
 namespace beast {
 namespace {
@@ -22,10 +31,13 @@ using testing::CommandResult;
 using testing::FreshTestDir;
 using testing::JsonOf;
 using testing::RunCommand;
+using testing::SpawnProcess;
+using testing::SqlCount;
 
 const char kSmall[] = "gemm:M=32,N=24,K=16,transA=0,transB=0,dtype=f32";
 const char kOther[] = "gemm:M=24,N=32,K=16,transA=0,transB=0,dtype=f32";
 const char kThird[] = "gemm:M=16,N=32,K=24,transA=0,transB=0,dtype=f32";
+const char kFourth[] = "gemm:M=40,N=24,K=8,transA=0,transB=0,dtype=f32";
 
 class JobCli : public ::testing::Test {
  protected:
@@ -59,10 +71,14 @@ TEST_F(JobCli, AJobIsTunedOnceAProblemAndSummedByWeight) {
   EXPECT_EQ(j["weights"][kSmall], 5);
   EXPECT_EQ(j["weights"][kOther], 1);
   EXPECT_EQ(j["weights"][kThird], 1);
-  double sum = 0;
-  for (const auto& pair : summary["pairs"])
+  double sum = 0, seconds = 0;
+  for (const auto& pair : summary["pairs"]) {
     sum += j["weights"][pair["problem"].get<std::string>()].get<double>() *
            pair["best"]["median_ms"].get<double>();
+    EXPECT_GT(pair["seconds"].get<double>(), 0) << pair.dump();  // the time spent on it
+    seconds += pair["seconds"].get<double>();
+  }
+  EXPECT_LE(seconds, summary["wall_seconds"].get<double>());
   EXPECT_NEAR(j["weighted_best_ms"].get<double>(), sum, 1e-9 * sum);
   EXPECT_TRUE(j["weighted_library_ms"].is_null());  // --baselines none
   EXPECT_TRUE(j["no_winner"].empty());
@@ -121,6 +137,90 @@ TEST_F(JobCli, AJobIsTunedOnceAProblemAndSummedByWeight) {
                  false);
   ASSERT_EQ(library.exit_code, 0) << library.output;
   EXPECT_NE(library.output.find("exported 3 tuned kernels"), std::string::npos) << library.output;
+}
+
+// A four-problem job with a time budget, killed (SIGKILL: nothing of it
+// shuts down cleanly) once a third of its configs are recorded, then run
+// again with the same command: it measures exactly what was left, and its
+// summary's weighted sum is the one `beast query --problems` computes from
+// the database.
+TEST_F(JobCli, AKilledJobResumesWithTheSameCommandAndSumsAsTheQueryDoes) {
+  const std::string job =
+      Job(std::string(kSmall) + " x2\n" + kOther + "\n" + kThird + " x3\n" + kFourth + "\n");
+  const std::string db = (dir_ / "beast.db").string();
+  const std::vector<std::string> argv = {BeastBinary(),
+                                         "tune",
+                                         "--template",
+                                         "gemm/tiled",
+                                         "--problems",
+                                         job,
+                                         "--device",
+                                         "opencl:0",
+                                         "--db",
+                                         db,
+                                         "--max-configs",
+                                         "6",
+                                         "--max-reps",
+                                         "3",
+                                         "--time-budget",
+                                         "5m",
+                                         "--baselines",
+                                         "none",
+                                         "--no-cache",
+                                         "--compile-jobs",
+                                         "0",
+                                         "--confirm-top",
+                                         "0",
+                                         "--quiet",
+                                         "--json"};
+  const int kAll = 4 * 6;
+  auto recorded = [&] {
+    return fs::exists(db) ? SqlCount(db, "SELECT count(*) FROM measurements") : 0;
+  };
+  const pid_t pid = SpawnProcess(argv, (dir_ / "killed.txt").string());
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (recorded() < kAll / 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the job ended before it was killed";
+  const int64_t before = recorded();
+  ASSERT_GE(before, kAll / 3);
+  ASSERT_LT(before, kAll);
+
+  std::string command;
+  for (const std::string& arg : argv) command += (command.empty() ? "" : " ") + arg;
+  CommandResult resumed = RunCommand(command, false);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  // Every config once: what the killed run recorded is kept and found, and
+  // only the rest is measured now.
+  EXPECT_EQ(recorded(), kAll);
+  const nlohmann::json summary = JsonOf(resumed.output);
+  int64_t measured_now = 0, found = 0;
+  for (const auto& pair : summary["pairs"]) {
+    measured_now += pair["measured"].get<int64_t>();
+    found += pair["skipped"].get<int64_t>();
+  }
+  EXPECT_EQ(found, before);
+  EXPECT_EQ(measured_now, kAll - before);
+  const nlohmann::json& j = summary["job"];
+  EXPECT_EQ(j["problems"], 4);
+  EXPECT_EQ(j["layers"], 7);
+  CommandResult view =
+      RunCommand(BeastBinary() + " query --db " + db + " --problems " + job + " --json", false);
+  ASSERT_EQ(view.exit_code, 0) << view.output;
+  const nlohmann::json d = nlohmann::json::parse(view.output).at(0);
+  ASSERT_EQ(d["problems"].size(), 4u) << view.output;
+  double sum = 0;
+  for (const auto& p : d["problems"]) {
+    EXPECT_EQ(p["configs_measured"], 6) << p.dump();
+    sum += p["weight"].get<double>() * p["best_ms"].get<double>();
+  }
+  EXPECT_NEAR(j["weighted_best_ms"].get<double>(), sum, 1e-9 * sum);
+  EXPECT_DOUBLE_EQ(d["weighted_best_ms"].get<double>(), sum);
 }
 
 TEST_F(JobCli, ABadLineIsNamedAndNothingIsWritten) {
