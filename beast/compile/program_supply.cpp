@@ -17,6 +17,13 @@ namespace {
 // turn.
 constexpr size_t kWindowPerJob = 4;
 
+// A job's identity: the same config of another template or problem is
+// another program (its constants are the problem's), so the key holds all
+// three.
+std::string JobKey(const ProgramJob& job) {
+  return job.spec->name + '\n' + job.problem->Key() + '\n' + job.config.Key();
+}
+
 }  // namespace
 
 ProgramSupply::ProgramSupply(const SupplyOptions& options, const DeviceInfo& device,
@@ -49,7 +56,7 @@ size_t ProgramSupply::Add(ProgramJob job) {
   size_t count = 0, number = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto [it, fresh] = job_of_.emplace(job.config.Key(), jobs_list_.size());
+    auto [it, fresh] = job_of_.emplace(JobKey(job), jobs_list_.size());
     if (!fresh) return it->second;
     number = it->second;
     jobs_list_.push_back(std::move(job));
@@ -58,13 +65,6 @@ size_t ProgramSupply::Add(ProgramJob job) {
   if (wants_pool_ && !pool_) StartPool();
   if (pool_) pool_->Extend(count);
   return number;
-}
-
-std::optional<size_t> ProgramSupply::Find(const Config& config) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = job_of_.find(config.Key());
-  if (it == job_of_.end()) return std::nullopt;
-  return it->second;
 }
 
 PreparedInstance ProgramSupply::Prepare(size_t job) const {

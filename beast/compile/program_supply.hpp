@@ -59,10 +59,9 @@ class ProgramSupply {
                 const std::string& executable);
 
   // Adds a job (the config the run will measure after those added so far)
-  // unless it is there already; its number either way.
+  // unless it is there already (the same template, problem and config); its
+  // number either way.
   size_t Add(ProgramJob job);
-  // The number of a job added before (by its config), if it was.
-  std::optional<size_t> Find(const Config& config) const;
 
   // What one job became.
   struct Supplied {
@@ -106,7 +105,7 @@ class ProgramSupply {
   int jobs_ = 0;
   mutable std::mutex mutex_;  // the jobs, read by the pool's threads
   std::deque<ProgramJob> jobs_list_;
-  std::unordered_map<std::string, size_t> job_of_;  // by Config::Key()
+  std::unordered_map<std::string, size_t> job_of_;  // by template, problem and config
   std::unique_ptr<CompilePool> pool_;
   size_t next_take_ = 0;  // the jobs before it are taken or skipped
 };
