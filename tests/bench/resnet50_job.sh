@@ -26,21 +26,27 @@ JSON=$(mktemp /tmp/beast_resnet50_XXXXXX.json)
 trap 'rm -f "$JSON"' EXIT
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); database $DB" >&2
 start=$(date +%s)
+# Exit 3: some spaces were empty (gemm/tiled has none for the classifier's
+# M=1): the job goes on without them, and says so below.
+rc=0
 "$BEAST" tune --problems "$JOB" --template conv2d/direct_nchw --template conv2d/implicit_gemm \
   --template gemm/tiled --device "$DEVICE" --db "$DB" --time-budget "$BUDGET" \
-  --baselines auto --quiet --json > "$JSON"
+  --baselines auto --quiet --json > "$JSON" || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { echo "resnet50_job: beast tune exited $rc" >&2; exit "$rc"; }
 wall=$(( $(date +%s) - start ))
+# The job as the database holds it (what a resumed run measured before too;
+# one device per database here).
+VIEW=$("$BEAST" query --db "$DB" --problems "$JOB" --json)
 echo "oneDNN: timing every problem of the job with PyTorch's CPU operators" >&2
 ONEDNN=$(/usr/bin/python3 "$ROOT/tests/bench/onednn_job_estimate.py" "$JOB" --json)
 
-/usr/bin/python3 - "$JSON" "$wall" "$ONEDNN" <<'PY'
+/usr/bin/python3 - "$JSON" "$wall" "$ONEDNN" "$VIEW" <<'PY'
 import json, sys
 summary = json.load(open(sys.argv[1]))
-wall, onednn = int(sys.argv[2]), json.loads(sys.argv[3])
-job = summary["job"]
+wall, onednn, job = int(sys.argv[2]), json.loads(sys.argv[3]), json.loads(sys.argv[4])[0]
 beast, clblast, ref = job["weighted_best_ms"], job["weighted_library_ms"], onednn["weighted_ms"]
 print("ResNet-50, batch 1 (jobs/resnet50_b1.job: %d problems, %d layers), tuned in %d s"
-      % (job["problems"], job["layers"], wall))
+      % (len(job["problems"]), job["layers"], wall))
 print("  beast (weighted sum of the best times):  %9.2f ms per forward pass" % beast)
 if clblast is not None:
     print("  CLBlast (Convgemm / SGEMM, same run):     %9.2f ms   beast %.2fx faster"
