@@ -30,7 +30,11 @@ class _Parser(argparse.ArgumentParser):
 
 def _filters(parser):
     parser.add_argument("--device", help="only this device (its name, exactly)")
-    parser.add_argument("--problem", help="only this problem (its canonical key, exactly)")
+    parser.add_argument(
+        "--problem",
+        help="only this problem (its canonical key; beast report and beast export-results "
+        "take any spelling beast query takes)",
+    )
     parser.add_argument("--template", help="only this template (its name, exactly)")
 
 

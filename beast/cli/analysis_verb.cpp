@@ -13,6 +13,7 @@
 #include "beast/core/child_process.hpp"
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
+#include "beast/problem/problem.hpp"
 
 extern char** environ;
 
@@ -58,10 +59,34 @@ class IgnoreInterrupts {
   struct sigaction old_term_ {};
 };
 
+// The canonical key of a --problem filter: the database holds canonical keys,
+// and the filter takes any spelling `beast query` takes (defaults left out,
+// keys in any order). Throws Error(kBadArgument) naming a malformed one.
+std::string CanonicalProblem(const std::string& text) {
+  try {
+    return Problem::Parse(text).Key();
+  } catch (const Error& e) {
+    throw Error(ErrorCode::kBadArgument, e.what());  // names the problem and what is wrong
+  }
+}
+
+Argv WithCanonicalProblems(Argv args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--problem" && i + 1 < args.size()) {
+      args[i + 1] = CanonicalProblem(args[i + 1]);
+      ++i;
+    } else if (args[i].rfind("--problem=", 0) == 0) {
+      args[i] = "--problem=" + CanonicalProblem(args[i].substr(10));
+    }
+  }
+  return args;
+}
+
 }  // namespace
 
-int RunAnalysisVerb(const std::string& subcommand, const Argv& args) {
+int RunAnalysisVerb(const std::string& subcommand, const Argv& given) {
   const Paths paths = Paths::Default();
+  const Argv args = WithCanonicalProblems(given);
   ChildProcess::Options o;
   o.argv = {paths.python, "-m", "beast_analysis", subcommand};
   o.argv.insert(o.argv.end(), args.begin(), args.end());

@@ -1,7 +1,8 @@
 // Bad input to the verbs the C++ binary hands to the Python analysis package
 // (report, import, export-results): through build/beast/beast, each is one
 // clear line on stderr, nothing on stdout, exit 1, and no file written — the
-// launcher (beast/cli/analysis_verb.cpp) passes the child's line and code on.
+// launcher (beast/cli/analysis_verb.cpp) passes the child's line and code on;
+// it canonicalizes a --problem filter first.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
+#include "support/process_watch.hpp"
 #include "support/sqlite_rows.hpp"
 
 namespace beast {
@@ -106,6 +108,33 @@ TEST_F(AnalysisVerbsBadInput, FilterNamingAnUnknownParameter) {
   Database("beast.db");
   EXPECT_EQ(Fails("report --out r --param NOPE"),
             "beast report: --param \"NOPE\": no such parameter in beast.db (parameters: MWG)\n");
+  EXPECT_FALSE(fs::exists(dir_ / "r"));
+}
+
+// --problem takes any spelling `beast query` takes (issue 22: report and
+// export-results wanted the canonical key, exactly); a malformed one is
+// named in one line, exit 2, before Python starts.
+TEST_F(AnalysisVerbsBadInput, AProblemFilterTakesAnySpellingAndNamesAMalformedOne) {
+  Database("beast.db");
+  auto results = [&](const std::string& filter) {
+    auto run = RunCommand("cd " + dir_.string() + " && " + BeastBinary() +
+                              " export-results --force --t4 out.json --problem " + filter,
+                          false);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    return nlohmann::json::parse(testing::ReadFile(dir_ / "out.json"))["results"].size();
+  };
+  EXPECT_EQ(results("gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=f32"), 1u);
+  EXPECT_EQ(results("gemm:K=8,M=8,N=8"), 1u);
+  // Another problem is named in its canonical spelling, with those there are.
+  EXPECT_EQ(
+      Fails("export-results --force --t4 out.json --problem gemm:M=8,N=8,K=16"),
+      "beast export-results: --problem \"gemm:M=8,N=8,K=16,transA=0,transB=0,dtype=f32\": "
+      "no such problem in beast.db (problems: gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=f32)\n");
+  auto err = RunCommand("cd " + dir_.string() + " && " + BeastBinary() +
+                            " report --out r --problem gemm:M=8,N=8 2>&1 >/dev/null",
+                        false);
+  EXPECT_EQ(err.exit_code, 2);
+  EXPECT_EQ(err.output, "beast report: problem \"gemm:M=8,N=8\": missing K\n");
   EXPECT_FALSE(fs::exists(dir_ / "r"));
 }
 

@@ -1,7 +1,8 @@
 // A disk that fills up during a tuning run: the run stops with one line that
 // says the disk is full and that a rerun resumes, every measurement recorded
 // before stays in an intact database, and once there is room the same
-// command finishes with exactly the configs an uninterrupted run measures.
+// command finishes with exactly the configs an uninterrupted run measures
+// (one is run beside it for reference).
 // The full disk is a real one: a small tmpfs mounted for the test (skipped,
 // saying why, where this process may not mount).
 #include <gtest/gtest.h>
@@ -48,11 +49,19 @@ class DiskFull : public ::testing::Test {
   // Gives the tmpfs room for everything.
   bool Grow() { return mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT, "size=16m") == 0; }
 
-  std::string TuneCommand() const {
+  // The random strategy with a fixed seed: which configs a run measures does
+  // not depend on their times, so an uninterrupted run is a reference.
+  static std::string TuneCommand(const fs::path& db) {
     return BeastBinary() + " tune --template gemm/tiled --problem gemm:M=32,N=24,K=16" +
-           " --device opencl:0 --db " + (dir_ / "beast.db").string() + " --max-configs " +
-           std::to_string(kConfigs) +
-           " --max-reps 5 --baselines none --no-cache --compile-jobs 0 --confirm-top 0 --quiet";
+           " --device opencl:0 --db " + db.string() + " --max-configs " + std::to_string(kConfigs) +
+           " --strategy random --seed 5 --max-reps 5 --baselines none --no-cache"
+           " --compile-jobs 0 --confirm-top 0 --quiet";
+  }
+  // The config keys a database holds, sorted.
+  static std::vector<std::string> ConfigKeys(const std::string& db) {
+    return SqlRows(db,
+                   "SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
+                   "ORDER BY c.config_key");
   }
 
   fs::path dir_;
@@ -63,7 +72,7 @@ class DiskFull : public ::testing::Test {
 TEST_F(DiskFull, StopsWithOneLineKeepsWhatWasRecordedAndResumes) {
   if (!mounted_) GTEST_SKIP() << skip_reason_;
   const std::string db = (dir_ / "beast.db").string();
-  auto full = RunCommand(TuneCommand() + " 2>&1 >/dev/null", false);
+  auto full = RunCommand(TuneCommand(db) + " 2>&1 >/dev/null", false);
   EXPECT_EQ(full.exit_code, 1) << full.output;
   EXPECT_EQ(CountOccurrences(full.output, "\n"), 1u) << full.output;
   EXPECT_EQ(full.output.rfind("beast tune: " + db + ": ", 0), 0u) << full.output;
@@ -85,13 +94,23 @@ TEST_F(DiskFull, StopsWithOneLineKeepsWhatWasRecordedAndResumes) {
   EXPECT_LT(kept, static_cast<size_t>(kConfigs));
   EXPECT_EQ(SqlRows(db, "PRAGMA integrity_check"), std::vector<std::string>{"ok"});
 
-  auto resumed = RunCommand(TuneCommand());
+  auto resumed = RunCommand(TuneCommand(db));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   results_db::Store store = results_db::Store::OpenExisting(db);
   std::vector<results_db::ResultRow> rows = store.Query({});
   EXPECT_EQ(rows.size(), static_cast<size_t>(kConfigs));  // each config once, none lost
   EXPECT_EQ(SqlRows(db, "SELECT status FROM runs ORDER BY id"),
             (std::vector<std::string>{"interrupted", "finished"}));
+
+  // The same command on a disk with room, never stopped: the same configs.
+  const fs::path reference_dir = testing::FreshTestDir("disk_full_reference");
+  const fs::path reference = reference_dir / "beast.db";
+  auto uninterrupted = RunCommand(TuneCommand(reference));
+  ASSERT_EQ(uninterrupted.exit_code, 0) << uninterrupted.output;
+  const std::vector<std::string> expected = ConfigKeys(reference.string());
+  fs::remove_all(reference_dir);
+  EXPECT_EQ(expected.size(), static_cast<size_t>(kConfigs));
+  EXPECT_EQ(ConfigKeys(db), expected);
 }
 
 }  // namespace
