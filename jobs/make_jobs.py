@@ -28,11 +28,15 @@ SOURCES = os.path.join(HERE, "sources")
 MODEL_JOBS = [("resnet50", 1), ("resnet50", 32), ("mobilenet_v2", 1), ("mobilenet_v2", 32)]
 
 
-def conv_key(n, c, h, w, k, r, s, stride, pad, dilation=(1, 1), groups=1):
+def conv_key(row, dilation=(1, 1), groups=1):
+    """The problem key of a table row (its N, C, H, W, K, R, S, stride_h,
+    stride_w, pad_h and pad_w columns), NCHW f32 without bias."""
+    v = [int(row[f]) for f in ("N", "C", "H", "W", "K", "R", "S")]
+    v += [int(row[f]) for f in ("stride_h", "stride_w", "pad_h", "pad_w")]
     return (
         "conv2d:N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,S=%d,stride_h=%d,stride_w=%d,pad_h=%d,pad_w=%d,"
         "dilation_h=%d,dilation_w=%d,groups=%d,bias=0,layout=NCHW,dtype=f32"
-        % (n, c, h, w, k, r, s, *stride, *pad, *dilation, groups)
+        % (*v, *dilation, groups)
     )
 
 
@@ -57,18 +61,7 @@ def read_csv(name):
 def deepbench_conv_job():
     rows = []
     for i, r in enumerate(read_csv("deepbench_conv_inference.csv")):
-        v = {k: int(r[k]) for k in ("N", "C", "H", "W", "K", "R", "S")}
-        key = conv_key(
-            v["N"],
-            v["C"],
-            v["H"],
-            v["W"],
-            v["K"],
-            v["R"],
-            v["S"],
-            (int(r["stride_h"]), int(r["stride_w"])),
-            (int(r["pad_h"]), int(r["pad_w"])),
-        )
+        key = conv_key(r)
         rows.append((key, 1, "%s row %d" % (r["set"], i + 1)))
     header = [
         "# DeepBench's inference convolutions (server and device sets), NCHW f32,",
@@ -99,22 +92,9 @@ def deepbench_gemm_job():
 def benchdnn_resnet50_job():
     rows = []
     for r in read_csv("benchdnn_resnet50.csv"):
-        v = {k: int(r[k]) for k in ("G", "N", "C", "H", "W", "K", "R", "S")}
         # benchdnn writes dilation 0 for none.
         dilation = (int(r["dil_h"]) + 1, int(r["dil_w"]) + 1)
-        key = conv_key(
-            v["N"],
-            v["C"],
-            v["H"],
-            v["W"],
-            v["K"],
-            v["R"],
-            v["S"],
-            (int(r["stride_h"]), int(r["stride_w"])),
-            (int(r["pad_h"]), int(r["pad_w"])),
-            dilation,
-            v["G"],
-        )
+        key = conv_key(r, dilation, int(r["G"]))
         rows.append((key, int(r["mult"]), r["name"].split("*")[0]))
     header = [
         "# oneDNN benchdnn's ResNet-50 convolutions (shapes_resnet_50, mb 50), NCHW f32,",
