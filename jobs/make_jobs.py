@@ -58,50 +58,61 @@ def read_csv(name):
         return list(csv.DictReader(f))
 
 
+def table_job(source, header, key_of, weight_of=lambda r: 1, comment_of=None):
+    """A job from a table of sources/: a key (and weight, and comment) per row."""
+    rows = read_csv(source)
+    if comment_of is None:
+        comments = ["%s row %d" % (r["set"], i + 1) for i, r in enumerate(rows)]
+    else:
+        comments = [comment_of(r) for r in rows]
+    return header + weighted_lines([(key_of(r), weight_of(r), c) for r, c in zip(rows, comments)])
+
+
+def deepbench_gemm_key(r):
+    # DeepBench multiplies column-major matrices (cuBLAS's order).
+    return "gemm:M=%s,N=%s,K=%s,transA=%s,transB=%s,layout=col,dtype=f32" % (
+        r["M"],
+        r["N"],
+        r["K"],
+        r["a_t"],
+        r["b_t"],
+    )
+
+
+def benchdnn_key(r):
+    # benchdnn writes dilation 0 for none.
+    return conv_key(r, (int(r["dil_h"]) + 1, int(r["dil_w"]) + 1), int(r["G"]))
+
+
 def deepbench_conv_job():
-    rows = []
-    for i, r in enumerate(read_csv("deepbench_conv_inference.csv")):
-        key = conv_key(r)
-        rows.append((key, 1, "%s row %d" % (r["set"], i + 1)))
     header = [
         "# DeepBench's inference convolutions (server and device sets), NCHW f32,",
         "# from sources/deepbench_conv_inference.csv (baidu-research/DeepBench, Apache-2.0)",
     ]
-    return header + weighted_lines(rows)
+    return table_job("deepbench_conv_inference.csv", header, conv_key)
 
 
 def deepbench_gemm_job():
-    rows = []
-    for i, r in enumerate(read_csv("deepbench_gemm_inference.csv")):
-        # DeepBench multiplies column-major matrices (cuBLAS's order).
-        key = "gemm:M=%s,N=%s,K=%s,transA=%s,transB=%s,layout=col,dtype=f32" % (
-            r["M"],
-            r["N"],
-            r["K"],
-            r["a_t"],
-            r["b_t"],
-        )
-        rows.append((key, 1, "%s row %d" % (r["set"], i + 1)))
     header = [
         "# DeepBench's inference GEMMs (server and device sets), column-major f32,",
         "# from sources/deepbench_gemm_inference.csv (baidu-research/DeepBench, Apache-2.0)",
     ]
-    return header + weighted_lines(rows)
+    return table_job("deepbench_gemm_inference.csv", header, deepbench_gemm_key)
 
 
 def benchdnn_resnet50_job():
-    rows = []
-    for r in read_csv("benchdnn_resnet50.csv"):
-        # benchdnn writes dilation 0 for none.
-        dilation = (int(r["dil_h"]) + 1, int(r["dil_w"]) + 1)
-        key = conv_key(r, dilation, int(r["G"]))
-        rows.append((key, int(r["mult"]), r["name"].split("*")[0]))
     header = [
         "# oneDNN benchdnn's ResNet-50 convolutions (shapes_resnet_50, mb 50), NCHW f32,",
         "# weights = layers sharing the shape; from sources/benchdnn_resnet50.csv",
         "# (uxlfoundation/oneDNN, Apache-2.0)",
     ]
-    return header + weighted_lines(rows)
+    return table_job(
+        "benchdnn_resnet50.csv",
+        header,
+        benchdnn_key,
+        weight_of=lambda r: int(r["mult"]),
+        comment_of=lambda r: r["name"].split("*")[0],
+    )
 
 
 def model_job(beast, model, batch):

@@ -3,9 +3,9 @@ it, either `<!-- runs -->` (this test runs it, as written, on PoCL, in a
 folder holding what the README's text says is there: a beast.db of a small
 tuning run and its export in tuned/, beside the project's analysis/ and
 .venv, as the project root is after ./run tune) or `<!-- illustrative: why -->` (output,
-a file format, or a command another test runs). The only substitutions are
-the README's own placeholders: /opt/beast, the install prefix, becomes a
-temporary folder."""
+a file format, or a command another test runs).
+One substitution: the install prefix the README names, /opt/beast, becomes
+a temporary folder."""
 
 import os
 import re

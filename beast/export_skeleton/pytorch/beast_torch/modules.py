@@ -130,20 +130,24 @@ class Conv2d(torch.nn.Conv2d):
     """torch.nn.Conv2d whose forward pass runs beast's kernels: the same
     constructor, parameters and state dict."""
 
+    def _padded(self, input):
+        """(input, padding) for the zero-padded convolution this layer is:
+        another padding_mode pads the input with PyTorch first."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        return F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), 0
+
     def forward(self, input):
-        if self.padding_mode != "zeros":
-            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            padding = 0
-        else:
-            padding = self.padding
+        input, padding = self._padded(input)
         return conv2d(
             input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
         )
 
     def explain(self, input):
         """Which kernel this layer runs for input, and why."""
+        input, padding = self._padded(input)
         return explain_conv2d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+            input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
         )
 
     @classmethod

@@ -4,8 +4,8 @@
 #include "contexts.h"
 
 #include <c10/util/Exception.h>
-#include <torch/library.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -94,6 +94,12 @@ void RefuseAutograd(const char* op, std::initializer_list<const at::Tensor*> inp
                 "use beast_torch.",
                 op, ", whose backward runs PyTorch's own gradient (beast tunes the forward pass)");
   }
+}
+
+int Narrow(int64_t value, const char* op, const char* what) {
+  TORCH_CHECK(value >= 0 && value <= INT32_MAX, "beast::", op, ": ", what, " = ", value,
+              " is out of range");
+  return static_cast<int>(value);
 }
 
 void Check(beast_status status, const char* op) {

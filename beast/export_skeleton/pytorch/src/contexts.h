@@ -29,6 +29,9 @@ beast_dtype DTypeOf(const at::Tensor& t, const char* op);
 // no backward of their own (beast_torch's functions and modules add one).
 void RefuseAutograd(const char* op, std::initializer_list<const at::Tensor*> inputs);
 
+// A size or parameter as the C API's int, or a RuntimeError naming it.
+int Narrow(int64_t value, const char* op, const char* what);
+
 // Turns a failed call into a RuntimeError with the library's one line.
 void Check(beast_status status, const char* op);
 

@@ -22,11 +22,6 @@ struct Conv2dCall {
   std::string copies;  // "", or which inputs were copied and why
 };
 
-int Narrow(int64_t v, const char* what) {
-  TORCH_CHECK(v >= 0 && v <= INT32_MAX, "beast::conv2d: ", what, " = ", v, " is out of range");
-  return static_cast<int>(v);
-}
-
 int64_t At(at::IntArrayRef values, size_t i, const char* what) {
   TORCH_CHECK(values.size() == 1 || values.size() == 2, "beast::conv2d: ", what,
               " needs 1 or 2 values, not ", values.size());
@@ -66,20 +61,20 @@ Conv2dCall Prepare(const at::Tensor& x, const at::Tensor& weight,
   Conv2dCall call;
   beast_conv2d_problem& p = call.problem;
   p.dtype = DTypeOf(x, "conv2d");
-  p.n = Narrow(x.size(0), "N");
-  p.c = Narrow(x.size(1), "C");
-  p.h = Narrow(x.size(2), "H");
-  p.w = Narrow(x.size(3), "W");
-  p.k = Narrow(weight.size(0), "K");
-  p.r = Narrow(weight.size(2), "R");
-  p.s = Narrow(weight.size(3), "S");
-  p.stride_h = Narrow(At(stride, 0, "stride"), "stride");
-  p.stride_w = Narrow(At(stride, 1, "stride"), "stride");
-  p.pad_h = Narrow(At(padding, 0, "padding"), "padding");
-  p.pad_w = Narrow(At(padding, 1, "padding"), "padding");
-  p.dilation_h = Narrow(At(dilation, 0, "dilation"), "dilation");
-  p.dilation_w = Narrow(At(dilation, 1, "dilation"), "dilation");
-  p.groups = Narrow(groups, "groups");
+  p.n = Narrow(x.size(0), "conv2d", "N");
+  p.c = Narrow(x.size(1), "conv2d", "C");
+  p.h = Narrow(x.size(2), "conv2d", "H");
+  p.w = Narrow(x.size(3), "conv2d", "W");
+  p.k = Narrow(weight.size(0), "conv2d", "K");
+  p.r = Narrow(weight.size(2), "conv2d", "R");
+  p.s = Narrow(weight.size(3), "conv2d", "S");
+  p.stride_h = Narrow(At(stride, 0, "stride"), "conv2d", "stride");
+  p.stride_w = Narrow(At(stride, 1, "stride"), "conv2d", "stride");
+  p.pad_h = Narrow(At(padding, 0, "padding"), "conv2d", "padding");
+  p.pad_w = Narrow(At(padding, 1, "padding"), "conv2d", "padding");
+  p.dilation_h = Narrow(At(dilation, 0, "dilation"), "conv2d", "dilation");
+  p.dilation_w = Narrow(At(dilation, 1, "dilation"), "conv2d", "dilation");
+  p.groups = Narrow(groups, "conv2d", "groups");
   p.bias = has_bias ? 1 : 0;
   // channels_last when the input's or the weight's strides suggest it, as
   // PyTorch's own CPU convolution decides (a tensor both formats describe,

@@ -31,11 +31,6 @@ struct GemmCall {
   Operand a, b;
 };
 
-int Narrow(int64_t v, const char* what) {
-  TORCH_CHECK(v <= INT32_MAX, "beast::gemm: ", what, " = ", v, " is out of range");
-  return static_cast<int>(v);
-}
-
 GemmCall Prepare(const at::Tensor& a, const at::Tensor& b, const char* op) {
   TORCH_CHECK(a.dim() == 2 && b.dim() == 2, "beast::", op, ": a and b must be 2-D, not ", a.dim(),
               "-D and ", b.dim(), "-D");
@@ -47,9 +42,9 @@ GemmCall Prepare(const at::Tensor& a, const at::Tensor& b, const char* op) {
               b.device());
   GemmCall call;
   call.problem.dtype = DTypeOf(a, op);
-  call.problem.m = Narrow(a.size(0), "M");
-  call.problem.k = Narrow(a.size(1), "K");
-  call.problem.n = Narrow(b.size(1), "N");
+  call.problem.m = Narrow(a.size(0), op, "M");
+  call.problem.k = Narrow(a.size(1), op, "K");
+  call.problem.n = Narrow(b.size(1), op, "N");
   call.a = AsOperand(a);
   call.b = AsOperand(b);
   call.problem.trans_a = call.a.transposed ? 1 : 0;

@@ -24,19 +24,21 @@ bool CpuTensorsWrapped() {
   return wrapped;
 }
 
+HostBuffers::HostBuffers(beast_context* ctx) {
+  TORCH_CHECK(beast_context_opencl(ctx, &context_, nullptr, &queue_) == BEAST_OK,
+              "beast_torch: ", beast_last_error());
+}
+
 HostBuffers::~HostBuffers() {
   for (void* b : buffers_) clReleaseMemObject(static_cast<cl_mem>(b));
 }
 
 void* HostBuffers::Wrap(const at::Tensor& t, bool written) {
   if (!t.defined()) return nullptr;
-  void* context = nullptr;
-  TORCH_CHECK(beast_context_opencl(ctx_, &context, nullptr, nullptr) == BEAST_OK,
-              "beast_torch: ", beast_last_error());
   const size_t bytes = t.numel() * t.element_size();
   cl_int err = CL_SUCCESS;
   cl_mem mem =
-      clCreateBuffer(static_cast<cl_context>(context),
+      clCreateBuffer(static_cast<cl_context>(context_),
                      (written ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY) | CL_MEM_USE_HOST_PTR, bytes,
                      t.data_ptr(), &err);
   TORCH_CHECK(err == CL_SUCCESS, "beast_torch: the OpenCL device refused a buffer over ", bytes,
@@ -48,10 +50,7 @@ void* HostBuffers::Wrap(const at::Tensor& t, bool written) {
 }
 
 void HostBuffers::Finish(const char* op) {
-  void* queue = nullptr;
-  TORCH_CHECK(beast_context_opencl(ctx_, nullptr, nullptr, &queue) == BEAST_OK, "beast::", op, ": ",
-              beast_last_error());
-  cl_command_queue q = static_cast<cl_command_queue>(queue);
+  cl_command_queue q = static_cast<cl_command_queue>(queue_);
   for (const auto& [buffer, bytes] : written_) {
     cl_mem mem = static_cast<cl_mem>(buffer);
     cl_int err = CL_SUCCESS;

@@ -19,7 +19,8 @@ bool CpuTensorsWrapped();
 // the library's device entry points; released on destruction.
 class HostBuffers {
  public:
-  explicit HostBuffers(beast_context* ctx) : ctx_(ctx) {}
+  // Throws a RuntimeError when ctx is not an OpenCL context.
+  explicit HostBuffers(beast_context* ctx);
   ~HostBuffers();
   HostBuffers(const HostBuffers&) = delete;
   HostBuffers& operator=(const HostBuffers&) = delete;
@@ -32,7 +33,8 @@ class HostBuffers {
   void Finish(const char* op);
 
  private:
-  beast_context* ctx_;
+  void* context_ = nullptr;     // cl_context
+  void* queue_ = nullptr;       // cl_command_queue: the library's own, which its calls used
   std::vector<void*> buffers_;  // cl_mem
   std::vector<std::pair<void*, size_t>> written_;
 };
