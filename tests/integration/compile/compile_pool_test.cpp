@@ -220,9 +220,17 @@ TEST_F(CompilePoolTest, CudaWorkersCompileWithNvrtcForTheArchitectureWithoutADev
     taken.push_back(std::move(*t));
   }
   EXPECT_EQ(pool.error(), "");
-  EXPECT_EQ(taken[0].built, CompilePool::Built::kCompiled);
   EXPECT_EQ(taken[1].built, CompilePool::Built::kCompiled);  // the rejection is stored
-  EXPECT_EQ(taken[2].built, CompilePool::Built::kCached);    // the same source as job 0
+  // Jobs 0 and 2 are the same source: the worker that gets there first
+  // compiles it; the other finds it cached, or compiles it too when both
+  // were at it at once. Never a failure, and never cached twice.
+  for (size_t i : {0u, 2u}) {
+    EXPECT_TRUE(taken[i].built == CompilePool::Built::kCompiled ||
+                taken[i].built == CompilePool::Built::kCached)
+        << i;
+  }
+  EXPECT_FALSE(taken[0].built == CompilePool::Built::kCached &&
+               taken[2].built == CompilePool::Built::kCached);
   harness::ProgramCache cache(o.cache_dir);
   harness::CudaBuild ok = harness::BuildCudaThroughCache(&cache, sources[0], "sm_90", "k");
   EXPECT_TRUE(ok.from_cache);
