@@ -48,8 +48,6 @@ class DeviceMeasurer : public ConfigMeasurer {
                PairSummary* summary) override;
 
  private:
-  std::optional<Outcome> MeasureJob(const PlannedPair& pair, const Config& config, size_t job,
-                                    const std::atomic<bool>& stop);
   void Confirm(const PlannedPair& pair, const PairIds& ids, const std::atomic<bool>& stop,
                PairSummary* summary);
 

@@ -47,6 +47,7 @@ PairTrajectory::PairTrajectory(const PlannedPair& pair, results_db::Store& store
   o.budget = pair.budget;
   if (pair.has_default) o.first = pair.default_config;
   o.patience = options.patience;
+  o.lead = options.lead;
   driver_ = std::make_unique<SearchDriver>(*strategy_, space_, o, &transfer_);
 }
 

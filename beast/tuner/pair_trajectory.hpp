@@ -42,6 +42,10 @@ class PairTrajectory {
     // How long a shard waits for another's outcome, with nothing new in the
     // database, before it leaves the rest of the pair to the run's end.
     double shard_wait_seconds = 600;
+    // The strategy proposes its next batch when this many proposed configs
+    // are left unmeasured (search_driver.hpp): a run that measures many
+    // configs at once (mpirun) keeps that many proposed.
+    size_t lead = 2;
   };
   PairTrajectory(const PlannedPair& pair, results_db::Store& store, int64_t device_id,
                  int64_t problem_id, int64_t template_id, const Options& options);

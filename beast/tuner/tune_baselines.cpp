@@ -220,4 +220,15 @@ std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& c,
   return out;
 }
 
+std::vector<BaselineSummary> MeasureRunBaselines(const TuneOptions& o, const std::string& library,
+                                                 const std::vector<PlannedPair>& pairs,
+                                                 BaselineRunContext context,
+                                                 const std::atomic<bool>& stop) {
+  if (library.empty()) return {};
+  std::vector<const Problem*> problems;
+  for (const PlannedPair& pair : pairs) problems.push_back(pair.problem);
+  context.timeout_seconds = std::max(o.timeout_seconds, kBaselineTimeoutSeconds);
+  return EnsureBaselines(context, problems, library, stop);
+}
+
 }  // namespace beast

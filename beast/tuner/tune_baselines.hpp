@@ -12,6 +12,7 @@
 
 #include "beast/problem/device.hpp"
 #include "beast/problem/problem.hpp"
+#include "beast/tuner/tune_plan.hpp"
 #include "beast/tuner/tuner.hpp"
 #include "beast/worker/baseline_measure.hpp"
 #include "beast/worker/worker_client.hpp"
@@ -51,7 +52,7 @@ std::string LimitsWithMeasuredPeak(const std::string& limits_json,
                                    const harness::PeakFlopsResult& peak);
 
 struct BaselineRunContext {
-  WorkerClient& worker;
+  DeviceCalls& worker;  // the local device worker, or a rank of an MPI run
   results_db::Store& store;
   int64_t device_id;
   int64_t run_id;
@@ -67,6 +68,14 @@ struct BaselineRunContext {
 std::vector<BaselineSummary> EnsureBaselines(BaselineRunContext& context,
                                              const std::vector<const Problem*>& problems,
                                              const std::string& set, const std::atomic<bool>& stop);
+
+// The run's baselines: `library`'s (none when empty) for each problem of
+// `pairs`, once, before its kernels (an interrupted run still has them).
+std::vector<BaselineSummary> MeasureRunBaselines(const TuneOptions& options,
+                                                 const std::string& library,
+                                                 const std::vector<PlannedPair>& pairs,
+                                                 BaselineRunContext context,
+                                                 const std::atomic<bool>& stop);
 
 // The fastest ok baseline of `library` on the device for the problem.
 std::optional<results_db::BaselineRow> FastestBaseline(results_db::Store& store, int64_t device_id,

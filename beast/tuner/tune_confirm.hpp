@@ -21,7 +21,7 @@
 namespace beast {
 
 struct ConfirmContext {
-  WorkerClient& worker;
+  DeviceCalls& worker;  // the local device worker, or a rank of an MPI run
   results_db::Store& store;
   harness::Renderer& renderer;
   const DeviceInfo& device;

@@ -38,30 +38,6 @@ results_db::MeasurementRecord RecordOf(const TuneLoopContext& c, const PlannedPa
   return m;
 }
 
-// Records the outcome of `config` with its config row, in one transaction: a
-// killed run loses nothing recorded.
-void RecordOutcome(TuneLoopContext& c, const PlannedPair& pair, const PairIds& ids,
-                   const Config& config, const Outcome& outcome, const std::string& chosen_by) {
-  results_db::MeasurementRecord m = RecordOf(c, pair, ids, config, outcome, chosen_by);
-  results_db::Store::Batch batch(c.store);
-  m.config_id =
-      c.store.UpsertConfig(ids.template_version, config.Key(), config.Hash(), config.ToJson());
-  c.store.RecordMeasurement(m);
-  batch.Commit();
-}
-
-// Counts one outcome measured now in the pair's summary and the progress.
-void CountOutcome(TuneLoopContext& c, const ConfigMeasurer& measurer, const Outcome& outcome,
-                  PairSummary* ps) {
-  ++ps->measured;
-  if (outcome.attempts > 1) ++ps->retried;
-  if (outcome.status != measurer.Success()) {
-    ++ps->failed;
-    ++ps->failures[outcome.status];
-  }
-  c.progress.Done(outcome.status, outcome.median_ms, outcome.resources.registers);
-}
-
 // --retry-failed: the pair's recorded failures of the chosen statuses are
 // measured again, before its search reads the database, so the search
 // learns the new outcomes. Identical devices sharing the pair leave this to
@@ -85,7 +61,7 @@ void RemeasureFailures(TuneLoopContext& c, const PlannedPair& pair, const PairId
     c.store.SupersedeMeasurement(failed[i].measurement_id, m);
     ++ps->remeasured;
     if (outcome->status == measurer.Success()) ++ps->recovered;
-    CountOutcome(c, measurer, *outcome, ps);
+    CountOutcome(c, measurer.Success(), *outcome, ps);
   }
 }
 
@@ -130,7 +106,7 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
     if (!outcome) break;  // interrupted: the config in flight stays unmeasured
     RecordOutcome(c, pair, ids, *config, *outcome, trajectory.ChosenBy(*config));
     trajectory.Measured(*config, outcome->status, outcome->median_ms);
-    CountOutcome(c, measurer, *outcome, &ps);
+    CountOutcome(c, measurer.Success(), *outcome, &ps);
   }
   c.progress.Skipped(trajectory.skipped() - skipped_shown);
   ps.skipped = trajectory.skipped();
@@ -140,6 +116,26 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
 }
 
 }  // namespace
+
+void RecordOutcome(TuneLoopContext& c, const PlannedPair& pair, const PairIds& ids,
+                   const Config& config, const Outcome& outcome, const std::string& chosen_by) {
+  results_db::MeasurementRecord m = RecordOf(c, pair, ids, config, outcome, chosen_by);
+  results_db::Store::Batch batch(c.store);
+  m.config_id =
+      c.store.UpsertConfig(ids.template_version, config.Key(), config.Hash(), config.ToJson());
+  c.store.RecordMeasurement(m);
+  batch.Commit();
+}
+
+void CountOutcome(TuneLoopContext& c, Status success, const Outcome& outcome, PairSummary* ps) {
+  ++ps->measured;
+  if (outcome.attempts > 1) ++ps->retried;
+  if (outcome.status != success) {
+    ++ps->failed;
+    ++ps->failures[outcome.status];
+  }
+  c.progress.Done(outcome.status, outcome.median_ms, outcome.resources.registers);
+}
 
 std::vector<PairSummary> TunePairs(TuneLoopContext& context, const std::vector<PlannedPair>& pairs,
                                    ConfigMeasurer& measurer, const std::atomic<bool>& stop) {

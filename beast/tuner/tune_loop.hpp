@@ -69,6 +69,17 @@ struct TuneLoopContext {
   double proposal_seconds = 0;  // the strategies' cost, summed over the pairs
 };
 
+// Records the outcome of `config` with its config row, in one transaction: a
+// killed run loses nothing recorded. `chosen_by`: the strategy's name, or
+// "default".
+void RecordOutcome(TuneLoopContext& context, const PlannedPair& pair, const PairIds& ids,
+                   const Config& config, const Outcome& outcome, const std::string& chosen_by);
+
+// Counts one outcome measured now in the pair's summary and the progress
+// (`success`: the status of a config that works, ok or compiled).
+void CountOutcome(TuneLoopContext& context, Status success, const Outcome& outcome,
+                  PairSummary* summary);
+
 // Tunes every pair in order until `stop` turns true; the pairs' summaries.
 std::vector<PairSummary> TunePairs(TuneLoopContext& context, const std::vector<PlannedPair>& pairs,
                                    ConfigMeasurer& measurer, const std::atomic<bool>& stop);

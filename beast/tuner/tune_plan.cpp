@@ -101,4 +101,22 @@ std::vector<const BoundSpace*> SpacesOf(const std::vector<PlannedPair>& pairs) {
   return spaces;
 }
 
+harness::BenchmarkPlan BenchmarkPlanOf(const TuneOptions& o) {
+  harness::BenchmarkPlan plan;
+  plan.warmup = o.warmup;
+  plan.min_reps = o.min_reps;
+  plan.max_reps = o.max_reps;
+  plan.max_seconds = o.max_seconds_per_config;
+  plan.flush_cache = o.flush_cache;
+  return plan;
+}
+
+PeakRequest PeakRequestOf(const TuneOptions& o) {
+  PeakRequest request;
+  request.plan = BenchmarkPlanOf(o);
+  for (const Problem& problem : o.problems)
+    request.fp64 = request.fp64 || problem.dtype() == DType::kF64;
+  return request;
+}
+
 }  // namespace beast

@@ -11,6 +11,8 @@
 
 #include "beast/space/bound_space.hpp"
 #include "beast/tuner/tuner.hpp"
+#include "beast/worker/worker_protocol.hpp"
+#include "harness/measure/timing.hpp"
 
 namespace beast {
 
@@ -42,6 +44,18 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
                                    const DeviceInfo& device,
                                    std::vector<std::string>* empty = nullptr,
                                    std::vector<std::string>* other_layout = nullptr);
+
+// How each config is timed: warm-up, repetitions, time, cache flush.
+harness::BenchmarkPlan BenchmarkPlanOf(const TuneOptions& options);
+// The device's peak microbenchmark: timed like the configs, the fp64 peak
+// only where an f64 winner will be measured against it.
+PeakRequest PeakRequestOf(const TuneOptions& options);
+
+// A baseline's first call compiles the library's kernels (over 10 s for
+// CLBlast on PoCL without its kernel cache), so it gets more than a config's
+// default limit; the peak microbenchmark builds two small programs.
+constexpr double kBaselineTimeoutSeconds = 300;
+constexpr double kPeakTimeoutSeconds = 120;
 
 // The pairs' bound spaces, in order.
 std::vector<const BoundSpace*> SpacesOf(const std::vector<PlannedPair>& pairs);

@@ -14,6 +14,7 @@
 
 #include "beast/problem/device.hpp"
 #include "beast/worker/confirm_protocol.hpp"
+#include "beast/worker/device_calls.hpp"
 #include "beast/worker/instance_measure.hpp"
 #include "beast/worker/worker_process.hpp"
 #include "beast/worker/worker_protocol.hpp"
@@ -25,7 +26,7 @@ namespace beast {
 // post-compile constraint it fails), or nullopt.
 using PostCompileCheck = std::function<std::optional<std::string>(const CompiledResources&)>;
 
-class WorkerClient {
+class WorkerClient : public DeviceCalls {
  public:
   // `executable` is the beast binary (run as `beast worker`); `device_name`
   // is what the tuner resolved <backend>:<device_index> to, checked against
@@ -58,7 +59,7 @@ class WorkerClient {
   std::optional<harness::BaselineResult> MeasureBaseline(const BaselineRequest& request,
                                                          const std::string& routine,
                                                          double timeout_seconds,
-                                                         const std::atomic<bool>& stop);
+                                                         const std::atomic<bool>& stop) override;
 
   // The peak FLOP/s microbenchmark in the worker; a dead or hung worker comes
   // back not ok with the reason. nullopt when `stop` turned true first.
@@ -72,7 +73,7 @@ class WorkerClient {
   // `crashed` or `timeout` with the reason.
   std::optional<std::vector<ConfirmResult>> Confirm(const ConfirmRequest& request,
                                                     double timeout_seconds,
-                                                    const std::atomic<bool>& stop);
+                                                    const std::atomic<bool>& stop) override;
 
   // SIGKILLs the current worker, if any (a run that stops).
   void Stop();
