@@ -1,6 +1,7 @@
 // beast tune: tunes templates on problems on one device into a database,
 // with a progress line and a table of winners (or a JSON summary) at the end.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,13 @@
 #include "beast/cli/command_line.hpp"
 #include "beast/cli/tune_json.hpp"
 #include "beast/cli/verbs.hpp"
+#include "beast/cluster/launcher.hpp"
+#if BEAST_WITH_MPI
+#include "beast/cluster/cluster_coordinator.hpp"
+#include "beast/cluster/cluster_rank.hpp"
+#include "beast/cluster/mpi/mpi_session.hpp"
+#include "beast/tuner/interrupt_guard.hpp"
+#endif
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
 #include "beast/problem/job_file.hpp"
@@ -289,7 +297,12 @@ TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
   if (o.problems.empty())
     throw Error(ErrorCode::kBadArgument, "--problem or --problems is required");
   for (const auto& d : a.devices) devices->push_back(DeviceSelector::Parse(d));
-  o.device = devices->empty() ? BestDevice() : devices->front();
+  // Under mpirun each device rank picks its own (cluster_rank.hpp).
+  if (!devices->empty()) {
+    o.device = devices->front();
+  } else if (!LaunchedAsRanks()) {
+    o.device = BestDevice();
+  }
   o.db_path = a.db;
   o.templates_dir = a.templates_dir;
   ReadConstraints(a, &o);
@@ -304,44 +317,76 @@ TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
   return o;
 }
 
-int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>& devices,
-                         const Argv& argv, bool json) {
-  MultiDeviceSummary run = TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
+// The summaries of a run on several devices (one per device group): a
+// table each, or one JSON array; the exit code.
+int PrintGroups(const std::vector<TuneSummary>& groups, bool interrupted, bool json) {
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const TuneSummary& group : run.groups) out.push_back(SummaryJson(group));
+    for (const TuneSummary& group : groups) out.push_back(SummaryJson(group));
     std::printf("%s\n", out.dump(2).c_str());
-  } else if (run.interrupted && run.groups.empty()) {
+  } else if (interrupted && groups.empty()) {
     std::printf("run interrupted, run the same command again to resume\n");
   } else {
-    for (const TuneSummary& group : run.groups)
-      std::fputs(FormatTuneSummary(group).c_str(), stdout);
+    for (const TuneSummary& group : groups) std::fputs(FormatTuneSummary(group).c_str(), stdout);
   }
-  if (run.interrupted) return 130;
-  for (const TuneSummary& group : run.groups)
+  if (interrupted) return 130;
+  for (const TuneSummary& group : groups)
     if (!group.empty_spaces.empty()) return kSomeSpacesEmpty;
   return 0;
 }
 
-// A launch by mpirun or srun runs one copy of beast per rank; without MPI
-// each copy would tune everything on its own. Said in one line instead.
-void RefuseMpiLaunch() {
-  // Open MPI's and the PMI launchers' (MPICH, srun --mpi=pmi2) rank counts;
-  // not SLURM_NTASKS, which a plain command inside a batch job sees too.
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
-    const char* value = std::getenv(name);
-    if (!value || std::atol(value) <= 1) continue;
-    throw Error(ErrorCode::kEnvironment,
-                std::string("started as ") + value + " ranks (" + name +
-                    "), but this beast was built without MPI: run one beast tune with --device "
-                    "given once per device instead");
+int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>& devices,
+                         const Argv& argv, bool json) {
+  MultiDeviceSummary run = TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
+  return PrintGroups(run.groups, run.interrupted, json);
+}
+
+#if BEAST_WITH_MPI
+// beast tune as a rank of an MPI job: rank 0 coordinates and prints, every
+// other rank serves one device (beast/cluster/). Bad input is one line, from
+// rank 0 alone (every rank parses the same command line).
+int TuneAsRank(const Argv& argv) {
+  MpiSession mpi;
+  try {
+    VerbApp app("tune", "Tune templates on problems on a device, into a database.", kDetails);
+    TuneArgs a;
+    DeclareOptions(app, &a);
+    std::vector<std::string> positional;
+    if (!ParseCommandLine(app, argv, &positional)) return 0;
+    if (!positional.empty())
+      throw Error(ErrorCode::kBadArgument, "unexpected argument \"" + positional[0] + "\"");
+    if (Given(app, "--shard") || Given(app, "--share-fd"))
+      throw Error(ErrorCode::kBadArgument, "--shard is not taken under mpirun");
+    std::vector<DeviceSelector> devices;
+    TuneOptions o = OptionsOf(app, a, argv, &devices);
+    o.command_line += " (mpirun: " + std::to_string(mpi.size()) + " ranks)";
+    InterruptGuard guard;
+    if (mpi.rank() != 0)
+      return ServeDevice(mpi, o, devices, mpi.local_device_index(), mpi.host(),
+                         InterruptGuard::Stop());
+    const auto start = std::chrono::steady_clock::now();
+    ClusterRun run = CoordinateTune(mpi, o, InterruptGuard::Stop());
+    for (TuneSummary& group : run.groups)
+      group.wall_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return PrintGroups(run.groups, run.interrupted, a.json);
+  } catch (const Error&) {
+    if (mpi.rank() != 0) return 2;  // rank 0 says it
+    throw;
   }
 }
+#endif
 
 }  // namespace
 
 int Tune(const Argv& argv) {
-  RefuseMpiLaunch();
+  if (std::optional<LaunchedRanks> launched = LaunchedAsRanks()) {
+#if BEAST_WITH_MPI
+    return TuneAsRank(argv);
+#else
+    RefuseLaunchWithoutMpi(*launched);
+#endif
+  }
   VerbApp app("tune", "Tune templates on problems on a device, into a database.", kDetails);
   TuneArgs a;
   DeclareOptions(app, &a);

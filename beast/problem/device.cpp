@@ -36,7 +36,8 @@ int64_t DeviceInfo::StaticLocalMemBytes() const {
 DeviceSelector DeviceSelector::Parse(const std::string& text) {
   auto fail = [&](const std::string& why) -> DeviceSelector {
     throw Error(ErrorCode::kBadArgument,
-                "device \"" + text + "\": " + why + " (expected opencl:N, cuda:N or cuda:sm_XX)");
+                "device \"" + text + "\": " + why +
+                    " (expected opencl:N, cuda:N, cuda:sm_XX or, under mpirun, cuda:local)");
   };
   auto colon = text.find(':');
   if (colon == std::string::npos) return fail("no backend");
@@ -50,6 +51,11 @@ DeviceSelector DeviceSelector::Parse(const std::string& text) {
       return fail("architecture must look like sm_90");
     }
     sel.arch = rest;
+    sel.index = -1;
+    return sel;
+  }
+  if (rest == "local") {
+    sel.local = true;
     sel.index = -1;
     return sel;
   }

@@ -53,11 +53,14 @@ struct DeviceInfo {
   int64_t StaticLocalMemBytes() const;
 };
 
-// A parsed --device argument: "opencl:N", "cuda:N" or "cuda:sm_XX".
+// A parsed --device argument: "opencl:N", "cuda:N", "cuda:sm_XX", or
+// "cuda:local" / "opencl:local" (under mpirun: the device of the rank's
+// place among the device ranks of its node; harness LocalDevice).
 struct DeviceSelector {
   Backend backend = Backend::kOpenCL;
   int index = 0;
-  std::string arch;                                      // set for compile-only "cuda:sm_XX"
+  std::string arch;  // set for compile-only "cuda:sm_XX"
+  bool local = false;
   static DeviceSelector Parse(const std::string& text);  // throws kBadArgument
 };
 

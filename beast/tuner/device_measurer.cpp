@@ -14,20 +14,6 @@
 namespace beast {
 namespace {
 
-// The best ok median of the problem on the device, any template.
-std::optional<double> BestOfProblem(results_db::Store& store, int64_t device_id,
-                                    const Problem& problem) {
-  results_db::QueryFilter filter;
-  filter.problem_key = problem.Key();
-  filter.device_id = device_id;
-  filter.best_only = true;
-  std::optional<double> best;
-  for (const auto& row : store.Query(filter)) {
-    if (row.median_ms && (!best || *row.median_ms < *best)) best = row.median_ms;
-  }
-  return best;
-}
-
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }

@@ -92,10 +92,6 @@ Child Spawn(const std::string& device, const std::string& executable,
   return child;
 }
 
-std::string Identity(const DeviceInfo& d) {
-  return std::string(BackendName(d.backend)) + "\n" + d.name + "\n" + d.driver_version;
-}
-
 // One tuning process per device: a group of identical devices shares the
 // configs (--shard k/N), and the baselines and confirmations are left for
 // the final run of each group.
@@ -122,6 +118,10 @@ void SpawnAll(const std::vector<std::vector<size_t>>& groups,
 }
 
 }  // namespace
+
+std::string ResultIdentity(const DeviceInfo& d) {
+  return std::string(BackendName(d.backend)) + "\n" + d.name + "\n" + d.driver_version;
+}
 
 void WriteShare(int fd, const TuneSummary& summary) {
   WriteFrame(fd, EncodeShare(summary), std::chrono::steady_clock::now() + std::chrono::minutes(10));
@@ -163,7 +163,7 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
   std::vector<std::vector<size_t>> groups;
   std::map<std::string, size_t> group_of;
   for (size_t i = 0; i < devices.size(); ++i) {
-    auto [it, fresh] = group_of.emplace(Identity(devices[i]), groups.size());
+    auto [it, fresh] = group_of.emplace(ResultIdentity(devices[i]), groups.size());
     if (fresh) groups.emplace_back();
     groups[it->second].push_back(i);
   }

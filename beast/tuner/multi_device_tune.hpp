@@ -37,6 +37,10 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
                                  const std::vector<DeviceSelector>& devices,
                                  const std::vector<std::string>& tune_args);
 
+// What makes two devices one as far as results go: backend, name and
+// driver. Devices with the same identity share a run's configs.
+std::string ResultIdentity(const DeviceInfo& device);
+
 // A device's process (`beast tune ... --share-fd N`): writes its summary's
 // share of the run on descriptor N and closes it.
 void WriteShare(int fd, const TuneSummary& summary);

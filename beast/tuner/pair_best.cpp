@@ -36,6 +36,19 @@ std::optional<results_db::ResultRow> BestOfPair(results_db::Store& store, int64_
   return std::nullopt;
 }
 
+std::optional<double> BestOfProblem(results_db::Store& store, int64_t device_id,
+                                    const Problem& problem) {
+  results_db::QueryFilter filter;
+  filter.problem_key = problem.Key();
+  filter.device_id = device_id;
+  filter.best_only = true;
+  std::optional<double> best;
+  for (const auto& row : store.Query(filter)) {
+    if (row.median_ms && (!best || *row.median_ms < *best)) best = row.median_ms;
+  }
+  return best;
+}
+
 void SummarizePairBest(results_db::Store& store, int64_t device_id, const PlannedPair& pair,
                        const PairIds& ids, PairSummary* ps) {
   std::optional<results_db::ResultRow> row = BestOfPair(store, device_id, pair);

@@ -19,6 +19,10 @@ namespace beast {
 std::optional<results_db::ResultRow> BestOfPair(results_db::Store& store, int64_t device_id,
                                                 const PlannedPair& pair);
 
+// The best ok median of the problem on the device, any template.
+std::optional<double> BestOfProblem(results_db::Store& store, int64_t device_id,
+                                    const Problem& problem);
+
 // Fills the winner fields of `summary` (unchanged when the pair has no ok config).
 void SummarizePairBest(results_db::Store& store, int64_t device_id, const PlannedPair& pair,
                        const PairIds& ids, PairSummary* summary);

@@ -14,9 +14,8 @@
 #include "harness/devices/device_resolver.hpp"
 
 namespace beast {
-namespace {
 
-void CheckOptions(const TuneOptions& o) {
+void CheckTuneOptions(const TuneOptions& o) {
   if (o.templates.empty()) throw Error(ErrorCode::kBadArgument, "no template to tune (--template)");
   if (o.problems.empty()) throw Error(ErrorCode::kBadArgument, "no problem to tune (--problem)");
   if (!(o.timeout_seconds > 0))
@@ -24,6 +23,8 @@ void CheckOptions(const TuneOptions& o) {
   if (o.time_budget_seconds < 0)
     throw Error(ErrorCode::kBadArgument, "the time budget must not be negative");
 }
+
+namespace {
 
 std::vector<SpaceSpec> LoadSpecs(const std::string& templates_dir,
                                  const std::vector<std::string>& names) {
@@ -36,7 +37,7 @@ std::vector<SpaceSpec> LoadSpecs(const std::string& templates_dir,
 
 TuneSummary Tune(const TuneOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  CheckOptions(o);
+  CheckTuneOptions(o);
   const std::string templates_dir =
       o.templates_dir.empty() ? Paths::Default().templates_dir : o.templates_dir;
   const std::vector<SpaceSpec> specs = LoadSpecs(templates_dir, o.templates);

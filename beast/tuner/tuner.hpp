@@ -229,6 +229,10 @@ struct TuneSummary {
   }
 };
 
+// Throws Error(kBadArgument) for options no run takes: no template or
+// problem, a timeout that is not positive, a negative time budget.
+void CheckTuneOptions(const TuneOptions& options);
+
 // Validates everything first (templates, problems, device, non-empty spaces,
 // valid defaults) and starts the device worker, so bad input writes nothing;
 // then tunes. Throws beast::Error for bad input or environment. Ctrl-C

@@ -30,6 +30,11 @@ void CheckNvrtcSupports(const std::string& what, const std::string& arch) {
 }  // namespace
 
 DeviceInfo ResolveDevice(const DeviceSelector& selector, bool to_compile) {
+  if (selector.local) {
+    throw Error(ErrorCode::kBadArgument,
+                std::string(BackendName(selector.backend)) +
+                    ":local names a device by the rank's place on its node: it is for mpirun");
+  }
   if (selector.backend == Backend::kCuda) {
     if (!selector.arch.empty()) {
       DeviceInfo spec = LoadDeviceSpec(Paths::Default().constraints_dir, selector.arch);
@@ -81,6 +86,18 @@ DeviceSelector BestDevice() {
   throw Error(
       ErrorCode::kNotFound,
       "no CUDA GPU and no OpenCL device found (install an OpenCL driver such as PoCL: ./run does)");
+}
+
+DeviceSelector LocalDevice(const DeviceSelector& selector, int local_index) {
+  if (!selector.local) return selector;
+  const size_t count = selector.backend == Backend::kCuda ? harness::ProbeCuda().devices.size()
+                                                          : harness::ListOpenClDevices().size();
+  const std::string name = std::string(BackendName(selector.backend)) + ":local";
+  if (count == 0) throw Error(ErrorCode::kNotFound, name + ": no such device on this node");
+  DeviceSelector out = selector;
+  out.local = false;
+  out.index = local_index % static_cast<int>(count);
+  return out;
 }
 
 }  // namespace beast
