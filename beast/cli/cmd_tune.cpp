@@ -1,7 +1,6 @@
 // beast tune: tunes templates on problems on one device into a database,
 // with a progress line and a table of winners (or a JSON summary) at the end.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -96,7 +95,13 @@ const char kDetails[] =
     "e.g. several GPUs of one model) share the configs, each measuring its share (the\n"
     "hidden --shard I/N and --progress-label L are what those processes are given); then\n"
     "the first device of each kind measures the baselines, confirms the winners and prints\n"
-    "the summary (--json: an array of summaries).\n";
+    "the summary (--json: an array of summaries).\n"
+    "Under mpirun (or srun with PMIx; a beast built with MPI), rank 0 coordinates (it alone\n"
+    "opens the database) and every other rank measures on one device: cuda:local is the\n"
+    "node's GPU of the rank's place among the node's device ranks (the default there when\n"
+    "the node has GPUs), several --device are dealt to a node's ranks in turn. Ranks with\n"
+    "one device share the configs, dealt to whichever has a free slot; a killed job resumes\n"
+    "with the same command.\n";
 
 // --shard I/N: this run's share of a multi-device run (I in 0..N-1).
 void ParseShard(const std::string& text, TuneOptions* o) {
@@ -364,11 +369,7 @@ int TuneAsRank(const Argv& argv) {
     if (mpi.rank() != 0)
       return ServeDevice(mpi, o, devices, mpi.local_device_index(), mpi.host(),
                          InterruptGuard::Stop());
-    const auto start = std::chrono::steady_clock::now();
     ClusterRun run = CoordinateTune(mpi, o, InterruptGuard::Stop());
-    for (TuneSummary& group : run.groups)
-      group.wall_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return PrintGroups(run.groups, run.interrupted, a.json);
   } catch (const Error&) {
     if (mpi.rank() != 0) return 2;  // rank 0 says it

@@ -82,6 +82,15 @@ Json BaselineJson(const BaselineSummary& b) {
 Json SummaryJson(const TuneSummary& s) {
   Json out = {{"device", s.device_id}, {"device_name", s.device_name}};
   if (!s.devices.empty()) out["devices"] = s.devices;
+  if (!s.ranks.empty()) {
+    out["ranks"] = nlohmann::ordered_json::array();
+    for (const TuneSummary::RankShare& r : s.ranks) {
+      out["ranks"].push_back({{"rank", r.rank},
+                              {"host", r.host},
+                              {"measured", r.measured},
+                              {"busy_seconds", r.busy_seconds}});
+    }
+  }
   out["compile_only"] = s.compile_only;
   if (s.compile_only) {
     out["compiler"] = s.compiler;

@@ -219,10 +219,10 @@ void SummarizeGroup(const TuneOptions& o, results_db::Store& store, ClusterSched
 }
 
 // The run itself, once every rank said hello.
+// `start`: when the job began (the ranks' hellos and peaks included).
 ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
                       const std::vector<SpaceSpec>& specs, const std::string& templates_dir,
-                      const std::atomic<bool>& stop) {
-  const Clock::time_point start = Clock::now();
+                      Clock::time_point start, const std::atomic<bool>& stop) {
   const std::vector<std::vector<int>> groups = GroupRanks(ranks);
   // Every group's plan, checked against its ranks' before anything is written.
   std::vector<std::vector<PlannedPair>> plans;
@@ -306,19 +306,28 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
       SummarizeGroup(o, store, g);
       for (std::optional<PairSummary>& ps : g.pair_summaries)
         if (ps) g.summary.pairs.push_back(std::move(*ps));
+      const double wall = std::chrono::duration<double>(Clock::now() - start).count();
       for (int rank : groups[k]) {
+        TuneSummary::RankShare share;
+        share.rank = rank;
+        share.host = ranks[rank].hello.host;
+        for (const auto& r : schedule.ranks())
+          if (r.rank == rank) share.measured = r.measured;
         if (!ranks[rank].share.empty()) {
           try {
-            AddShare(DecodeShare(ranks[rank].share), &g.summary);
+            const TuneSummary spent = DecodeShare(ranks[rank].share);
+            share.busy_seconds = spent.benchmark_seconds;
+            AddShare(spent, &g.summary);
           } catch (const Error&) {
             // A share that does not decode counts nothing; the database has it all.
           }
         }
-        uint64_t measured = 0;
-        for (const auto& r : schedule.ranks())
-          if (r.rank == rank) measured = r.measured;
+        char busy[32];
+        std::snprintf(busy, sizeof busy, "%.0f%%", wall > 0 ? 100 * share.busy_seconds / wall : 0);
         g.summary.devices.push_back(RankName(rank, ranks[rank].hello) + ": " +
-                                    std::to_string(measured) + " configs");
+                                    std::to_string(share.measured) + " configs, device busy " +
+                                    busy);
+        g.summary.ranks.push_back(std::move(share));
       }
       g.summary.interrupted = out.interrupted;
       g.summary.job = o.job;
@@ -337,6 +346,7 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
 }  // namespace
 
 ClusterRun CoordinateTune(RankLink& link, const TuneOptions& o, const std::atomic<bool>& stop) {
+  const Clock::time_point start = Clock::now();
   Ranks ranks(link);
   try {
     if (link.size() < 2)
@@ -357,7 +367,7 @@ ClusterRun CoordinateTune(RankLink& link, const TuneOptions& o, const std::atomi
       out.interrupted = true;
       return out;
     }
-    return Coordinate(link, ranks, o, specs, templates_dir, stop);
+    return Coordinate(link, ranks, o, specs, templates_dir, start, stop);
   } catch (...) {
     // No rank is left waiting: each is told, and the error is the run's line.
     ranks.EndAll(std::chrono::seconds(10));

@@ -169,6 +169,15 @@ struct TuneSummary {
   // group that measured its configs at once, each with a note if its process
   // failed; empty for a run on one device.
   std::vector<std::string> devices;
+  // A run under mpirun (beast/cluster/): each device rank of this group, the
+  // configs it measured and the seconds its device spent timing them.
+  struct RankShare {
+    int rank = 0;
+    std::string host;
+    uint64_t measured = 0;
+    double busy_seconds = 0;
+  };
+  std::vector<RankShare> ranks;
   std::vector<PairSummary> pairs;
   // The pairs not tuned because their space is empty: "TEMPLATE on PROBLEM:
   // why" (the run's exit code is then 3, see beast tune --help).
