@@ -350,7 +350,7 @@ ClusterRun CoordinateTune(RankLink& link, const TuneOptions& o, const std::atomi
   Ranks ranks(link);
   try {
     if (link.size() < 2)
-      throw Error(ErrorCode::kBadArgument,
+      throw Error(ErrorCode::kEnvironment,
                   "under mpirun, rank 0 coordinates and the other ranks measure: start at least "
                   "2 ranks");
     CheckTuneOptions(o);
