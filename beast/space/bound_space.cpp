@@ -204,6 +204,8 @@ void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& 
     dynamic_local_bytes.push_back(spec.launch_dynamic_local_bytes.Compile(slot_of));
   if (spec.has_shared_carveout)
     shared_carveout.push_back(spec.launch_shared_carveout.Compile(slot_of));
+  if (spec.has_winograd_tile)
+    winograd_tile.push_back(spec.validation_winograd_tile.Compile(slot_of));
   Estimate();
   plan = std::make_unique<space::Plan>(space::MakePlan(*this, AllActive(), options.reorder));
 }

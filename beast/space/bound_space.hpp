@@ -76,6 +76,9 @@ struct Instance {
   size_t local[3] = {1, 1, 1};
   int64_t dynamic_local_bytes = -1;  // launch dynamic_local_bytes; -1 when the space has none
   int64_t shared_carveout = -1;      // launch shared_carveout; -1 without
+  // validation winograd_tile: the m of the Winograd F(m x m, 3 x 3) the
+  // kernel computes, validated against that bound; 0 for the direct one.
+  int64_t winograd_tile = 0;
 };
 
 class BoundSpace {

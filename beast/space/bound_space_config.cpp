@@ -196,6 +196,8 @@ Instance BoundSpace::Instantiate(const Config& config) const {
           INT64_MAX, &inst.dynamic_local_bytes);
   setting(m.shared_carveout, m.spec.launch_shared_carveout, "shared_carveout", -1, 100,
           &inst.shared_carveout);
+  setting(m.winograd_tile, m.spec.validation_winograd_tile, "winograd_tile", 2, 4,
+          &inst.winograd_tile);
   return inst;
 }
 

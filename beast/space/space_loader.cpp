@@ -188,6 +188,19 @@ void ReadBody(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
   }
 }
 
+// How the kernel's result is checked beyond the direct sum's bound.
+void ReadValidation(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
+  if (!root["validation"].IsDefined()) return;
+  YAML::Node validation = root["validation"];
+  if (!validation.IsMap()) L.Fail(validation, "validation must be a map (winograd_tile: EXPR)");
+  L.CheckKeys(validation, {"winograd_tile"}, "validation");
+  if (validation["winograd_tile"].IsDefined()) {
+    spec->has_winograd_tile = true;
+    spec->validation_winograd_tile =
+        ParseExprAt(L, validation["winograd_tile"], "validation winograd_tile");
+  }
+}
+
 void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
   YAML::Node launch = L.Required(root, "launch", "the space description");
   L.CheckKeys(launch, {"global", "local", "dynamic_local_bytes", "shared_carveout"}, "launch");
@@ -254,11 +267,12 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
   const YAML::Node root = ParseYaml(spec.space_path, space_text);
   L.CheckKeys(root,
               {"op", "source", "kernel", "layouts", "dtypes", "description", "parameters",
-               "derived", "constraints", "launch"},
+               "derived", "constraints", "launch", "validation"},
               "the space description");
   ReadHeader(L, root, templates_dir, &spec);
   ReadBody(L, root, &spec);
   ReadLaunch(L, root, &spec);
+  ReadValidation(L, root, &spec);
   CheckSpaceNames(spec);
   spec.hash = TemplateHash(space_text, spec.source_path, templates_dir);
   return spec;

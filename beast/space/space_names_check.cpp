@@ -145,6 +145,7 @@ void CheckLaunch(const SpaceSpec& spec, const Names& names) {
   }
   if (spec.has_dynamic_local) launch.push_back(&spec.launch_dynamic_local_bytes);
   if (spec.has_shared_carveout) launch.push_back(&spec.launch_shared_carveout);
+  if (spec.has_winograd_tile) launch.push_back(&spec.validation_winograd_tile);
   for (const Expr* e : launch) {
     for (const auto& n : e->Names()) {
       if (!names.Known(n)) {

@@ -73,6 +73,11 @@ struct SpaceSpec {
   bool has_dynamic_local = false;
   Expr launch_shared_carveout;
   bool has_shared_carveout = false;
+  // `validation: winograd_tile: EXPR`: the kernel computes Winograd
+  // F(m x m, 3 x 3) with m = EXPR of the config, and is validated against
+  // that algorithm's error bound (harness/measure/winograd_bound.hpp).
+  Expr validation_winograd_tile;
+  bool has_winograd_tile = false;
   std::string hash;  // of the space text and the template text
 
   // Loads and checks kernel_templates/<name>.space.yaml. Every problem is

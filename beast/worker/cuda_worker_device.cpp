@@ -90,7 +90,7 @@ class CudaWorkerDevice : public WorkerDevice {
     }
     const bool flush = request.plan.flush_cache;
     KernelCalls calls = CallsFor(problem, [&] { return kernel.Launch(request.geometry, flush); });
-    ValidateAndTime(calls, problem.data, request.plan, &out);
+    ValidateAndTime(calls, problem.data, request.plan, &out, request.winograd_tile);
     return out;
   }
 

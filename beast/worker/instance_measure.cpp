@@ -24,7 +24,7 @@ std::vector<harness::OpenClKernelArg> DeviceProblem::KernelArgs() const {
 Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
                         const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
-                        const OnBuilt& on_built) {
+                        const OnBuilt& on_built, int winograd_tile) {
   Outcome out;
   harness::OpenClBuildResult build = context.Build(source, "");
   out.compile_ms = build.compile_ms;
@@ -59,7 +59,7 @@ Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& pr
   calls.read_output = [&](void* host) {
     context.Read(problem.output, host, problem.data->output_count * ElementBytes(*problem.data));
   };
-  ValidateAndTime(calls, *problem.data, plan, &out);
+  ValidateAndTime(calls, *problem.data, plan, &out, winograd_tile);
   return out;
 }
 

@@ -63,6 +63,6 @@ using OnBuilt = std::function<std::optional<std::string>(double compile_ms,
 Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
                         const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
-                        const OnBuilt& on_built = nullptr);
+                        const OnBuilt& on_built = nullptr, int winograd_tile = 0);
 
 }  // namespace beast

@@ -42,6 +42,7 @@ PreparedInstance PrepareInstance(harness::Renderer& renderer, const SpaceSpec& s
   }
   request.geometry.dynamic_local_bytes = instance.dynamic_local_bytes;
   request.geometry.shared_carveout = static_cast<int>(instance.shared_carveout);
+  request.winograd_tile = static_cast<int>(instance.winograd_tile);
   return prepared;
 }
 

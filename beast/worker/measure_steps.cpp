@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "beast/core/error.hpp"
 #include "harness/measure/validation.hpp"
 
 namespace beast {
@@ -14,15 +15,31 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The scale an output is checked against: the reference over absolute
+// values and the terms per output of the direct sum, or of a Winograd
+// kernel's bound (harness/measure/winograd_bound.hpp).
+struct Scale {
+  const std::vector<float>* abs;
+  const std::vector<double>* abs64;
+  int64_t length;
+};
+
+Scale ScaleFor(const ProblemData& data, int winograd_tile) {
+  if (winograd_tile <= 0)
+    return {&data.abs_reference, &data.abs_reference64, data.reduction_length};
+  const ProblemData::WinogradScale& w = WinogradScaleOf(data, winograd_tile);
+  return {&w.abs, &w.abs64, w.reduction_length};
+}
+
 // Reads the output in the problem's element type and checks it against the
 // reference of that precision; false (wrong_result, with where) when it fails.
 template <typename T>
 bool ValidateAs(const KernelCalls& calls, const ProblemData& data, const std::vector<T>& ref,
-                const std::vector<T>& abs_ref, Outcome* out) {
+                const std::vector<T>& abs_ref, int64_t length, Outcome* out) {
   std::vector<T> y(data.output_count);
   calls.read_output(y.data());
   const harness::ValidationResult v =
-      harness::Validate(y.data(), ref.data(), abs_ref.data(), y.size(), data.reduction_length);
+      harness::Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length);
   out->max_error = v.max_error;
   if (v.ok) return true;
   out->status = Status::kWrongResult;
@@ -32,13 +49,14 @@ bool ValidateAs(const KernelCalls& calls, const ProblemData& data, const std::ve
 
 // A 16-bit output, read as its bits, converted to float and checked with the
 // rounding of its storage type.
-bool ValidateStored16(const KernelCalls& calls, const ProblemData& data, Outcome* out) {
+bool ValidateStored16(const KernelCalls& calls, const ProblemData& data, const Scale& scale,
+                      Outcome* out) {
   std::vector<uint16_t> bits(data.output_count);
   calls.read_output(bits.data());
   const std::vector<float> y = StoredElementsAsFloat(data.dtype, bits);
-  const harness::ValidationResult v = harness::Validate(
-      y.data(), data.reference.data(), data.abs_reference.data(), y.size(), data.reduction_length,
-      data.dtype == DType::kF16 ? harness::kStoredF16 : harness::kStoredBf16);
+  const harness::ValidationResult v =
+      harness::Validate(y.data(), data.reference.data(), scale.abs->data(), y.size(), scale.length,
+                        data.dtype == DType::kF16 ? harness::kStoredF16 : harness::kStoredBf16);
   out->max_error = v.max_error;
   if (v.ok) return true;
   out->status = Status::kWrongResult;
@@ -46,18 +64,20 @@ bool ValidateStored16(const KernelCalls& calls, const ProblemData& data, Outcome
   return false;
 }
 
-bool ValidateOutput(const KernelCalls& calls, const ProblemData& data, Outcome* out) {
+bool ValidateOutput(const KernelCalls& calls, const ProblemData& data, int winograd_tile,
+                    Outcome* out) {
+  const Scale scale = ScaleFor(data, winograd_tile);
   if (data.dtype == DType::kF64)
-    return ValidateAs(calls, data, data.reference64, data.abs_reference64, out);
+    return ValidateAs(calls, data, data.reference64, *scale.abs64, scale.length, out);
   if (data.dtype == DType::kF16 || data.dtype == DType::kBF16)
-    return ValidateStored16(calls, data, out);
-  return ValidateAs(calls, data, data.reference, data.abs_reference, out);
+    return ValidateStored16(calls, data, scale, out);
+  return ValidateAs(calls, data, data.reference, *scale.abs, scale.length, out);
 }
 
 }  // namespace
 
 void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
-                     const harness::BenchmarkPlan& plan, Outcome* out) {
+                     const harness::BenchmarkPlan& plan, Outcome* out, int winograd_tile) {
   // Poison the output (0xFF bytes are NaN) so an element the kernel never
   // writes fails validation instead of passing on a stale value.
   calls.poison_output();
@@ -69,7 +89,14 @@ void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
     out->error_text = first.message;
     return;
   }
-  if (!ValidateOutput(calls, data, out)) return;
+  try {
+    if (!ValidateOutput(calls, data, winograd_tile, out)) return;
+  } catch (const Error& e) {
+    // A space that declares Winograd for a problem it cannot compute.
+    out->status = Status::kRuntimeError;
+    out->error_text = e.what();
+    return;
+  }
   std::string failure;
   auto start = std::chrono::steady_clock::now();
   out->samples_ms = harness::BenchmarkLaunches(calls.launch, plan, &failure);

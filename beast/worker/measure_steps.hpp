@@ -29,9 +29,11 @@ struct KernelCalls {
 // reference (wrong_result with where and by how much, or runtime_error when
 // the launch fails), then times the kernel with harness::Benchmark(plan).
 // Fills out's status, max_error, samples, median, spread, error_text and
-// the first launch's and the benchmark's wall clock.
+// the first launch's and the benchmark's wall clock. A kernel that computes
+// Winograd F(m x m, 3 x 3) (winograd_tile = m) is checked against that
+// algorithm's error bound, any other against the direct sum's.
 void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
-                     const harness::BenchmarkPlan& plan, Outcome* out);
+                     const harness::BenchmarkPlan& plan, Outcome* out, int winograd_tile = 0);
 
 // Warm-up rounds, then rounds that launch every live candidate once in turn
 // (A B C A B C ...) until each one's median is stable (plan.target_rel_ci,

@@ -3,14 +3,17 @@
 
 #include <cstring>
 
+#include "beast/core/error.hpp"
 #include "beast/problem/storage16.hpp"
 #include "harness/measure/reference.hpp"
+#include "harness/measure/winograd_bound.hpp"
 
 namespace beast {
 
 ProblemData ZeroProblemData(const Problem& problem) {
   ProblemData d;
   d.dtype = problem.dtype();
+  d.problem_key = problem.Key();
   if (problem.op() == OpKind::kConv2d) {
     const Conv2dShape& s = problem.conv();
     d.input0.assign(harness::Conv2dInputCount(s), 0.0f);
@@ -51,6 +54,7 @@ std::vector<float> StoredInputs(DType dtype, size_t count, uint64_t seed) {
 ProblemData MakeProblemData(const Problem& problem) {
   ProblemData d;
   d.dtype = problem.dtype();
+  d.problem_key = problem.Key();
   const bool f64 = d.dtype == DType::kF64;
   // The reference in the precision the kernel's result is checked in.
   auto keep = [&](size_t count) {
@@ -94,6 +98,26 @@ ProblemData MakeProblemData(const Problem& problem) {
     }
   }
   return d;
+}
+
+const ProblemData::WinogradScale& WinogradScaleOf(const ProblemData& data, int m) {
+  auto it = data.winograd_scales.find(m);
+  if (it != data.winograd_scales.end()) return it->second;
+  const Problem problem = Problem::Parse(data.problem_key);
+  if (problem.op() != OpKind::kConv2d)
+    throw Error(ErrorCode::kBadArgument,
+                "a Winograd kernel computes conv2d, not " + data.problem_key);
+  const Conv2dShape& s = problem.conv();
+  ProblemData::WinogradScale scale;
+  scale.reduction_length = harness::WinogradReductionLength(s, m);
+  std::vector<double> bound = harness::WinogradAbsBound(s, data.input0.data(), data.input1.data(),
+                                                        s.bias ? data.bias.data() : nullptr, m);
+  if (data.dtype == DType::kF64) {
+    scale.abs64 = std::move(bound);
+  } else {
+    scale.abs.assign(bound.begin(), bound.end());
+  }
+  return data.winograd_scales.emplace(m, std::move(scale)).first->second;
 }
 
 size_t ElementBytes(const ProblemData& data) { return static_cast<size_t>(DTypeBytes(data.dtype)); }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "beast/problem/problem.hpp"
@@ -25,7 +27,20 @@ struct ProblemData {
   std::vector<double> reference64, abs_reference64;  // f64 problems only
   int64_t reduction_length = 1;                      // terms per output
   size_t output_count = 0;
+  std::string problem_key;
+  // The error-bound scale of a Winograd F(m x m, 3 x 3) kernel, per m, made
+  // when a kernel of that m is first validated (WinogradScaleOf).
+  struct WinogradScale {
+    std::vector<float> abs;        // the bound's S per output (float problems)
+    std::vector<double> abs64;     // the same for an f64 problem
+    int64_t reduction_length = 0;  // its L_W
+  };
+  mutable std::map<int, WinogradScale> winograd_scales;
 };
+
+// The Winograd error-bound scale of `data`'s conv2d problem for tile m
+// (harness/measure/winograd_bound.hpp), computed once and kept in `data`.
+const ProblemData::WinogradScale& WinogradScaleOf(const ProblemData& data, int m);
 
 ProblemData MakeProblemData(const Problem& problem);
 

@@ -126,6 +126,7 @@ std::string EncodeMeasure(const MeasureRequest& q) {
   WriteGeometry(w, q.geometry);
   WritePlan(w, q.plan);
   w.U8(q.await_verdict);
+  w.I64(q.winograd_tile);
   return w.bytes();
 }
 
@@ -138,6 +139,7 @@ MeasureRequest DecodeMeasure(const std::string& payload) {
   q.geometry = ReadGeometry(r);
   q.plan = ReadPlan(r);
   q.await_verdict = r.U8() != 0;
+  q.winograd_tile = static_cast<int>(r.I64());
   r.ExpectEnd();
   return q;
 }

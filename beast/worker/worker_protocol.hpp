@@ -35,7 +35,7 @@ namespace beast {
 
 // Raised whenever a message changes shape, so a worker from another build is
 // refused at kReady instead of misreading requests.
-constexpr int64_t kWorkerProtocolVersion = 5;
+constexpr int64_t kWorkerProtocolVersion = 6;
 
 enum class WorkerMessage : uint8_t {
   kReady = 1,
@@ -60,6 +60,9 @@ struct MeasureRequest {
   // The worker waits for a kVerdict after kBuilt (post-compile constraints
   // are in force): the tuner decides from the resources.
   bool await_verdict = false;
+  // The kernel computes Winograd F(m x m, 3 x 3) with this m: its output is
+  // checked against that algorithm's error bound; 0: the direct sum's.
+  int winograd_tile = 0;
 };
 
 // What kBuilt reports.

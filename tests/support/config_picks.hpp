@@ -51,6 +51,7 @@ inline TemplateFlags FlagsOf(const SpaceSpec& spec) {
          {"UNROLL_RS", kOnOff},
          {"PADQ", kOnOff},
          {"VW", kWidths}}}},
+      {"conv2d/winograd", {{}, {{"MT", {2, 4}}, {"VW", kWidths}}}},
       {"gemm/tiled",
        {{"SA", "SB"},
         {{"SA", kOnOff},

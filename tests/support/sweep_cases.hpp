@@ -110,6 +110,7 @@ inline ProblemData GoldenProblemData(const GoldenConv& g, Layout layout,
   d.reference = layout == Layout::kNHWC ? ToChannelsLast(g.y, s.n, s.k, p, q) : g.y;
   d.output_count = d.reference.size();
   d.reduction_length = harness::Conv2dReductionLength(s);
+  d.problem_key = Problem::Conv2d(s).Key();  // a Winograd kernel's bound reads the shape
   d.abs_reference.resize(d.output_count);
   beast_reference->resize(d.output_count);
   harness::ReferenceConv2d(s, d.input0.data(), d.input1.data(), s.bias ? d.bias.data() : nullptr,
