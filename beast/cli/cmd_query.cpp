@@ -24,7 +24,9 @@ namespace {
 const char kDetails[] =
     "Lists measurements (default database beast.db), best first per device, problem and\n"
     "template. --best keeps the best ok config of each, --top K the K best, with the speed-up\n"
-    "over the template's default config. Where a vendor library's baseline was measured on\n"
+    "over the template's default config; --fastest keeps the fastest of each problem over\n"
+    "every template: which algorithm (direct, implicit GEMM, Winograd) won. Where a vendor "
+    "library's baseline was measured on\n"
     "the same device and problem, a column \"vs LIBRARY\" gives its fastest ok time divided\n"
     "by the row's time. The compiled kernel's resources (registers, spill, stack and\n"
     "shared/local memory bytes) show where the backend reported them: always in --json\n"
@@ -294,8 +296,26 @@ struct QueryArgs {
   std::string db = "beast.db", device, problem, problems, template_name, status;
   std::vector<std::string> where, compare, positional;
   long top = 0, limit = 0;
-  bool best = false, json = false, csv = false;
+  bool best = false, fastest = false, json = false, csv = false;
 };
+
+// Of --best's rows (each template's best per device and problem), the
+// fastest per device and problem: which template, which algorithm, won.
+std::vector<results_db::ResultRow> FastestPerProblem(std::vector<results_db::ResultRow> rows) {
+  std::vector<results_db::ResultRow> out;
+  for (results_db::ResultRow& row : rows) {
+    if (!row.median_ms) continue;
+    auto same = std::find_if(out.begin(), out.end(), [&](const results_db::ResultRow& o) {
+      return o.device_id == row.device_id && o.problem_key == row.problem_key;
+    });
+    if (same == out.end()) {
+      out.push_back(std::move(row));
+    } else if (*row.median_ms < *same->median_ms) {
+      *same = std::move(row);
+    }
+  }
+  return out;
+}
 
 void CheckCombinations(const CLI::App& app, const QueryArgs& args) {
   if (Given(app, "--compare")) {
@@ -320,6 +340,9 @@ void CheckCombinations(const CLI::App& app, const QueryArgs& args) {
   if (args.json && args.csv) throw Error(ErrorCode::kBadArgument, "--json or --csv, not both");
   if (args.best && Given(app, "--top"))
     throw Error(ErrorCode::kBadArgument, "--best is --top 1; give one of them");
+  if (args.fastest && (args.best || Given(app, "--top") || Given(app, "--template")))
+    throw Error(ErrorCode::kBadArgument,
+                "--fastest is the best over every template; drop --best, --top and --template");
 }
 
 std::optional<Status> ParseMeasurementStatus(const std::string& name) {
@@ -366,6 +389,9 @@ int Query(const Argv& argv) {
   QueryArgs args;
   app.add_option("--db", args.db, "the database (default beast.db)");
   app.add_flag("--best", args.best, "the best ok config per device, problem and template");
+  app.add_flag("--fastest", args.fastest,
+               "the fastest ok config per device and problem, over every template (which "
+               "algorithm won)");
   AddInteger(app, "--top", &args.top, "the K best ok configs of each");
   app.add_option("--device", args.device, "a device name, or a unique part of one");
   app.add_option("--problem", args.problem, "a problem key");
@@ -400,7 +426,7 @@ int Query(const Argv& argv) {
   }
   filter.limit = args.limit;
   if (filter.limit < 0) throw Error(ErrorCode::kBadArgument, "--limit takes a positive number");
-  filter.best_only = args.best;
+  filter.best_only = args.best || args.fastest;
   for (const auto& where : args.where) filter.params.push_back(ParseWhere(where));
 
   if (Given(app, "--problems")) {
@@ -422,7 +448,8 @@ int Query(const Argv& argv) {
     return 0;
   }
   if (Given(app, "--device")) filter.device_name = ResolveDevice(store, args.device);
-  PrintRows(store.Query(filter), args.json, args.csv);
+  PrintRows(args.fastest ? FastestPerProblem(store.Query(filter)) : store.Query(filter), args.json,
+            args.csv);
   return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
 #include "beast/problem/job_file.hpp"
+#include "beast/space/space_spec.hpp"
 #include "beast/space/user_constraints.hpp"
 #include "beast/tuner/multi_device_tune.hpp"
 #include "beast/tuner/tuner.hpp"
@@ -35,6 +36,10 @@ const char kDetails[] =
     "(default: the first CUDA GPU, else the first OpenCL device) and records every outcome\n"
     "in FILE (default beast.db). On a CUDA GPU (cuda:N) kernels are compiled with NVRTC for\n"
     "its architecture and timed with CUDA events.\n"
+    "Without --template, every template of the problems' ops is tuned (the algorithm is the\n"
+    "tuner's choice: direct, implicit GEMM, Winograd); --template conv2d/* names a family.\n"
+    "A template chosen so that does not compute a problem (Winograd on a 1x1 filter) is\n"
+    "left out and listed, and the summary names the fastest algorithm of each problem.\n"
     "--max-configs N measures the default config plus N-1 configs a search strategy\n"
     "chooses (--strategy: model, the default: a cost model learns from every outcome and\n"
     "proposes batches with exploration forced into each; random; exhaustive), seeded by\n"
@@ -166,7 +171,9 @@ struct TuneArgs {
 };
 
 void DeclareOptions(CLI::App& app, TuneArgs* a) {
-  AddRepeated(app, "--template", &a->templates, "a template to tune (repeatable)");
+  AddRepeated(app, "--template", &a->templates,
+              "a template to tune (repeatable), or a family (conv2d/*); none: every template of "
+              "the problems' ops");
   AddRepeated(app, "--problem", &a->problems, "a problem to tune (repeatable)");
   AddRepeated(app, "--problems", &a->job_files,
               "a job file: problem keys, one per line, each with an optional weight xN");
@@ -282,11 +289,46 @@ void ReadCompiling(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
 }
 
 // Everything the command line says, checked.
+// The templates to tune: those named, a family (conv2d/*) expanded to its
+// members, or with none named every template of the problems' ops; the
+// latter two are chosen by the problems (TuneOptions::templates_by_problem).
+std::vector<std::string> TemplatesOf(const std::vector<std::string>& named,
+                                     const std::vector<Problem>& problems,
+                                     const std::string& templates_dir, bool* by_problem) {
+  const std::vector<std::string> all =
+      SpaceSpec::List(templates_dir.empty() ? Paths::Default().templates_dir : templates_dir);
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  *by_problem = named.empty();
+  if (named.empty()) {
+    std::set<std::string> ops;
+    for (const Problem& p : problems) ops.insert(p.OpName());
+    for (const std::string& name : all)
+      if (ops.count(name.substr(0, name.find('/')))) add(name);
+  }
+  for (const std::string& name : named) {
+    if (name.size() < 2 || name.compare(name.size() - 2, 2, "/*") != 0) {
+      add(name);
+      continue;
+    }
+    const std::string family = name.substr(0, name.size() - 1);  // "conv2d/"
+    size_t members = 0;
+    for (const std::string& t : all) {
+      if (t.rfind(family, 0) != 0) continue;
+      add(t);
+      ++members;
+    }
+    if (members == 0) throw Error(ErrorCode::kNotFound, "no template of the family " + name);
+    *by_problem = true;
+  }
+  return out;
+}
+
 TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
                       std::vector<DeviceSelector>* devices) {
   TuneOptions o;
-  o.templates = a.templates;
-  if (o.templates.empty()) throw Error(ErrorCode::kBadArgument, "--template is required");
   // The same problem twice (in another spelling, say) is tuned once, its
   // weights (the layers that share it) added up.
   std::vector<JobProblem> job;
@@ -301,6 +343,7 @@ TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
   o.job = !a.job_files.empty();
   if (o.problems.empty())
     throw Error(ErrorCode::kBadArgument, "--problem or --problems is required");
+  o.templates = TemplatesOf(a.templates, o.problems, a.templates_dir, &o.templates_by_problem);
   for (const auto& d : a.devices) devices->push_back(DeviceSelector::Parse(d));
   // Under mpirun each device rank picks its own (cluster_rank.hpp).
   if (!devices->empty()) {

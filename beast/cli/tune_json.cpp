@@ -102,6 +102,7 @@ Json SummaryJson(const TuneSummary& s) {
   out["interrupted"] = s.interrupted;
   out["empty_spaces"] = s.empty_spaces;
   out["other_layout"] = s.other_layout;
+  out["not_applicable"] = s.not_applicable;
   out["job"] = nullptr;
   if (s.job) {
     const JobTotals t = JobTotalsOf(s);

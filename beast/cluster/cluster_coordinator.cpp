@@ -230,7 +230,8 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
   for (const std::vector<int>& group : groups) {
     const DeviceInfo& device = ranks[group.front()].hello.device;
     TuneSummary s;
-    plans.push_back(PlanPairs(specs, o, device, &s.empty_spaces, &s.other_layout));
+    plans.push_back(
+        PlanPairs(specs, o, device, &s.empty_spaces, &s.other_layout, &s.not_applicable));
     const std::string plan = PlanText(plans.back());
     for (int rank : group) {
       if (ranks[rank].hello.plan != plan)

@@ -58,8 +58,8 @@ std::unique_ptr<Serving> Open(const TuneOptions& o, const DeviceSelector& select
   for (const auto& name : o.templates) s->specs.push_back(SpaceSpec::Load(templates_dir, name));
   s->device = ResolveDevice(selector);
   for (const Problem& problem : o.problems) CheckProblemFits(problem, s->device, HostMemoryBytes());
-  std::vector<std::string> empty, other_layout;  // the coordinator lists them
-  s->pairs = PlanPairs(s->specs, o, s->device, &empty, &other_layout);
+  std::vector<std::string> empty, other_layout, not_applicable;  // the coordinator lists them
+  s->pairs = PlanPairs(s->specs, o, s->device, &empty, &other_layout, &not_applicable);
   s->renderer =
       std::make_unique<harness::Renderer>(paths.python, paths.render_script, templates_dir);
   s->renderer->SetLimits(o.timeout_seconds, &stop);

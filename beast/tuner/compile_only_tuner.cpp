@@ -162,7 +162,8 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
                     "without it (CUDA toolkit not found)");
   }
   TuneSummary summary;
-  const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device, &summary.empty_spaces);
+  const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device, &summary.empty_spaces,
+                                                   &summary.other_layout, &summary.not_applicable);
   summary.device_id = device.Id();
   summary.device_name = "compile-only " + device.arch;
   summary.compile_only = true;

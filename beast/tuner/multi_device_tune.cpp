@@ -155,7 +155,8 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
   for (const auto& name : options.templates) specs.push_back(SpaceSpec::Load(templates_dir, name));
   for (const DeviceInfo& d : devices) {
     std::vector<std::string> empty;  // listed by each device's own run
-    PlanPairs(specs, options, d, &empty);
+    std::vector<std::string> other_layout, not_applicable;
+    PlanPairs(specs, options, d, &empty, &other_layout, &not_applicable);
     for (const Problem& problem : options.problems) CheckProblemFits(problem, d, HostMemoryBytes());
   }
 

@@ -26,8 +26,8 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   // A problem the device or host cannot hold is refused before any compile.
   for (const Problem& problem : o.problems) CheckProblemFits(problem, device, HostMemoryBytes());
   TuneSummary summary;
-  const std::vector<PlannedPair> pairs =
-      PlanPairs(specs, o, device, &summary.empty_spaces, &summary.other_layout);
+  const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device, &summary.empty_spaces,
+                                                   &summary.other_layout, &summary.not_applicable);
   summary.device_id = device.Id();
   summary.device_name = device.name;
   summary.post_compile_not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);

@@ -26,7 +26,8 @@ std::string StrategyFor(const TuneOptions& o, bool whole_space) {
 
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& o,
                                    const DeviceInfo& device, std::vector<std::string>* empty,
-                                   std::vector<std::string>* other_layout) {
+                                   std::vector<std::string>* other_layout,
+                                   std::vector<std::string>* not_applicable) {
   std::vector<PlannedPair> pairs;
   std::vector<std::string> empties;
   for (const auto& spec : specs) {
@@ -54,6 +55,10 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
       p.count = p.space->Count();
       if (p.count == 0) {
         const std::string why = WhyEmpty(p.space->Explain());
+        if (o.templates_by_problem && not_applicable) {
+          not_applicable->push_back(spec.name + " on " + problem.Key() + ": " + why);
+          continue;
+        }
         if (!empty)
           throw Error(ErrorCode::kEmptySpace,
                       "the space of " + spec.name + " is empty for " + problem.Key() + ": " + why);
@@ -74,7 +79,7 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
       p.post_compile = !AppliedPostCompile(*p.space, device.backend).empty();
       pairs.push_back(std::move(p));
     }
-    if (!any) {
+    if (!any && !o.templates_by_problem) {
       std::string layouts;
       for (Layout l : spec.layouts)
         layouts += (layouts.empty() ? " of layout " : " or ") + std::string(LayoutName(l));
@@ -83,6 +88,12 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
                       (spec.op == OpKind::kGemm ? "gemm problems" : "conv2d problems" + layouts) +
                       ")");
     }
+  }
+  if (pairs.empty() && o.templates_by_problem) {
+    throw Error(ErrorCode::kEmptySpace,
+                "no template computes the problems given: " +
+                    (not_applicable && !not_applicable->empty() ? not_applicable->front()
+                                                                : std::string("none takes them")));
   }
   if (pairs.empty() && !empties.empty()) {
     throw Error(

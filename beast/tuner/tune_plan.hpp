@@ -39,11 +39,15 @@ struct PlannedPair {
 // PROBLEM: why") and left out, and only a run left with no pair at all is
 // refused; without, the first empty space is refused. With `other_layout`,
 // each conv2d pair left out because the template does not take the problem's
-// layout is listed there ("TEMPLATE takes NCHW, not PROBLEM").
+// layout is listed there ("TEMPLATE takes NCHW, not PROBLEM"). With
+// options.templates_by_problem, a pair whose space is empty goes to
+// `not_applicable` instead of `empty`, and a template that takes none of the
+// problems is no error.
 std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const TuneOptions& options,
                                    const DeviceInfo& device,
                                    std::vector<std::string>* empty = nullptr,
-                                   std::vector<std::string>* other_layout = nullptr);
+                                   std::vector<std::string>* other_layout = nullptr,
+                                   std::vector<std::string>* not_applicable = nullptr);
 
 // How each config is timed: warm-up, repetitions, time, cache flush.
 harness::BenchmarkPlan BenchmarkPlanOf(const TuneOptions& options);

@@ -182,10 +182,39 @@ std::string JobLines(const TuneSummary& s) {
   return out;
 }
 
+// Per problem tuned with several templates: the algorithm that won, and by
+// how much over each other one ("fastest on PROBLEM: T 0.71 ms, 1.36x over U").
+std::string FastestLines(const TuneSummary& s) {
+  std::string out;
+  std::vector<std::string> seen;
+  for (const PairSummary& p : s.pairs) {
+    if (std::find(seen.begin(), seen.end(), p.problem_key) != seen.end()) continue;
+    seen.push_back(p.problem_key);
+    std::vector<const PairSummary*> tuned;
+    for (const PairSummary& q : s.pairs)
+      if (q.problem_key == p.problem_key && q.has_best) tuned.push_back(&q);
+    if (tuned.size() < 2) continue;
+    std::sort(tuned.begin(), tuned.end(),
+              [](const PairSummary* a, const PairSummary* b) { return a->best_ms < b->best_ms; });
+    char line[256];
+    std::snprintf(line, sizeof line, "fastest on %s: %s %.4f ms", p.problem_key.c_str(),
+                  tuned[0]->template_name.c_str(), tuned[0]->best_ms);
+    out += line;
+    for (size_t i = 1; i < tuned.size(); ++i) {
+      std::snprintf(line, sizeof line, "%s %.2fx over %s", i == 1 ? "," : ";",
+                    tuned[i]->best_ms / tuned[0]->best_ms, tuned[i]->template_name.c_str());
+      out += line;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 std::string FooterLines(const TuneSummary& s) {
-  std::string out = JobLines(s);
+  std::string out = FastestLines(s) + JobLines(s);
   for (const auto& line : s.empty_spaces) out += "not tuned, empty space: " + line + "\n";
   for (const auto& line : s.other_layout) out += "not tuned, other layout: " + line + "\n";
+  for (const auto& line : s.not_applicable) out += "not tuned, not computed: " + line + "\n";
   for (const auto& b : s.baselines) {
     if (b.status == Status::kOk) continue;
     out += "baseline " + LibraryDisplayName(b.library) + " " + b.routine + " " +

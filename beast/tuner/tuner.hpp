@@ -27,6 +27,11 @@ namespace beast {
 
 struct TuneOptions {
   std::vector<std::string> templates;  // "gemm/tiled"; a template tunes the problems of its op
+  // The templates were chosen by the problems (no --template, or a family
+  // such as conv2d/*): a template that does not take a problem (another
+  // layout, a space empty for it: Winograd on a 1x1 filter) is left out and
+  // listed, not an error.
+  bool templates_by_problem = false;
   std::vector<Problem> problems;
   // A batch job (--problems FILE): how many layers share each problem, by
   // key (absent: 1); the summary then ends with the job's weighted sums.
@@ -185,6 +190,9 @@ struct TuneSummary {
   // The conv2d pairs left out because the template does not take the
   // problem's layout: "TEMPLATE takes NCHW, not PROBLEM".
   std::vector<std::string> other_layout;
+  // With templates chosen by the problems: the pairs left out because the
+  // template does not compute the problem ("TEMPLATE on PROBLEM: why").
+  std::vector<std::string> not_applicable;
   // A batch job's weights (TuneOptions::weights); `job` says to sum them up.
   bool job = false;
   std::map<std::string, int64_t> weights;
