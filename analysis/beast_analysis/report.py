@@ -13,7 +13,15 @@ import datetime
 import os
 import re
 
-from beast_analysis import convergence, importance, measurements, plots, roofline, vendor
+from beast_analysis import (
+    algorithms,
+    convergence,
+    importance,
+    measurements,
+    plots,
+    roofline,
+    vendor,
+)
 from beast_analysis.errors import InputError
 from beast_analysis.output_dir import replacing
 from beast_analysis.plot_style import message_figure
@@ -163,6 +171,20 @@ def _vendor_section(rows, plot):
     )
 
 
+def _algorithm_section(rows, plot):
+    body = [
+        (device, problem, template, number(ms), "fastest" if i == 0 else f"{ms / times[0][1]:.2f}x")
+        for (device, problem), times in algorithms.by_problem(rows)
+        for i, (template, ms) in enumerate(times)
+    ]
+    return (
+        plot("algorithms.png", algorithms.plot, rows)
+        + "<p>Each template's best time per problem: the algorithm is a tuning choice. "
+        "Times are whole convolutions (Winograd's filter transform is inside the kernel).</p>\n"
+        + table(["device", "problem", "template", "best ms", "vs fastest"], body, numeric={3})
+    )
+
+
 def _template_section(frame, template, names, param_filter, plot_dir, slug, files):
     shown = [n for n in names if n in param_filter] if param_filter else names
     effect = f"params_{slug}.png"
@@ -216,6 +238,7 @@ def build(db_path, out_dir, *, device=None, problem=None, template=None, params=
             ("Winners", _winners_table(rows, flops) if rows else "<p>No ok measurement.</p>"),
             ("Distribution of times", plot("times.png", plots.times_distribution, frame)),
             ("Tuned best against the default config", plot("baseline.png", plots.baseline, rows)),
+            ("Best time per algorithm", _algorithm_section(rows, plot)),
             (
                 "Tuned against vendor libraries",
                 _vendor_section(vendor.compare(db_path, rows, covered), plot),

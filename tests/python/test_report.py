@@ -35,6 +35,7 @@ CONV = (
 PLOTS = [
     "times.png",
     "baseline.png",
+    "algorithms.png",
     "vendor.png",
     "roofline.png",
     "failures.png",
@@ -168,7 +169,7 @@ def test_report_of_a_beast_database(beast_db, tmp_path, capsys):
     out = tmp_path / "report"
     code, printed, err = run_cli(capsys, "report", "--db", beast_db, "--out", out, "--param", "MWG")
     assert (code, err) == (0, "")
-    assert printed == f"wrote {out}/index.html and 8 plots under {out}/plots\n"
+    assert printed == f"wrote {out}/index.html and 9 plots under {out}/plots\n"
     html = check_page(
         out,
         ["index.html"]
@@ -351,3 +352,28 @@ def test_convergence_lines_follow_each_strategy_from_the_default():
         columns=["measurement_id", "strategy", "status", "median_ms"],
     )
     assert convergence.trajectories(old) == {"unrecorded": [None, 3.0]}
+
+
+def test_algorithms_are_ranked_per_problem_and_device():
+    """The per-algorithm section: each (device, problem)'s templates, fastest
+    first; rows without an ok time are left out."""
+    from beast_analysis import algorithms
+
+    rows = [
+        {"device": "d", "problem": "p1", "template": "conv2d/direct_nchw", "median_ms": 2.4},
+        {"device": "d", "problem": "p1", "template": "conv2d/winograd", "median_ms": 0.7},
+        {"device": "d", "problem": "p1", "template": "conv2d/implicit_gemm", "median_ms": 1.1},
+        {"device": "d", "problem": "p2", "template": "conv2d/winograd", "median_ms": None},
+        {"device": "e", "problem": "p1", "template": "conv2d/direct_nchw", "median_ms": 3.0},
+    ]
+    assert algorithms.by_problem(rows) == [
+        (
+            ("d", "p1"),
+            [
+                ("conv2d/winograd", 0.7),
+                ("conv2d/implicit_gemm", 1.1),
+                ("conv2d/direct_nchw", 2.4),
+            ],
+        ),
+        (("e", "p1"), [("conv2d/direct_nchw", 3.0)]),
+    ]
