@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Issue 20's bench: the algorithm as a tuning choice on ResNet-50's 3x3 layers
+# (64->64 @56, 128->128 @28, 256->256 @14, 512->512 @7; N=1, NCHW, f32) on one
+# OpenCL device (PoCL here). One beast tune without --template tunes every
+# conv2d template that computes them — conv2d/direct_nchw, conv2d/implicit_gemm
+# and conv2d/winograd — with the same budget per template in the same run;
+# then oneDNN (PyTorch's CPU F.conv2d on every core, onednn_job_estimate.py)
+# times the same shapes in the same script. Prints per layer each algorithm's
+# best time, Winograd against the best of the others, and the fastest against
+# oneDNN, with geometric means. Not a CTest test: tens of minutes.
+# Usage: tests/bench/winograd_resnet50.sh [DB]   (default: a new file in /tmp;
+#        an existing one resumes)
+# Environment: BEAST_MAX_CONFIGS (per template and layer, default 40),
+# BEAST_DEVICE (default opencl:0), BEAST (the beast binary).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BEAST=${BEAST:-$ROOT/build/beast/beast}
+MAX_CONFIGS=${BEAST_MAX_CONFIGS:-40}
+DEVICE=${BEAST_DEVICE:-opencl:0}
+DB=${1:-$(mktemp -u /tmp/beast_winograd_XXXXXX.db)}
+WORK=$(mktemp -d /tmp/beast_winograd_XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); database $DB" >&2
+LAYERS=()
+for shape in "64 56" "128 28" "256 14" "512 7"; do
+  set -- $shape
+  LAYERS+=("conv2d:N=1,C=$1,H=$2,W=$2,K=$1,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,dilation_w=1,groups=1,layout=NCHW,dtype=f32")
+done
+args=()
+for p in "${LAYERS[@]}"; do args+=(--problem "$p"); done
+start=$(date +%s)
+"$BEAST" tune "${args[@]}" --device "$DEVICE" --db "$DB" --max-configs "$MAX_CONFIGS" \
+  --baselines none --quiet > "$WORK/summary.txt"
+echo "tuned in $(( $(date +%s) - start )) s" >&2
+"$BEAST" query --db "$DB" --best --json > "$WORK/best.json"
+printf '%s\n' "${LAYERS[@]}" > "$WORK/layers.job"
+/usr/bin/python3 "$ROOT/tests/bench/onednn_job_estimate.py" "$WORK/layers.job" --reps 30 --json \
+  > "$WORK/onednn.json"
+python3 - "$WORK" "${LAYERS[@]}" <<'PY'
+import json, math, sys
+work, layers = sys.argv[1], sys.argv[2:]
+best = json.load(open(f"{work}/best.json"))
+onednn = json.load(open(f"{work}/onednn.json"))
+def canon(key):  # the database's key of a layer: its C, H
+    return [r for r in best if f"C={key.split('C=')[1].split(',')[0]}," in r["problem"]
+            and f",H={key.split(',H=')[1].split(',')[0]}," in r["problem"]]
+names = ["conv2d/direct_nchw", "conv2d/implicit_gemm", "conv2d/winograd"]
+print(f"{'layer':<16}" + "".join(f"{n.split('/')[1]:>14}" for n in names)
+      + f"{'wino/other':>12}{'oneDNN':>10}{'best/oneDNN':>13}")
+ratios, vs_onednn = [], []
+for key, ref in zip(layers, onednn["problems"]):
+    rows = {r["template"]: r["median_ms"] for r in canon(key)}
+    times = [rows.get(n) for n in names]
+    other = min(t for t in times[:2] if t)
+    wino = times[2]
+    fastest = min(t for t in times if t)
+    ratios.append(other / wino)
+    vs_onednn.append(ref["median_ms"] / fastest)
+    c, h = key.split("C=")[1].split(",")[0], key.split(",H=")[1].split(",")[0]
+    print(f"{c + '->' + c + ' @' + h:<16}" + "".join(f"{t:>14.4f}" for t in times)
+          + f"{other / wino:>12.2f}{ref['median_ms']:>10.4f}{ref['median_ms'] / fastest:>13.2f}")
+geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))
+print(f"geomean: Winograd {geo(ratios):.2f}x the best direct/implicit-GEMM winner; "
+      f"the fastest algorithm {geo(vs_onednn):.2f}x oneDNN's speed "
+      f"(PyTorch {onednn['torch']}, {onednn['threads']} threads); times in ms, medians")
+PY
