@@ -389,6 +389,18 @@ int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>
   return PrintGroups(run.groups, run.interrupted, json);
 }
 
+constexpr char kSummary[] = "Tune templates on problems on a device, into a database.";
+
+// Reads beast tune's command line into `a`; false after --help.
+bool ParseTuneArgs(VerbApp& app, const Argv& argv, TuneArgs* a) {
+  DeclareOptions(app, a);
+  std::vector<std::string> positional;
+  if (!ParseCommandLine(app, argv, &positional)) return false;
+  if (!positional.empty())
+    throw Error(ErrorCode::kBadArgument, "unexpected argument \"" + positional[0] + "\"");
+  return true;
+}
+
 #if BEAST_WITH_MPI
 // beast tune as a rank of an MPI job: rank 0 coordinates and prints, every
 // other rank serves one device (beast/cluster/). Bad input is one line, from
@@ -396,13 +408,9 @@ int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>
 int TuneAsRank(const Argv& argv) {
   MpiSession mpi;
   try {
-    VerbApp app("tune", "Tune templates on problems on a device, into a database.", kDetails);
+    VerbApp app("tune", kSummary, kDetails);
     TuneArgs a;
-    DeclareOptions(app, &a);
-    std::vector<std::string> positional;
-    if (!ParseCommandLine(app, argv, &positional)) return 0;
-    if (!positional.empty())
-      throw Error(ErrorCode::kBadArgument, "unexpected argument \"" + positional[0] + "\"");
+    if (!ParseTuneArgs(app, argv, &a)) return 0;
     if (Given(app, "--shard") || Given(app, "--share-fd"))
       throw Error(ErrorCode::kBadArgument, "--shard is not taken under mpirun");
     std::vector<DeviceSelector> devices;
@@ -431,13 +439,9 @@ int Tune(const Argv& argv) {
     RefuseLaunchWithoutMpi(*launched);
 #endif
   }
-  VerbApp app("tune", "Tune templates on problems on a device, into a database.", kDetails);
+  VerbApp app("tune", kSummary, kDetails);
   TuneArgs a;
-  DeclareOptions(app, &a);
-  std::vector<std::string> positional;
-  if (!ParseCommandLine(app, argv, &positional)) return 0;
-  if (!positional.empty())
-    throw Error(ErrorCode::kBadArgument, "unexpected argument \"" + positional[0] + "\"");
+  if (!ParseTuneArgs(app, argv, &a)) return 0;
   std::vector<DeviceSelector> devices;
   const TuneOptions o = OptionsOf(app, a, argv, &devices);
   if (devices.size() > 1) {
