@@ -20,7 +20,16 @@ TEST(DeviceSelector, ParsesEveryForm) {
   EXPECT_EQ(b.backend, Backend::kCuda);
   EXPECT_EQ(b.arch, "sm_90");
   EXPECT_EQ(b.index, -1);
-  for (const char* bad : {"opencl", "opencl:", "opencl:x", "vulkan:0", "cuda:sm_", "cuda:sm_9a"}) {
+  EXPECT_FALSE(b.local);
+  // Under mpirun: the node's device of the rank's place.
+  DeviceSelector c = DeviceSelector::Parse("cuda:local");
+  EXPECT_EQ(c.backend, Backend::kCuda);
+  EXPECT_TRUE(c.local);
+  EXPECT_TRUE(c.arch.empty());
+  EXPECT_TRUE(DeviceSelector::Parse("opencl:local").local);
+  EXPECT_FALSE(a.local);
+  for (const char* bad :
+       {"opencl", "opencl:", "opencl:x", "vulkan:0", "cuda:sm_", "cuda:sm_9a", "cuda:locals"}) {
     EXPECT_THROW(DeviceSelector::Parse(bad), Error) << bad;
   }
   try {
@@ -29,7 +38,8 @@ TEST(DeviceSelector, ParsesEveryForm) {
   } catch (const Error& e) {
     EXPECT_EQ(
         std::string(e.what()),
-        "device \"metal:0\": unknown backend \"metal\" (expected opencl:N, cuda:N or cuda:sm_XX)");
+        "device \"metal:0\": unknown backend \"metal\" (expected opencl:N, cuda:N, cuda:sm_XX "
+        "or, under mpirun, cuda:local)");
   }
 }
 
