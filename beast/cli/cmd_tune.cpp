@@ -422,9 +422,15 @@ int TuneAsRank(const Argv& argv) {
                          InterruptGuard::Stop());
     ClusterRun run = CoordinateTune(mpi, o, InterruptGuard::Stop());
     return PrintGroups(run.groups, run.interrupted, a.json);
-  } catch (const Error&) {
+  } catch (const Error& e) {
     if (mpi.rank() != 0) return 2;  // rank 0 says it
-    throw;
+    // Said before MPI ends here: once every rank has ended MPI, mpirun may
+    // stop this process for another rank's non-zero exit before main
+    // could print the line.
+    std::fflush(stdout);
+    std::fprintf(stderr, "beast tune: %s\n", e.what());
+    std::fflush(stderr);
+    return e.code() == ErrorCode::kBadArgument ? 2 : 1;
   }
 }
 #endif
