@@ -44,7 +44,7 @@ struct RankState {
 // cannot serve, one that leaves (a signal reached it), its share.
 class Ranks {
  public:
-  Ranks(RankLink& link) : link_(link), states_(static_cast<size_t>(link.size())) {}
+  explicit Ranks(RankLink& link) : link_(link), states_(static_cast<size_t>(link.size())) {}
 
   RankState& operator[](int rank) { return states_.at(static_cast<size_t>(rank)); }
   int size() const { return static_cast<int>(states_.size()); }
@@ -266,7 +266,7 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
           {first.device.backend, first.device.name, first.device.vendor,
            first.device.driver_version, first.device.arch,
            LimitsWithMeasuredPeak(DeviceLimitsToJson(first.device.limits), peak)});
-      summaries[k].compile_jobs = static_cast<int>(first.slots - 1);
+      summaries[k].compile_jobs = static_cast<int>(first.compile_jobs);
       const size_t g =
           schedule.AddGroup(first.device, device_id, std::move(plans[k]), std::move(summaries[k]));
       for (int rank : groups[k])

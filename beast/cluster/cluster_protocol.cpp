@@ -69,6 +69,7 @@ std::string EncodeHello(const RankHello& h) {
   w.Str(h.host);
   w.Str(h.peak);
   w.I64(h.slots);
+  w.I64(h.compile_jobs);
   w.Str(h.plan);
   return w.bytes();
 }
@@ -80,6 +81,7 @@ RankHello DecodeHello(const std::string& payload) {
   h.host = r.Str();
   h.peak = r.Str();
   h.slots = r.I64();
+  h.compile_jobs = r.I64();
   h.plan = r.Str();
   r.ExpectEnd();
   if (h.slots < 1) throw Error(ErrorCode::kInternal, "a rank offers no slot");

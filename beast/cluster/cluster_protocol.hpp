@@ -47,6 +47,7 @@ struct RankHello {
   // How many configs the rank takes at once: one measured, the others built
   // ahead by its compile pool.
   int64_t slots = 1;
+  int64_t compile_jobs = 0;  // its compile pool's workers (0: none)
   // The rank's plan of the run (templates, their hashes, problems): equal to
   // the coordinator's, or the ranks run other templates.
   std::string plan;

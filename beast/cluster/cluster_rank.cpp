@@ -75,7 +75,6 @@ std::unique_ptr<Serving> Open(const TuneOptions& o, const DeviceSelector& select
   s->supply =
       std::make_unique<ProgramSupply>(SupplyOptions{o.cache_dir, o.compile_jobs, o.timeout_seconds},
                                       s->device, *s->renderer, executable);
-  s->summary.compile_jobs = s->supply->pool_jobs();
   return s;
 }
 
@@ -170,7 +169,7 @@ class Server {
 };
 
 // The device this rank serves (cluster_rank.hpp).
-DeviceSelector RankDevice(const std::vector<DeviceSelector>& given, int local_index) {
+DeviceSelector ChosenDevice(const std::vector<DeviceSelector>& given, int local_index) {
   DeviceSelector selector;
   if (!given.empty()) {
     selector = given[static_cast<size_t>(local_index) % given.size()];
@@ -198,13 +197,14 @@ int ServeDevice(RankLink& link, const TuneOptions& o, const std::vector<DeviceSe
   std::unique_ptr<Serving> serving;
   bool done = false;
   try {
-    serving = Open(o, RankDevice(given, local_index), stop);
+    serving = Open(o, ChosenDevice(given, local_index), stop);
     if (serving) {
       RankHello hello;
       hello.device = serving->device;
       hello.host = host;
       hello.peak = serving->peak;
-      hello.slots = 1 + std::min<int64_t>(kMaxAhead, serving->supply->pool_jobs());
+      hello.compile_jobs = serving->supply->pool_jobs();
+      hello.slots = 1 + std::min<int64_t>(kMaxAhead, hello.compile_jobs);
       hello.plan = PlanText(serving->pairs);
       link.Send(kCoordinator, EncodeHello(hello));
       done = Server(link, o, *serving, stop).Run();

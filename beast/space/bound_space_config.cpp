@@ -187,16 +187,16 @@ Instance BoundSpace::Instantiate(const Config& config) const {
     Value v;
     if (compiled[0].Eval(slots.data(), &v) != EvalStatus::kOk || !Impl::AsInt(v, out) ||
         *out < lo || *out > hi) {
-      throw Error(ErrorCode::kBadInput, m.spec.space_path + ": launch " + what + " \"" + e.text() +
+      throw Error(ErrorCode::kBadInput, m.spec.space_path + ": " + what + " \"" + e.text() +
                                             "\" is not an integer from " + std::to_string(lo) +
                                             " to " + std::to_string(hi) + " for " + config.Key());
     }
   };
-  setting(m.dynamic_local_bytes, m.spec.launch_dynamic_local_bytes, "dynamic_local_bytes", 0,
+  setting(m.dynamic_local_bytes, m.spec.launch_dynamic_local_bytes, "launch dynamic_local_bytes", 0,
           INT64_MAX, &inst.dynamic_local_bytes);
-  setting(m.shared_carveout, m.spec.launch_shared_carveout, "shared_carveout", -1, 100,
+  setting(m.shared_carveout, m.spec.launch_shared_carveout, "launch shared_carveout", -1, 100,
           &inst.shared_carveout);
-  setting(m.winograd_tile, m.spec.validation_winograd_tile, "winograd_tile", 2, 4,
+  setting(m.winograd_tile, m.spec.validation_winograd_tile, "validation winograd_tile", 2, 4,
           &inst.winograd_tile);
   return inst;
 }

@@ -26,6 +26,7 @@ TEST(ClusterProtocol, AHelloComesBackWithItsDeviceHostPeakSlotsAndPlan) {
   hello.host = "node17";
   hello.peak = std::string("\x01\x00peak", 6);
   hello.slots = 5;
+  hello.compile_jobs = 16;
   hello.plan = "gemm/tiled abc gemm:M=1 8 model\n";
   const RankHello back = DecodeHello(EncodeHello(hello));
   EXPECT_EQ(back.device.backend, Backend::kCuda);
@@ -40,6 +41,7 @@ TEST(ClusterProtocol, AHelloComesBackWithItsDeviceHostPeakSlotsAndPlan) {
   EXPECT_EQ(back.host, "node17");
   EXPECT_EQ(back.peak, hello.peak);
   EXPECT_EQ(back.slots, 5);
+  EXPECT_EQ(back.compile_jobs, 16);
   EXPECT_EQ(back.plan, hello.plan);
 }
 
