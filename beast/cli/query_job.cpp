@@ -20,6 +20,7 @@ struct ProblemLine {
   const results_db::ResultRow* best = nullptr;  // the fastest ok over templates; null: none
   const results_db::BaselineSpeedup* library = nullptr;  // its fastest vendor routine
   int64_t configs = 0;                                   // measured, every status
+  double seconds = 0;  // wall time spent on it over every run (Store::TimeSpent)
 };
 
 struct DeviceView {
@@ -27,13 +28,15 @@ struct DeviceView {
   std::vector<ProblemLine> lines;
   int64_t layers = 0;
   double weighted_best_ms = 0, weighted_library_ms = 0;
+  double seconds = 0;  // spent on the job's problems
   int library_missing = 0;
   std::vector<std::string> no_winner;
 };
 
 DeviceView ViewOf(const std::string& device, const std::vector<JobProblem>& job,
                   const std::vector<results_db::ResultRow>& best_rows,
-                  const std::map<std::pair<std::string, std::string>, int64_t>& counts) {
+                  const std::map<std::pair<std::string, std::string>, int64_t>& counts,
+                  const std::map<std::pair<std::string, std::string>, double>& seconds) {
   DeviceView v;
   v.device = device;
   for (const JobProblem& jp : job) {
@@ -50,6 +53,9 @@ DeviceView ViewOf(const std::string& device, const std::vector<JobProblem>& job,
     }
     const auto count = counts.find({device, line.key});
     line.configs = count == counts.end() ? 0 : count->second;
+    const auto spent = seconds.find({device, line.key});
+    line.seconds = spent == seconds.end() ? 0 : spent->second;
+    v.seconds += line.seconds;
     v.layers += line.weight;
     if (!line.best) {
       v.no_winner.push_back(line.key);
@@ -80,7 +86,8 @@ Json JsonOf(const DeviceView& v) {
           l.library ? Json(l.library->library + " " + l.library->routine) : Json(nullptr)},
          {"library_ms", l.library ? Json(l.library->median_ms) : Json(nullptr)},
          {"speedup_vs_library", l.library ? OrNull(l.library->speedup) : Json(nullptr)},
-         {"configs_measured", l.configs}});
+         {"configs_measured", l.configs},
+         {"seconds", l.seconds}});
   }
   return {{"device", v.device},
           {"problems", problems},
@@ -89,14 +96,15 @@ Json JsonOf(const DeviceView& v) {
           {"weighted_library_ms", v.library_missing == 0 && v.weighted_library_ms > 0
                                       ? Json(v.weighted_library_ms)
                                       : Json(nullptr)},
+          {"seconds", v.seconds},
           {"no_winner", v.no_winner}};
 }
 
 void PrintTable(const DeviceView& v) {
   std::printf("job on %s: %zu problems, %lld layers\n", v.device.c_str(), v.lines.size(),
               static_cast<long long>(v.layers));
-  std::printf("%6s  %-20s %11s %9s %24s %9s %8s  %s\n", "weight", "template", "best ms", "vs dflt",
-              "library (ms)", "vs lib", "configs", "problem");
+  std::printf("%6s  %-20s %11s %9s %24s %9s %8s %8s  %s\n", "weight", "template", "best ms",
+              "vs dflt", "library (ms)", "vs lib", "configs", "time s", "problem");
   for (const ProblemLine& l : v.lines) {
     char best[32] = "-", dflt[32] = "-", lib[64] = "-", vs[32] = "-";
     if (l.best) {
@@ -108,9 +116,10 @@ void PrintTable(const DeviceView& v) {
       std::snprintf(lib, sizeof lib, "%s %.4f", l.library->routine.c_str(), l.library->median_ms);
       if (l.library->speedup) std::snprintf(vs, sizeof vs, "%.2fx", *l.library->speedup);
     }
-    std::printf("%6lld  %-20s %11s %9s %24s %9s %8lld  %s\n", static_cast<long long>(l.weight),
+    std::printf("%6lld  %-20s %11s %9s %24s %9s %8lld %8.1f  %s\n",
+                static_cast<long long>(l.weight),
                 l.best ? l.best->template_name.c_str() : "(no ok winner)", best, dflt, lib, vs,
-                static_cast<long long>(l.configs), l.key.c_str());
+                static_cast<long long>(l.configs), l.seconds, l.key.c_str());
   }
   std::printf("weighted sum of the best times %.4f ms per pass", v.weighted_best_ms);
   if (v.library_missing == 0 && v.weighted_library_ms > 0) {
@@ -119,7 +128,7 @@ void PrintTable(const DeviceView& v) {
   } else if (v.library_missing > 0) {
     std::printf(" (%d problems without a library time)", v.library_missing);
   }
-  std::printf("\n");
+  std::printf("; %.1f s spent tuning them\n", v.seconds);
   for (const std::string& key : v.no_winner) std::printf("no ok winner: %s\n", key.c_str());
 }
 
@@ -143,9 +152,12 @@ void PrintJob(results_db::Store& store, const std::vector<JobProblem>& job,
     }
   }
   if (devices.empty()) devices.push_back(device_name.empty() ? "(no device)" : device_name);
+  std::map<std::pair<std::string, std::string>, double> seconds;  // (device, problem)
+  for (const results_db::TimeSpentRow& t : store.TimeSpent())
+    seconds[{t.device_name, t.problem_key}] = t.seconds;
   Json out = Json::array();
   for (const std::string& device : devices) {
-    const DeviceView view = ViewOf(device, job, best_rows, counts);
+    const DeviceView view = ViewOf(device, job, best_rows, counts, seconds);
     if (json) {
       out.push_back(JsonOf(view));
     } else {

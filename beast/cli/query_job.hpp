@@ -2,7 +2,8 @@
 // that measured any of the job's problems, per problem in the job's order:
 // its weight, the best time over its templates and which template, the
 // speed-up over that template's default config and over the fastest vendor
-// library, how many configs were measured; then the job's weighted sums (an
+// library, how many configs were measured and the wall time spent on it (the
+// gaps between its records, Store::TimeSpent); then the job's weighted sums (an
 // estimate of the network's conv + GEMM time per forward pass, and the
 // library's) and the problems without an ok winner — what beast tune
 // --problems prints at its end, read back from the database.

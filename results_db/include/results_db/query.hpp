@@ -126,6 +126,13 @@ struct DeviceRow {
   std::string arch;
 };
 
+// Wall time a device spent on a problem, over every run (Store::TimeSpent).
+struct TimeSpentRow {
+  std::string device_name;
+  std::string problem_key;
+  double seconds = 0;
+};
+
 // One side of a comparison: a device's best ok config for a problem, over all
 // the templates the filter allows.
 struct ComparedBest {

@@ -140,6 +140,14 @@ class Store {
   // picks it, for one device or (nullopt) all; ordered by device, problem,
   // template name.
   std::vector<WinnerRow> Winners(std::optional<int64_t> device_id = std::nullopt);
+  // The wall time spent on each (device, problem) over every run, read from
+  // the record timestamps: each measurement, baseline and confirmation is
+  // charged the time since the previous record of its run on its device (the
+  // first since the run started). Ordered by device name, problem key. Where
+  // several processes record for one device at once (ranks of a cluster run
+  // on identical devices) the gaps interleave and the sum is the job's wall
+  // time shared among its problems, not each device's busy time.
+  std::vector<TimeSpentRow> TimeSpent();
 
  private:
   struct Impl;

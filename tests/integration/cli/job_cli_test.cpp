@@ -3,7 +3,7 @@
 // --problem, ends with the job's weighted sum of best times (equal to the
 // sum computed from the pairs it lists), refuses a bad line naming FILE:LINE
 // with nothing written; `beast query --problems FILE` reads the job back with
-// the same sums; `beast export --problems FILE` serves every problem of the
+// the same sums and the time spent per problem; `beast export --problems FILE` serves every problem of the
 // job and says which have a winner; a job killed midway resumes with the
 // same command.
 #include <gtest/gtest.h>
@@ -107,7 +107,7 @@ TEST_F(JobCli, AJobIsTunedOnceAProblemAndSummedByWeight) {
   EXPECT_EQ(d["problems"][1]["problem"], kOther);
   EXPECT_EQ(d["problems"][1]["weight"], 1);
   EXPECT_EQ(d["layers"], 6);
-  double view_sum = 0;
+  double view_sum = 0, view_seconds = 0;
   for (const auto& p : d["problems"]) {
     for (const auto& pair : summary["pairs"]) {
       if (pair["problem"] == p["problem"]) {
@@ -116,8 +116,14 @@ TEST_F(JobCli, AJobIsTunedOnceAProblemAndSummedByWeight) {
       }
     }
     view_sum += p["weight"].get<double>() * p["best_ms"].get<double>();
+    EXPECT_GT(p["seconds"].get<double>(), 0) << p.dump();  // time spent, from the records
+    view_seconds += p["seconds"].get<double>();
   }
   EXPECT_DOUBLE_EQ(d["weighted_best_ms"].get<double>(), view_sum);
+  EXPECT_DOUBLE_EQ(d["seconds"].get<double>(), view_seconds);
+  // Only the first run measured (the second found everything recorded), and
+  // its records lie inside its wall time.
+  EXPECT_LE(view_seconds, summary["wall_seconds"].get<double>());
   double third_ms = 0;  // the --problem's, not in the job file
   for (const auto& pair : summary["pairs"])
     if (pair["problem"] == kThird) third_ms = pair["best"]["median_ms"].get<double>();
@@ -129,6 +135,8 @@ TEST_F(JobCli, AJobIsTunedOnceAProblemAndSummedByWeight) {
   EXPECT_NE(view_table.output.find(" problems, 6 layers\n"), std::string::npos)
       << view_table.output;
   EXPECT_NE(view_table.output.find("\nweighted sum of the best times "), std::string::npos)
+      << view_table.output;
+  EXPECT_NE(view_table.output.find(" s spent tuning them\n"), std::string::npos)
       << view_table.output;
 
   CommandResult library =
