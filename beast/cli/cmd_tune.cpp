@@ -385,7 +385,10 @@ int PrintGroups(const std::vector<TuneSummary>& groups, bool interrupted, bool j
 
 int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>& devices,
                          const Argv& argv, bool json) {
-  MultiDeviceSummary run = TuneOnDevices(o, devices, Without(argv, {"device"}, {"json", "quiet"}));
+  MultiDeviceSummary run = TuneOnDevices(
+      o, devices,
+      // What each device process is given anew: a repeated option is refused.
+      Without(argv, {"device", "baselines", "confirm-top", "progress-label"}, {"json", "quiet"}));
   return PrintGroups(run.groups, run.interrupted, json);
 }
 

@@ -3,7 +3,8 @@
 // ("pthread pthread": one device in the database) share the configs, one
 // process each measuring every other one, and the first of them then
 // measures the baseline and confirms the winner; two different ones ("basic
-// pthread") each tune everything for themselves. Bad device lists are one
+// pthread") each tune everything for themselves; the user's --baselines and
+// --confirm-top are the final run's alone. Bad device lists are one
 // line and write nothing.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -84,6 +85,24 @@ TEST_F(MultiDevice, IdenticalDevicesShareTheConfigsThenTheFirstConfirms) {
   EXPECT_EQ(pair_again["measured"], 0) << again.output;
   EXPECT_EQ(pair_again["skipped"], 12) << again.output;
   EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"12"});
+}
+
+// --baselines and --confirm-top given by the user are the final run's: each
+// device process gets its own (none, 0) instead, not both (a repeated option
+// is refused, and its share would fall to the final run alone).
+TEST_F(MultiDevice, TheUsersBaselinesAndConfirmTopAreTheFinalRunsOnly) {
+  testing::CommandResult run = Tune(
+      "pthread pthread", "--device opencl:0 --device opencl:1 --baselines none --confirm-top 2",
+      false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT r.command LIKE '%--shard 0/2%', r.command LIKE '%--shard 1/2%', "
+                    "count(m.id) FROM runs r "
+                    "LEFT JOIN measurements m ON m.run_id = r.id GROUP BY r.id ORDER BY 1, 2"),
+            (std::vector<std::string>{"0|0|0", "0|1|6", "1|0|6"}));
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM baselines"), std::vector<std::string>{"0"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmation_results"),
+            std::vector<std::string>{"2"});
 }
 
 TEST_F(MultiDevice, DifferentDevicesEachTuneEverything) {
