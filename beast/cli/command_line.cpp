@@ -126,7 +126,12 @@ bool ParseCommandLine(CLI::App& app, const Argv& args, std::vector<std::string>*
     std::fputs(app.help().c_str(), stdout);
     return false;
   } catch (const CLI::ArgumentMismatch& e) {
-    Refuse(OptionOf(e.what()) + " needs a value");
+    // CLI11 says "At Most 1 required but received 2" for an option given
+    // twice, "1 required INT missing" for one without its value.
+    const std::string what = e.what();
+    if (what.find("received") != std::string::npos)
+      Refuse(OptionOf(what) + " is given more than once (it takes one value)");
+    Refuse(OptionOf(what) + " needs a value");
   } catch (const CLI::ParseError& e) {
     Refuse(e.what());
   }

@@ -322,6 +322,9 @@ TEST_F(QueryCli, BadInputIsOneClearLine) {
             "beast query: --compare compares best ok configs; drop --best\n");
   EXPECT_EQ(Fails("extra", 2), "beast query: unexpected argument 'extra'\n");
   EXPECT_EQ(Fails("--bogus", 2), "beast query: unknown option --bogus (see beast query --help)\n");
+  EXPECT_EQ(Fails("--limit 1 --limit 2", 2),
+            "beast query: --limit is given more than once (it takes one value)\n");
+  EXPECT_EQ(Fails("--limit", 2), "beast query: --limit needs a value\n");
 }
 
 TEST_F(QueryCli, DatabasesOfOtherVersions) {
