@@ -3,9 +3,8 @@
 // --problem, ends with the job's weighted sum of best times (equal to the
 // sum computed from the pairs it lists), refuses a bad line naming FILE:LINE
 // with nothing written; `beast query --problems FILE` reads the job back with
-// the same sums and the time spent per problem; `beast export --problems FILE` serves every problem of the
-// job and says which have a winner; a job killed midway resumes with the
-// same command.
+// the same sums and the time spent per problem; `beast export --problems FILE` serves every problem
+// of the job and says which have a winner; a job killed midway resumes with the same command.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>

@@ -91,9 +91,9 @@ TEST_F(MultiDevice, IdenticalDevicesShareTheConfigsThenTheFirstConfirms) {
 // device process gets its own (none, 0) instead, not both (a repeated option
 // is refused, and its share would fall to the final run alone).
 TEST_F(MultiDevice, TheUsersBaselinesAndConfirmTopAreTheFinalRunsOnly) {
-  testing::CommandResult run = Tune(
-      "pthread pthread", "--device opencl:0 --device opencl:1 --baselines none --confirm-top 2",
-      false);
+  testing::CommandResult run =
+      Tune("pthread pthread",
+           "--device opencl:0 --device opencl:1 --baselines none --confirm-top 2", false);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(SqlRows(db_,
                     "SELECT r.command LIKE '%--shard 0/2%', r.command LIKE '%--shard 1/2%', "

@@ -73,14 +73,15 @@ TEST_F(StoreTimeSpentTest, EachRecordIsChargedTheGapSinceThePreviousOneOnItsDevi
     c.results.push_back(r);
     s.RecordConfirmation(c);
   }
-  ASSERT_TRUE(beast::testing::SqlExec(path,
-          "UPDATE runs SET started_at = CASE id WHEN 1 THEN '2026-11-26T10:00:00.000Z' "
-          "ELSE '2026-11-26T11:00:00.000Z' END;"
-          "UPDATE measurements SET created_at = CASE id "
-          "WHEN 1 THEN '2026-11-26T10:00:05.000Z' WHEN 2 THEN '2026-11-26T10:00:07.500Z' "
-          "WHEN 3 THEN '2026-11-26T10:00:03.000Z' ELSE '2026-11-26T11:00:01.250Z' END;"
-          "UPDATE baselines SET measured_at = '2026-11-26T10:00:08.000Z';"
-          "UPDATE confirmations SET created_at = '2026-11-26T11:00:02.000Z';"));
+  ASSERT_TRUE(beast::testing::SqlExec(
+      path,
+      "UPDATE runs SET started_at = CASE id WHEN 1 THEN '2026-11-26T10:00:00.000Z' "
+      "ELSE '2026-11-26T11:00:00.000Z' END;"
+      "UPDATE measurements SET created_at = CASE id "
+      "WHEN 1 THEN '2026-11-26T10:00:05.000Z' WHEN 2 THEN '2026-11-26T10:00:07.500Z' "
+      "WHEN 3 THEN '2026-11-26T10:00:03.000Z' ELSE '2026-11-26T11:00:01.250Z' END;"
+      "UPDATE baselines SET measured_at = '2026-11-26T10:00:08.000Z';"
+      "UPDATE confirmations SET created_at = '2026-11-26T11:00:02.000Z';"));
   Store s = Store::OpenExisting(path);
   // GPU gemm: 5 s from run 1's start, 0.5 s for its baseline after the
   // conv; run 2: 1.25 s from its start, 0.75 s for the confirmation.
