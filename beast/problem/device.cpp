@@ -22,7 +22,16 @@ std::map<std::string, int64_t> DeviceInfo::Variables() const {
           {"device_compute_units", limits.compute_units},
           {"device_warp_size", limits.warp_size},
           {"device_max_registers_per_thread", limits.max_registers_per_thread},
-          {"device_is_cuda", backend == Backend::kCuda ? 1 : 0}};
+          {"device_is_cuda", backend == Backend::kCuda ? 1 : 0},
+          {"device_cuda_cc", CudaComputeCapability()}};
+}
+
+int64_t DeviceInfo::CudaComputeCapability() const {
+  if (backend != Backend::kCuda || arch.rfind("sm_", 0) != 0) return 0;
+  int64_t cc = 0;
+  for (size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i)
+    cc = cc * 10 + (arch[i] - '0');
+  return cc;
 }
 
 int64_t DeviceInfo::StaticLocalMemBytes() const {

@@ -47,10 +47,12 @@ struct DeviceInfo {
   // on CUDA with the opt-in, so for memory sized at launch),
   // device_static_local_mem_bytes (the most a kernel may declare in its
   // source: 48 KiB on CUDA), device_compute_units, device_warp_size,
-  // device_max_registers_per_thread, and device_is_cuda (1 for a CUDA
-  // device or spec table, 0 for OpenCL).
+  // device_max_registers_per_thread, device_is_cuda (1 for a CUDA
+  // device or spec table, 0 for OpenCL) and device_cuda_cc (the compute
+  // capability as a number, 90 for sm_90; 0 for OpenCL).
   std::map<std::string, int64_t> Variables() const;
   int64_t StaticLocalMemBytes() const;
+  int64_t CudaComputeCapability() const;  // of arch "sm_XY": XY; else 0
 };
 
 // A parsed --device argument: "opencl:N", "cuda:N", "cuda:sm_XX", or

@@ -210,6 +210,30 @@ void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& 
   plan = std::make_unique<space::Plan>(space::MakePlan(*this, AllActive(), options.reorder));
 }
 
+std::string WhyNotApplicable(const SpaceSpec& spec, const Problem& problem, Backend backend) {
+  if (spec.op != problem.op())
+    return std::string("is a ") + (spec.op == OpKind::kGemm ? "gemm" : "conv2d") +
+           " template, the problem is " + problem.OpName();
+  if (std::find(spec.backends.begin(), spec.backends.end(), backend) == spec.backends.end()) {
+    std::string names;
+    for (Backend b : spec.backends)
+      names +=
+          (names.empty() ? "" : " and ") + std::string(b == Backend::kCuda ? "CUDA" : "OpenCL");
+    return std::string("has no ") + (backend == Backend::kCuda ? "CUDA" : "OpenCL") +
+           " form (it renders for " + names + " only)";
+  }
+  if (std::find(spec.dtypes.begin(), spec.dtypes.end(), problem.dtype()) == spec.dtypes.end()) {
+    std::string names;
+    for (DType d : spec.dtypes) names += (names.empty() ? "" : ", ") + std::string(DTypeName(d));
+    return std::string("does not support dtype ") + DTypeName(problem.dtype()) +
+           " (its dtypes: " + names + ")";
+  }
+  if (spec.op == OpKind::kConv2d && std::find(spec.layouts.begin(), spec.layouts.end(),
+                                              problem.conv().layout) == spec.layouts.end())
+    return std::string("does not support layout ") + LayoutName(problem.conv().layout);
+  return "";
+}
+
 void CheckDType(const SpaceSpec& spec, const Problem& problem) {
   if (std::find(spec.dtypes.begin(), spec.dtypes.end(), problem.dtype()) != spec.dtypes.end())
     return;
@@ -230,6 +254,11 @@ BoundSpace::BoundSpace(const SpaceSpec& spec, const Problem& problem, const Devi
                                              " template, the problem is " + problem.OpName());
   }
   CheckDType(spec, problem);
+  if (std::find(spec.backends.begin(), spec.backends.end(), device.backend) ==
+      spec.backends.end()) {
+    throw Error(ErrorCode::kBadArgument,
+                "template " + spec.name + " " + WhyNotApplicable(spec, problem, device.backend));
+  }
   if (spec.op == OpKind::kConv2d && std::find(spec.layouts.begin(), spec.layouts.end(),
                                               problem.conv().layout) == spec.layouts.end()) {
     throw Error(ErrorCode::kBadArgument, "template " + spec.name + " does not support layout " +

@@ -158,6 +158,13 @@ namespace beast {
 // Throws Error(kBadArgument) naming the dtype, the template's dtypes and the
 // problem when the template does not render the problem's dtype.
 void CheckDType(const SpaceSpec& spec, const Problem& problem);
+// Why the template cannot compute the problem on a device of that backend
+// ("has no OpenCL form (it renders for CUDA only)", "does not support dtype
+// f32 (its dtypes: f16, bf16)", a layout or op it lacks); "" when it can.
+// BoundSpace refuses such a pair with "template NAME " and this reason;
+// a run that tunes every template of a problem's op lists it as not
+// applicable instead.
+std::string WhyNotApplicable(const SpaceSpec& spec, const Problem& problem, Backend backend);
 
 // One line naming the constraint that left the space empty, e.g.
 // 'hard constraint "MWG <= M" (FILE:LINE) removed the last configs', the

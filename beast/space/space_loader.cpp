@@ -95,7 +95,8 @@ std::vector<std::string> DeviceVariableNames() {
           "device_compute_units",
           "device_warp_size",
           "device_max_registers_per_thread",
-          "device_is_cuda"};
+          "device_is_cuda",
+          "device_cuda_cc"};
 }
 
 std::vector<std::string> SpaceSpec::List(const std::string& templates_dir) {
@@ -125,7 +126,7 @@ YAML::Node ParseYaml(const std::string& path, const std::string& text) {
   }
 }
 
-// op, kernel, source, description, layouts and dtypes.
+// op, kernel, source, description, layouts, dtypes and backends.
 void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& templates_dir,
                 SpaceSpec* spec) {
   std::string op = L.Scalar(L.Required(root, "op", "the space description"), "op");
@@ -166,6 +167,19 @@ void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& 
       spec->dtypes.push_back(*dtype);
     }
     if (spec->dtypes.empty()) L.Fail(root["dtypes"], "dtypes lists no dtype");
+  }
+  if (root["backends"].IsDefined()) {
+    spec->backends.clear();
+    for (const auto& item : root["backends"]) {
+      const std::string name = L.Scalar(item, "backend");
+      if (name == "opencl")
+        spec->backends.push_back(Backend::kOpenCL);
+      else if (name == "cuda")
+        spec->backends.push_back(Backend::kCuda);
+      else
+        L.Fail(item, "backend must be opencl or cuda, not \"" + name + "\"");
+    }
+    if (spec->backends.empty()) L.Fail(root["backends"], "backends lists no backend");
   }
 }
 
@@ -266,8 +280,8 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
   const YamlReader L(spec.space_path);
   const YAML::Node root = ParseYaml(spec.space_path, space_text);
   L.CheckKeys(root,
-              {"op", "source", "kernel", "layouts", "dtypes", "description", "parameters",
-               "derived", "constraints", "launch", "validation"},
+              {"op", "source", "kernel", "layouts", "dtypes", "backends", "description",
+               "parameters", "derived", "constraints", "launch", "validation"},
               "the space description");
   ReadHeader(L, root, templates_dir, &spec);
   ReadBody(L, root, &spec);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "beast/core/backend.hpp"
 #include "beast/core/source_location.hpp"
 #include "beast/expr/expr.hpp"
 #include "beast/problem/problem.hpp"
@@ -59,6 +60,9 @@ struct SpaceSpec {
   std::vector<Layout> layouts;  // conv2d: layouts the template supports
   // The element types the template renders (`dtypes:`; f32 when absent).
   std::vector<DType> dtypes = {DType::kF32};
+  // The backends it renders for (`backends:`; both when absent). A template
+  // written for one backend's instructions (CUDA's tensor cores) lists it.
+  std::vector<Backend> backends = {Backend::kOpenCL, Backend::kCuda};
   std::vector<ParamSpec> params;
   std::vector<DerivedSpec> derived;
   std::vector<ConstraintSpec> constraints;

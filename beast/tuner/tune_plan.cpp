@@ -47,6 +47,13 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
           continue;
         }
       }
+      if (o.templates_by_problem && not_applicable) {
+        const std::string why = WhyNotApplicable(spec, problem, device.backend);
+        if (!why.empty()) {
+          not_applicable->push_back(spec.name + " on " + problem.Key() + ": " + why);
+          continue;
+        }
+      }
       any = true;
       PlannedPair p;
       p.spec = &spec;

@@ -3,7 +3,9 @@
 // problem — Winograd on the 3x3 convolution, not on the 1x1 one, which the
 // summary names with the constraint that leaves it out — and says which
 // template won each problem; --template conv2d/* is the same family by name;
-// beast query --fastest gives one row per problem, the fastest template's.
+// beast query --fastest gives one row per problem, the fastest template's;
+// a template without the device's backend (gemm/mma on PoCL) is named, not
+// tuned.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -89,6 +91,36 @@ TEST_F(AlgorithmChoice, NoTemplateTunesEveryTemplateThatComputesEachProblem) {
             problem + "'");
     EXPECT_DOUBLE_EQ(row["median_ms"].get<double>(), std::stod(best.at(0))) << problem;
   }
+}
+
+// The tensor-core gemm/mma has no OpenCL form: without --template an f16
+// GEMM on PoCL is tuned with gemm/tiled and the summary names gemm/mma as not
+// applicable, saying why; named with --template it is one line, nothing
+// written.
+TEST_F(AlgorithmChoice, ATemplateWithoutAnOpenCLFormIsNamedNotTunedOnPoCL) {
+  const std::string half = "gemm:M=32,N=24,K=16,transA=0,transB=0,dtype=f16";
+  testing::CommandResult run =
+      RunCommand(BeastBinary() + " tune --problem " + half + " --device opencl:0" +
+                     " --max-configs 2 --baselines none --confirm-top 0 --max-reps 3 --quiet" +
+                     " --json --db " + db_,
+                 false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json summary = nlohmann::json::parse(run.output);
+  ASSERT_EQ(summary["pairs"].size(), 1u) << run.output;
+  EXPECT_EQ(summary["pairs"][0]["template"], "gemm/tiled");
+  EXPECT_EQ(summary["not_applicable"],
+            nlohmann::json::array(
+                {"gemm/mma on " + half + ": has no OpenCL form (it renders for CUDA only)"}));
+
+  const std::string other_db = (dir_ / "other.db").string();
+  testing::CommandResult named =
+      RunCommand(BeastBinary() + " tune --template gemm/mma --problem " + half +
+                     " --device opencl:0 --max-configs 2 --db " + other_db,
+                 true);
+  EXPECT_EQ(named.exit_code, 2) << named.output;
+  EXPECT_EQ(named.output,
+            "beast tune: template gemm/mma has no OpenCL form (it renders for CUDA only)\n");
+  EXPECT_FALSE(fs::exists(other_db));
 }
 
 TEST_F(AlgorithmChoice, AFamilyWithNoTemplateIsOneLine) {

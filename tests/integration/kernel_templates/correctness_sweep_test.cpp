@@ -58,12 +58,16 @@ void PrintTo(const Target& t, std::ostream* os) {
   *os << t.template_name << (t.conv ? std::string(" ") + LayoutName(t.layout) : "");
 }
 
-// Every template of op, in every layout it supports.
+// Every template of op with an OpenCL form (the sweep runs on PoCL), in
+// every layout it supports.
 std::vector<Target> Targets(OpKind op) {
   std::vector<Target> targets;
   for (const auto& name : SpaceSpec::List(kSource + "/kernel_templates")) {
     SpaceSpec spec = SpaceSpec::Load(kSource + "/kernel_templates", name);
     if (spec.op != op) continue;
+    if (std::find(spec.backends.begin(), spec.backends.end(), Backend::kOpenCL) ==
+        spec.backends.end())
+      continue;
     if (op == OpKind::kGemm) targets.push_back({name, Layout::kNCHW, false});
     for (Layout layout : spec.layouts) targets.push_back({name, layout, true});
   }

@@ -28,6 +28,16 @@ std::string LoadError(TempTemplates& t, const std::string& yaml,
 const char kHead[] = "op: gemm\nsource: bad.cl.j2\nkernel: k\n";
 const char kLaunch[] = "launch: {global: [1], local: [1]}\n";
 
+TEST(SpaceLoader, AnUnknownBackendIsNamedWithItsLine) {
+  TempTemplates t;
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "backends: [cuda, vulkan]\n" +
+                             "parameters:\n  - {name: A, values: [1, 2]}\n" + kLaunch),
+            "FILE:4: backend must be opencl or cuda, not \"vulkan\"");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "backends: []\n" +
+                             "parameters:\n  - {name: A, values: [1, 2]}\n" + kLaunch),
+            "FILE:4: backends lists no backend");
+}
+
 TEST(SpaceLoader, ReportsFileAndLine) {
   TempTemplates t;
   EXPECT_EQ(
