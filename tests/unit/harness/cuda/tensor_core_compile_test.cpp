@@ -1,0 +1,136 @@
+// The tensor-core templates compile with NVRTC for sm_80 and sm_90 without
+// a GPU: the default config of gemm/mma, on every transposition row- and
+// column-major, in f16 and bf16, compiles with no spills and no stack frame
+// (ptxas's report); a seeded sample of its space compiles whole (24 configs
+// per arch here, 200 under the CTest label `sweep`). That they compute the
+// right answer, and how fast, only a GPU can say: tests/gpu/.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "beast/core/paths.hpp"
+#include "beast/problem/device_spec_table.hpp"
+#include "beast/space/bound_space.hpp"
+#include "beast/space/template_vars.hpp"
+#include "harness/cuda/nvrtc_compiler.hpp"
+#include "harness/render/renderer.hpp"
+
+namespace beast {
+namespace {
+
+const std::string kTemplatesDir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
+const char* const kArchs[] = {"sm_80", "sm_90"};
+#ifdef BEAST_FULL_SWEEP
+constexpr uint64_t kSample = 200;
+#else
+constexpr uint64_t kSample = 24;
+#endif
+
+struct Job {
+  std::string what;
+  std::string source, arch, kernel;
+  harness::CudaCompileResult result;
+};
+
+class TensorCoreCompile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
+  }
+  static DeviceInfo Arch(const std::string& arch) {
+    return LoadDeviceSpec(std::string(BEAST_TEST_SOURCE_DIR) + "/constraints", arch);
+  }
+  Job Render(const SpaceSpec& spec, const BoundSpace& space, const Problem& problem,
+             const Config& config, const std::string& arch) {
+    const Instance instance = space.Instantiate(config);
+    return {
+        spec.name + " " + problem.Key() + " " + config.Key() + " " + arch,
+        renderer_.Render(spec.source_rel, TemplateVars(spec, problem, instance, Backend::kCuda)),
+        arch,
+        spec.kernel_name,
+        {}};
+  }
+  // NVRTC is thread-safe: every core compiles.
+  static void CompileAll(std::vector<Job>* jobs) {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) {
+      threads.emplace_back([&] {
+        for (size_t i; (i = next++) < jobs->size();) {
+          Job& job = (*jobs)[i];
+          job.result = harness::CompileCuda(job.source, job.arch, job.kernel);
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+
+  harness::Renderer renderer_{Paths::Default().python,
+                              std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py",
+                              kTemplatesDir};
+};
+
+TEST_F(TensorCoreCompile, TheGemmDefaultCompilesWithoutSpillsOnEveryPath) {
+  const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "gemm/mma");
+  std::vector<Job> jobs;
+  for (const char* dtype : {"f16", "bf16"}) {
+    for (int t = 0; t < 8; ++t) {
+      // Odd-sized in every dimension but the copies' (a multiple of 8): the
+      // tails of M, N and K are zero-filled copies and skipped stores.
+      const Problem problem =
+          Problem::Parse("gemm:M=200,N=136,K=72,transA=" + std::to_string(t & 1) +
+                         ",transB=" + std::to_string((t >> 1) & 1) + (t & 4 ? ",layout=col" : "") +
+                         ",dtype=" + dtype);
+      for (const char* arch : kArchs) {
+        BoundSpace space(spec, problem, Arch(arch));
+        const Config config = space.DefaultConfig();
+        std::string why;
+        ASSERT_TRUE(space.Check(config, &why, /*hard_only=*/true)) << problem.Key() << ": " << why;
+        jobs.push_back(Render(spec, space, problem, config, arch));
+      }
+    }
+  }
+  CompileAll(&jobs);
+  for (const Job& job : jobs) {
+    ASSERT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
+    EXPECT_GT(job.result.resources.registers, 0) << job.what;
+    EXPECT_LE(job.result.resources.registers, 255) << job.what;
+    EXPECT_EQ(job.result.resources.spill_store_bytes + job.result.resources.spill_load_bytes, 0)
+        << job.what << "\n"
+        << job.result.log;
+    EXPECT_EQ(job.result.resources.stack_bytes, 0) << job.what << "\n" << job.result.log;
+  }
+  EXPECT_EQ(jobs.size(), 2u * 8u * 2u);
+}
+
+TEST_F(TensorCoreCompile, ASampleOfTheGemmSpaceCompilesForSm80AndSm90) {
+  const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "gemm/mma");
+  std::vector<Job> jobs;
+  const Problem f16 = Problem::Parse("gemm:M=4096,N=4096,K=4096,dtype=f16");
+  const Problem bf16 = Problem::Parse("gemm:M=4096,N=4096,K=4096,transB=1,dtype=bf16");
+  for (const char* arch : kArchs) {
+    const BoundSpace f16_space(spec, f16, Arch(arch)), bf16_space(spec, bf16, Arch(arch));
+    // Half the sample in each dtype, from the space a tuning run samples
+    // (soft constraints applied).
+    for (const Config& c : f16_space.Sample(kSample / 2, 7))
+      jobs.push_back(Render(spec, f16_space, f16, c, arch));
+    for (const Config& c : bf16_space.Sample(kSample - kSample / 2, 11))
+      jobs.push_back(Render(spec, bf16_space, bf16, c, arch));
+  }
+  ASSERT_EQ(jobs.size(), 2 * kSample);
+  CompileAll(&jobs);
+  int compiled = 0;
+  for (const Job& job : jobs) {
+    EXPECT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
+    EXPECT_FALSE(job.result.cubin.empty()) << job.what;
+    compiled += job.result.ok;
+  }
+  EXPECT_EQ(compiled, static_cast<int>(2 * kSample));
+  std::printf("%d gemm/mma configs compiled for sm_80 and sm_90\n", compiled);
+}
+
+}  // namespace
+}  // namespace beast
