@@ -46,7 +46,7 @@ BaselineChoice BaselineFor(const std::string& set, const Problem& problem) {
   if (set == kBaselineNvidia) {
     const bool gemm = problem.op() == OpKind::kGemm;
     choice.library = gemm ? kBaselineCublas : kBaselineCudnn;
-    choice.routine = gemm ? harness::kCublasRoutine : harness::kCudnnRoutine;
+    choice.routine = gemm ? harness::CublasRoutineFor(problem.dtype()) : harness::kCudnnRoutine;
     return choice;
   }
   choice.library = kBaselineClblast;

@@ -136,11 +136,6 @@ class CudaWorkerDevice : public WorkerDevice {
   harness::BaselineResult Baseline(const BaselineRequest& request) override {
     const beast::Problem parsed = beast::Problem::Parse(request.problem_key);
     harness::BaselineResult out;
-    if (parsed.dtype() != DType::kF32) {
-      out.status = Status::kUnsupported;
-      out.error_text = "cuBLAS and cuDNN baselines are measured for f32 only";
-      return out;
-    }
     CudaProblem* held = Held(request.problem_key, &out.error_text);
     if (!held) {
       out.status = Status::kRuntimeError;
@@ -149,7 +144,7 @@ class CudaWorkerDevice : public WorkerDevice {
     CudaProblem& problem = *held;
     std::unique_ptr<harness::CudaLibraryCall> call;
     if (request.library == "cublas") {
-      out.routine = harness::kCublasRoutine;
+      out.routine = harness::CublasRoutineFor(parsed.dtype());
       call = harness::CudaLibraryCall::Cublas(context_, parsed, problem.buffers);
     } else if (request.library == "cudnn") {
       out.routine = harness::kCudnnRoutine;

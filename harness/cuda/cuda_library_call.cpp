@@ -45,6 +45,10 @@ bool Resolve(void* library, const char* symbol, Fn* fn) {
 using CublasHandle = struct cublasContext*;
 constexpr int kCublasOpN = 0, kCublasOpT = 1;
 constexpr int kCublasDefaultMath = 0;  // no TF32: that needs CUBLAS_TF32_TENSOR_OP_MATH
+// cudaDataType_t and cublasComputeType_t of cublasGemmEx (library_types.h,
+// cublas_api.h).
+constexpr int kCudaR32F = 0, kCudaR64F = 1, kCudaR16F = 2, kCudaR16BF = 14;
+constexpr int kCublasCompute32F = 68, kCublasCompute64F = 70, kCublasGemmDefault = -1;
 
 struct CublasApi {
   int (*Create)(CublasHandle*);
@@ -56,6 +60,9 @@ struct CublasApi {
                const float* a, int lda, const float* b, int ldb, const float* beta, float* c,
                int ldc);
   const char* (*StatusString)(int status);  // optional (cuBLAS 11.4+)
+  int (*GemmEx)(CublasHandle, int transa, int transb, int m, int n, int k, const void* alpha,
+                const void* a, int a_type, int lda, const void* b, int b_type, int ldb,
+                const void* beta, void* c, int c_type, int ldc, int compute_type, int algo);
 };
 
 const CublasApi* LoadCublas() {
@@ -69,7 +76,7 @@ const CublasApi* LoadCublas() {
               Resolve(lib, "cublasSetStream_v2", &c.SetStream) &&
               Resolve(lib, "cublasSetMathMode", &c.SetMathMode) &&
               Resolve(lib, "cublasGetVersion_v2", &c.GetVersion) &&
-              Resolve(lib, "cublasSgemm_v2", &c.Sgemm);
+              Resolve(lib, "cublasSgemm_v2", &c.Sgemm) && Resolve(lib, "cublasGemmEx", &c.GemmEx);
     Resolve(lib, "cublasGetStatusString", &c.StatusString);
     return ok ? &c : nullptr;
   }();
@@ -108,9 +115,10 @@ class CublasCall : public CudaLibraryCall {
       return;
     }
     const GemmShape& g = problem.gemm();
-    a_ = reinterpret_cast<const float*>(ops.input0.device_ptr());
-    b_ = reinterpret_cast<const float*>(ops.input1.device_ptr());
-    c_ = reinterpret_cast<float*>(ops.output.device_ptr());
+    dtype_ = problem.dtype();
+    a_ = reinterpret_cast<const void*>(ops.input0.device_ptr());
+    b_ = reinterpret_cast<const void*>(ops.input1.device_ptr());
+    c_ = reinterpret_cast<void*>(ops.output.device_ptr());
     // Column-major: C (M x N) = op(A) op(B), as BLAS has it. Row-major is
     // the transposed product: C^T (N x M) = op(B)^T op(A)^T, the operands
     // swapped, each stored matrix read with its row length as leading
@@ -139,7 +147,11 @@ class CublasCall : public CudaLibraryCall {
     }
     int version = 0;
     lib_->GetVersion(handle_, &version);
-    detail_ = "cuBLAS " + std::to_string(version) + ", default math (FP32, no TF32)";
+    detail_ = "cuBLAS " + std::to_string(version) +
+              (dtype_ == DType::kF32   ? ", default math (FP32, no TF32)"
+               : dtype_ == DType::kF64 ? ", cublasGemmEx in FP64"
+                                       : std::string(", cublasGemmEx, ") + DTypeName(dtype_) +
+                                             " inputs and output, FP32 compute (tensor cores)");
   }
   ~CublasCall() override {
     if (handle_ != nullptr) lib_->Destroy(handle_);
@@ -149,12 +161,27 @@ class CublasCall : public CudaLibraryCall {
     if (!why_not_.empty()) return Failed(why_not_);
     return context_.Timed([&]() -> std::string {
       const float one = 1.0f, zero = 0.0f;
+      const double one_d = 1.0, zero_d = 0.0;
       // Row-major: the operands swap (B first).
-      const float* first = args_.swapped ? b_ : a_;
-      const float* second = args_.swapped ? a_ : b_;
-      int s = lib_->Sgemm(handle_, args_.op_first, args_.op_second, args_.m, args_.n, args_.k, &one,
-                          first, args_.ld_first, second, args_.ld_second, &zero, c_, args_.ldc);
-      return s == 0 ? "" : "cublasSgemm failed: " + CublasStatusText(*lib_, s);
+      const void* first = args_.swapped ? b_ : a_;
+      const void* second = args_.swapped ? a_ : b_;
+      if (dtype_ == DType::kF32) {
+        int s = lib_->Sgemm(handle_, args_.op_first, args_.op_second, args_.m, args_.n, args_.k,
+                            &one, static_cast<const float*>(first), args_.ld_first,
+                            static_cast<const float*>(second), args_.ld_second, &zero,
+                            static_cast<float*>(c_), args_.ldc);
+        return s == 0 ? "" : "cublasSgemm failed: " + CublasStatusText(*lib_, s);
+      }
+      // f16 and bf16 sum in f32 (the problem's convention; alpha and beta
+      // are then floats), f64 in f64.
+      const bool f64 = dtype_ == DType::kF64;
+      const int type = f64 ? kCudaR64F : dtype_ == DType::kF16 ? kCudaR16F : kCudaR16BF;
+      int s = lib_->GemmEx(handle_, args_.op_first, args_.op_second, args_.m, args_.n, args_.k,
+                           f64 ? static_cast<const void*>(&one_d) : &one, first, type,
+                           args_.ld_first, second, type, args_.ld_second,
+                           f64 ? static_cast<const void*>(&zero_d) : &zero, c_, type, args_.ldc,
+                           f64 ? kCublasCompute64F : kCublasCompute32F, kCublasGemmDefault);
+      return s == 0 ? "" : "cublasGemmEx failed: " + CublasStatusText(*lib_, s);
     });
   }
 
@@ -171,9 +198,10 @@ class CublasCall : public CudaLibraryCall {
   CudaContext& context_;
   const CublasApi* lib_ = nullptr;
   CublasHandle handle_ = nullptr;
-  const float* a_ = nullptr;
-  const float* b_ = nullptr;
-  float* c_ = nullptr;
+  DType dtype_ = DType::kF32;
+  const void* a_ = nullptr;
+  const void* b_ = nullptr;
+  void* c_ = nullptr;
   Args args_{};
 };
 
@@ -184,6 +212,7 @@ using TensorDesc = struct cudnnTensorStruct*;
 using FilterDesc = struct cudnnFilterStruct*;
 using ConvDesc = struct cudnnConvolutionStruct*;
 constexpr int kCudnnNchw = 0, kCudnnNhwc = 1, kCudnnFloat = 0, kCudnnCrossCorrelation = 1;
+constexpr int kCudnnDouble = 1, kCudnnHalf = 2, kCudnnBfloat16 = 9;
 constexpr int kCudnnFmaMath = 3;  // FP32 FMA only: no TF32, no tensor-op conversions
 constexpr int kCudnnTensorOpMath = 1, kCudnnTensorOpMathAllowConversion = 2;
 
@@ -278,6 +307,17 @@ class CudnnCall : public CudaLibraryCall {
     context.MakeCurrent();
     const Conv2dShape& s = problem.conv();
     const int format = s.layout == Layout::kNHWC ? kCudnnNhwc : kCudnnNchw;
+    // The tensors in the problem's dtype; f16 and bf16 computed in float
+    // (cuDNN's pseudo-half configuration, the problem's convention) with
+    // tensor cores allowed (their algorithms are what a DL user compares
+    // against); f32 FMA only (no TF32), f64 in double.
+    dtype_ = problem.dtype();
+    const int data = dtype_ == DType::kF64    ? kCudnnDouble
+                     : dtype_ == DType::kF16  ? kCudnnHalf
+                     : dtype_ == DType::kBF16 ? kCudnnBfloat16
+                                              : kCudnnFloat;
+    const int compute = dtype_ == DType::kF64 ? kCudnnDouble : kCudnnFloat;
+    tensor_ops_ = dtype_ == DType::kF16 || dtype_ == DType::kBF16;
     auto step = [&](int status, const char* what) {
       if (status != 0 && why_not_.empty()) {
         status_ = Status::kRuntimeError;
@@ -291,21 +331,22 @@ class CudnnCall : public CudaLibraryCall {
         step(lib_->CreateTensor(&y_), "cudnnCreateTensorDescriptor") &&
         step(lib_->CreateFilter(&w_), "cudnnCreateFilterDescriptor") &&
         step(lib_->CreateConv(&conv_), "cudnnCreateConvolutionDescriptor") &&
-        step(lib_->SetTensor4d(x_, format, kCudnnFloat, I(s.n), I(s.c), I(s.h), I(s.w)),
+        step(lib_->SetTensor4d(x_, format, data, I(s.n), I(s.c), I(s.h), I(s.w)),
              "cudnnSetTensor4dDescriptor (x)") &&
-        step(lib_->SetTensor4d(y_, format, kCudnnFloat, I(s.n), I(s.k), I(s.OutH()), I(s.OutW())),
+        step(lib_->SetTensor4d(y_, format, data, I(s.n), I(s.k), I(s.OutH()), I(s.OutW())),
              "cudnnSetTensor4dDescriptor (y)") &&
-        step(lib_->SetFilter4d(w_, kCudnnFloat, format, I(s.k), I(s.c / s.groups), I(s.r), I(s.s)),
+        step(lib_->SetFilter4d(w_, data, format, I(s.k), I(s.c / s.groups), I(s.r), I(s.s)),
              "cudnnSetFilter4dDescriptor") &&
         step(lib_->SetConv2d(conv_, I(s.pad_h), I(s.pad_w), I(s.stride_h), I(s.stride_w),
-                             I(s.dilation_h), I(s.dilation_w), kCudnnCrossCorrelation, kCudnnFloat),
+                             I(s.dilation_h), I(s.dilation_w), kCudnnCrossCorrelation, compute),
              "cudnnSetConvolution2dDescriptor") &&
         step(lib_->SetGroupCount(conv_, I(s.groups)), "cudnnSetConvolutionGroupCount") &&
-        step(lib_->SetMathType(conv_, kCudnnFmaMath), "cudnnSetConvolutionMathType");
+        step(lib_->SetMathType(conv_, tensor_ops_ ? kCudnnTensorOpMath : kCudnnFmaMath),
+             "cudnnSetConvolutionMathType");
     if (!why_not_.empty()) return;
     if (s.bias) {
       step(lib_->CreateTensor(&b_), "cudnnCreateTensorDescriptor") &&
-          step(lib_->SetTensor4d(b_, format, kCudnnFloat, 1, I(s.k), 1, 1),
+          step(lib_->SetTensor4d(b_, format, data, 1, I(s.k), 1, 1),
                "cudnnSetTensor4dDescriptor (bias)");
       if (!why_not_.empty()) return;
     }
@@ -328,12 +369,17 @@ class CudnnCall : public CudaLibraryCall {
       return r;
     }
     return context_.Timed([&]() -> std::string {
-      const float one = 1.0f, zero = 0.0f;
-      int s = lib_->Forward(handle_, &one, x_, Ptr(ops_.input0), w_, Ptr(ops_.input1), conv_, algo_,
-                            Ptr(workspace_), workspace_.bytes(), &zero, y_, Ptr(ops_.output));
+      // Scaling factors are doubles for double data, floats otherwise.
+      const float one_f = 1.0f, zero_f = 0.0f;
+      const double one_d = 1.0, zero_d = 0.0;
+      const bool f64 = dtype_ == DType::kF64;
+      const void* one = f64 ? static_cast<const void*>(&one_d) : &one_f;
+      const void* zero = f64 ? static_cast<const void*>(&zero_d) : &zero_f;
+      int s = lib_->Forward(handle_, one, x_, Ptr(ops_.input0), w_, Ptr(ops_.input1), conv_, algo_,
+                            Ptr(workspace_), workspace_.bytes(), zero, y_, Ptr(ops_.output));
       if (s != 0) return std::string("cudnnConvolutionForward failed: ") + lib_->ErrorString(s);
       if (b_ != nullptr) {
-        s = lib_->AddTensor(handle_, &one, b_, Ptr(ops_.bias), &one, y_, Ptr(ops_.output));
+        s = lib_->AddTensor(handle_, one, b_, Ptr(ops_.bias), one, y_, Ptr(ops_.output));
         if (s != 0) return std::string("cudnnAddTensor failed: ") + lib_->ErrorString(s);
       }
       return "";
@@ -376,22 +422,30 @@ class CudnnCall : public CudaLibraryCall {
       return;
     }
     for (int i = 0; i < returned; ++i) {
-      // FMA math only: no tensor-op (TF32) algorithm, whatever cuDNN reports
-      // as the math of the others.
-      if (perf[i].status != 0 || perf[i].math_type == kCudnnTensorOpMath ||
-          perf[i].math_type == kCudnnTensorOpMathAllowConversion)
+      // f32 and f64: FMA math only, no tensor-op (TF32) algorithm whatever
+      // cuDNN reports as the math of the others; f16 and bf16: any.
+      if (perf[i].status != 0 ||
+          (!tensor_ops_ && (perf[i].math_type == kCudnnTensorOpMath ||
+                            perf[i].math_type == kCudnnTensorOpMathAllowConversion)))
         continue;
       algo_ = perf[i].algo;
       if (perf[i].memory > 0) workspace_ = context_.Allocate(perf[i].memory);
       const char* name = algo_ >= 0 && algo_ < 8 ? kFwdAlgoNames[algo_] : "?";
       detail_ = "cuDNN " + std::to_string(lib_->GetVersion()) + ", algorithm " + name +
-                " (fastest of " + std::to_string(returned) +
-                " by cuDNN's search), FMA math (FP32, no TF32), " + std::to_string(perf[i].memory) +
-                " bytes of workspace";
+                " (fastest of " + std::to_string(returned) + " by cuDNN's search), " + MathText() +
+                ", " + std::to_string(perf[i].memory) + " bytes of workspace";
       return;
     }
     status_ = Status::kUnsupported;
-    why_not_ = "cuDNN found no FMA-math forward algorithm for this convolution";
+    why_not_ = "cuDNN found no " + std::string(tensor_ops_ ? "" : "FMA-math ") +
+               "forward algorithm for this convolution";
+  }
+
+  std::string MathText() const {
+    if (dtype_ == DType::kF64) return "FP64 FMA math";
+    if (tensor_ops_)
+      return std::string(DTypeName(dtype_)) + " data, FP32 compute, tensor-op math allowed";
+    return "FMA math (FP32, no TF32)";
   }
 
   CudaContext& context_;
@@ -401,6 +455,8 @@ class CudnnCall : public CudaLibraryCall {
   TensorDesc x_ = nullptr, y_ = nullptr, b_ = nullptr;
   FilterDesc w_ = nullptr;
   ConvDesc conv_ = nullptr;
+  DType dtype_ = DType::kF32;
+  bool tensor_ops_ = false;  // f16 / bf16: tensor-core algorithms allowed
   int algo_ = 0;
   CudaBuffer workspace_;
 };

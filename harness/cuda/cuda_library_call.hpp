@@ -1,5 +1,6 @@
-// Vendor-library baselines on a CUDA GPU: cuBLAS's SGEMM and cuDNN's fastest
-// forward convolution (found with cuDNN's own search, FP32 FMA math: no TF32),
+// Vendor-library baselines on a CUDA GPU: cuBLAS's SGEMM (cublasGemmEx for
+// f64, f16, bf16) and cuDNN's fastest forward convolution (found with cuDNN's
+// own search; f32 with FMA math: no TF32; f16/bf16 may use tensor cores),
 // prepared once on a problem's device buffers and then run like a kernel,
 // timed with CUDA events on the context's stream, so a tuned kernel's
 // speed-up over them is measured in the same run. Both libraries are opened
@@ -18,7 +19,12 @@
 
 namespace beast::harness {
 
-inline constexpr const char* kCublasRoutine = "cublasSgemm";
+inline constexpr const char* kCublasRoutine = "cublasSgemm";     // f32
+inline constexpr const char* kCublasExRoutine = "cublasGemmEx";  // f64, f16, bf16
+// The cuBLAS routine a problem of that dtype is measured with.
+inline const char* CublasRoutineFor(beast::DType dtype) {
+  return dtype == beast::DType::kF32 ? kCublasRoutine : kCublasExRoutine;
+}
 inline constexpr const char* kCudnnRoutine = "cudnnConvolutionForward";
 
 // "13.1.0" / "9.10.2"; "" when the library cannot be opened (no GPU needed).
@@ -35,15 +41,17 @@ class CudaLibraryCall {
  public:
   virtual ~CudaLibraryCall() = default;
 
-  // cuBLAS SGEMM for a gemm problem (row- or column-major, any
-  // transposition), as C = A B with beta 0, default math (no TF32).
+  // cuBLAS for a gemm problem (row- or column-major, any transposition), as
+  // C = A B with beta 0: SGEMM for f32 (default math, no TF32), cublasGemmEx
+  // for the others (f64 in FP64; f16 and bf16 with FP32 compute).
   static std::unique_ptr<CudaLibraryCall> Cublas(CudaContext& context,
                                                  const beast::Problem& problem,
                                                  const CudaOperands& operands);
   // cuDNN's forward convolution (cross-correlation, NCHW or NHWC, strides,
-  // pads, dilations, groups), the fastest FMA-math algorithm of
-  // cudnnFindConvolutionForwardAlgorithmEx with its workspace; with a bias,
-  // cudnnAddTensor after it, timed together.
+  // pads, dilations, groups) in the problem's dtype, the fastest algorithm
+  // of cudnnFindConvolutionForwardAlgorithmEx with its workspace (FMA math
+  // for f32 and f64; tensor-op math allowed for f16 and bf16, computed in
+  // FP32); with a bias, cudnnAddTensor after it, timed together.
   static std::unique_ptr<CudaLibraryCall> Cudnn(CudaContext& context, const beast::Problem& problem,
                                                 const CudaOperands& operands);
 
