@@ -366,6 +366,7 @@ std::map<std::string, int64_t> Problem::Variables() const {
           {"dilation_w", c.dilation_w},
           {"groups", c.groups},
           {"bias", c.bias ? 1 : 0},
+          {"nhwc", c.layout == Layout::kNHWC ? 1 : 0},
           {"dtype_bytes", DTypeBytes(dtype_)},
           {"compute_bytes", ComputeBytes(dtype_)}};
 }

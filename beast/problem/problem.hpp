@@ -52,8 +52,9 @@ class Problem {
   // Floating-point operations of one run (2 per multiply-add).
   double Flops() const;
   // Names a space expression may read: conv2d: N C H W K R S P Q stride_h
-  // stride_w pad_h pad_w dilation_h dilation_w groups; gemm: M N K trans_a
-  // trans_b. (Layout is a template property, not a number.)
+  // stride_w pad_h pad_w dilation_h dilation_w groups bias nhwc (1 for the
+  // NHWC layout); gemm: M N K trans_a trans_b col_major; both dtype_bytes
+  // and compute_bytes.
   std::map<std::string, int64_t> Variables() const;
   std::string OpName() const;  // "conv2d" or "gemm"
 

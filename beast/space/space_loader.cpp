@@ -73,12 +73,29 @@ ParamSpec LoadParam(const YamlReader& L, const YAML::Node& node) {
 std::vector<std::string> ProblemVariableNames(OpKind op) {
   // dtype_bytes: the bytes of one element of the problem's dtype (4 for f32,
   // 2 for f16); compute_bytes: of the type kernels compute and stage in local
-  // memory (8 for f64, else 4).
+  // memory (8 for f64, else 4); nhwc: 1 for an NHWC convolution, 0 for NCHW
+  // (for a template whose GEMM view depends on the layout).
   if (op == OpKind::kGemm)
     return {"M", "N", "K", "trans_a", "trans_b", "dtype_bytes", "compute_bytes"};
-  return {"N",     "C",          "H",          "W",        "K",           "R",
-          "S",     "P",          "Q",          "stride_h", "stride_w",    "pad_h",
-          "pad_w", "dilation_h", "dilation_w", "groups",   "dtype_bytes", "compute_bytes"};
+  return {"N",
+          "C",
+          "H",
+          "W",
+          "K",
+          "R",
+          "S",
+          "P",
+          "Q",
+          "stride_h",
+          "stride_w",
+          "pad_h",
+          "pad_w",
+          "dilation_h",
+          "dilation_w",
+          "groups",
+          "nhwc",
+          "dtype_bytes",
+          "compute_bytes"};
 }
 
 std::vector<std::string> CompiledResourceNames() {

@@ -7,7 +7,7 @@
 // test template's crash (an illegal address), hang and wrong answer are
 // recorded as such while the run goes on; launch-time parameters share
 // programs and run correctly; the tensor-core GEMM is correct on every path
-// beside cuBLAS in f16 and bf16.
+// beside cuBLAS and the tensor-core conv beside cuDNN, in f16 and bf16.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -188,6 +188,47 @@ TEST_F(CudaGpu, TheTensorCoreGemmIsCorrectOnEveryPathBesideCublas) {
     ++library;
   }
   EXPECT_EQ(library, 16);
+}
+
+// The tensor-core conv is correct in both layouts and dtypes, plain,
+// grouped-strided-dilated with bias and 1x1, beside cuDNN in the same dtype.
+TEST_F(CudaGpu, TheTensorCoreConvIsCorrectOnEveryPathBesideCudnn) {
+  std::string problems;
+  int count = 0;
+  for (const char* dtype : {"f16", "bf16"}) {
+    for (const char* layout : {"NHWC", "NCHW"}) {
+      for (const char* shape :
+           {"conv2d:N=4,C=64,H=14,W=14,K=64,R=3,S=3,pad=1",
+            "conv2d:N=3,C=64,H=29,W=27,K=96,R=3,S=3,stride=2,pad=2,dilation=2,groups=4,bias=1",
+            "conv2d:N=2,C=24,H=7,W=9,K=40,R=1,S=1"}) {
+        problems += std::string(" --problem ") + shape + ",layout=" + layout + ",dtype=" + dtype;
+        ++count;
+      }
+    }
+  }
+  testing::CommandResult run =
+      RunCommand(BeastBinary() + " tune --device cuda:0 --template conv2d/implicit_gemm_mma" +
+                 problems + " --max-configs 6 --baselines nvidia --db " + db_ + " --cache-dir " +
+                 (dir_ / "cache").string() + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  results_db::Store store = results_db::Store::OpenExisting(db_);
+  int ok = 0, total = 0;
+  for (const auto& r : store.Query({})) {
+    ++total;
+    EXPECT_TRUE(r.status == beast::Status::kOk || r.status == beast::Status::kPrunedAfterCompile)
+        << r.problem_key << " " << r.config_key << ": " << beast::StatusName(r.status) << " "
+        << r.error_text;
+    ok += r.status == beast::Status::kOk;
+  }
+  EXPECT_EQ(total, count * 6);
+  EXPECT_GE(ok, count);
+  int library = 0;
+  for (const auto& b : store.Baselines()) {
+    EXPECT_EQ(b.library + " " + b.routine, "cudnn cudnnConvolutionForward");
+    EXPECT_EQ(beast::StatusName(b.status), std::string("ok")) << b.problem_key << b.error_text;
+    ++library;
+  }
+  EXPECT_EQ(library, count);
 }
 
 TEST_F(CudaGpu, ACrashAHangAndAWrongAnswerAreRecordedAndTheRunGoesOn) {

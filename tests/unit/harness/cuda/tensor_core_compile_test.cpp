@@ -1,8 +1,10 @@
 // The tensor-core templates compile with NVRTC for sm_80 and sm_90 without
-// a GPU: the default config of gemm/mma, on every transposition row- and
-// column-major, in f16 and bf16, compiles with no spills and no stack frame
-// (ptxas's report); a seeded sample of its space compiles whole (24 configs
-// per arch here, 200 under the CTest label `sweep`). That they compute the
+// a GPU: the default config of gemm/mma (on every transposition row- and
+// column-major) and of conv2d/implicit_gemm_mma (NHWC and NCHW; plain,
+// grouped-strided-dilated with bias, 1x1), in f16 and bf16, compiles with no
+// spills and no stack frame (ptxas's report); a seeded sample of each space
+// compiles whole (24 configs per arch here, 200 under the CTest label
+// `sweep`). That they compute the
 // right answer, and how fast, only a GPU can say: tests/gpu/.
 #include <gtest/gtest.h>
 
@@ -106,6 +108,60 @@ TEST_F(TensorCoreCompile, TheGemmDefaultCompilesWithoutSpillsOnEveryPath) {
   EXPECT_EQ(jobs.size(), 2u * 8u * 2u);
 }
 
+// Conv problems that take every path of the tensor-core conv: a plain 3x3
+// (ResNet-50's), a grouped, dilated and strided one with bias and tails in
+// every GEMM dimension, a 1x1 whose reduction is one stage.
+const char* const kConvProblems[] = {
+    "conv2d:N=32,C=64,H=56,W=56,K=64,R=3,S=3,pad=1",
+    "conv2d:N=3,C=64,H=29,W=27,K=96,R=3,S=3,stride=2,pad=2,dilation=2,groups=4,bias=1",
+    "conv2d:N=2,C=24,H=7,W=9,K=40,R=1,S=1",
+};
+
+TEST_F(TensorCoreCompile, TheConvDefaultCompilesWithoutSpillsOnEveryPath) {
+  const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "conv2d/implicit_gemm_mma");
+  std::vector<Job> jobs;
+  for (const char* dtype : {"f16", "bf16"}) {
+    for (const char* layout : {"NHWC", "NCHW"}) {
+      for (const char* text : kConvProblems) {
+        const Problem problem =
+            Problem::Parse(std::string(text) + ",layout=" + layout + ",dtype=" + dtype);
+        for (const char* arch : kArchs) {
+          BoundSpace space(spec, problem, Arch(arch));
+          const Config config = space.DefaultConfig();
+          std::string why;
+          ASSERT_TRUE(space.Check(config, &why, /*hard_only=*/true))
+              << problem.Key() << ": " << why;
+          jobs.push_back(Render(spec, space, problem, config, arch));
+        }
+      }
+    }
+  }
+  CompileAll(&jobs);
+  for (const Job& job : jobs) {
+    ASSERT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
+    EXPECT_GT(job.result.resources.registers, 0) << job.what;
+    EXPECT_EQ(job.result.resources.spill_store_bytes + job.result.resources.spill_load_bytes, 0)
+        << job.what << "\n"
+        << job.result.log;
+    EXPECT_EQ(job.result.resources.stack_bytes, 0) << job.what << "\n" << job.result.log;
+  }
+  EXPECT_EQ(jobs.size(), 2u * 2u * 3u * 2u);
+}
+
+// The depthwise convolution (one channel per group) is no tensor-core GEMM:
+// its space is empty, and says why.
+TEST_F(TensorCoreCompile, TheConvTakesNoDepthwiseProblem) {
+  const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "conv2d/implicit_gemm_mma");
+  BoundSpace space(
+      spec,
+      Problem::Parse("conv2d:N=8,C=96,H=28,W=28,K=96,R=3,S=3,pad=1,groups=96,dtype=f16,"
+                     "layout=NHWC"),
+      Arch("sm_90"));
+  EXPECT_EQ(space.Count(), 0u);
+  EXPECT_NE(WhyEmpty(space.Explain()).find("\"CG % VEC == 0\""), std::string::npos)
+      << WhyEmpty(space.Explain());
+}
+
 TEST_F(TensorCoreCompile, ASampleOfTheGemmSpaceCompilesForSm80AndSm90) {
   const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "gemm/mma");
   std::vector<Job> jobs;
@@ -130,6 +186,31 @@ TEST_F(TensorCoreCompile, ASampleOfTheGemmSpaceCompilesForSm80AndSm90) {
   }
   EXPECT_EQ(compiled, static_cast<int>(2 * kSample));
   std::printf("%d gemm/mma configs compiled for sm_80 and sm_90\n", compiled);
+}
+
+TEST_F(TensorCoreCompile, ASampleOfTheConvSpaceCompilesForSm80AndSm90) {
+  const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "conv2d/implicit_gemm_mma");
+  std::vector<Job> jobs;
+  const Problem nhwc =
+      Problem::Parse("conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NHWC,dtype=f16");
+  const Problem nchw =
+      Problem::Parse("conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NCHW,dtype=bf16");
+  for (const char* arch : kArchs) {
+    const BoundSpace nhwc_space(spec, nhwc, Arch(arch)), nchw_space(spec, nchw, Arch(arch));
+    for (const Config& c : nhwc_space.Sample(kSample / 2, 13))
+      jobs.push_back(Render(spec, nhwc_space, nhwc, c, arch));
+    for (const Config& c : nchw_space.Sample(kSample - kSample / 2, 17))
+      jobs.push_back(Render(spec, nchw_space, nchw, c, arch));
+  }
+  ASSERT_EQ(jobs.size(), 2 * kSample);
+  CompileAll(&jobs);
+  int compiled = 0;
+  for (const Job& job : jobs) {
+    EXPECT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
+    compiled += job.result.ok;
+  }
+  EXPECT_EQ(compiled, static_cast<int>(2 * kSample));
+  std::printf("%d conv2d/implicit_gemm_mma configs compiled for sm_80 and sm_90\n", compiled);
 }
 
 }  // namespace

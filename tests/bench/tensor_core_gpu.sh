@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Tensor cores against the vendor libraries on a CUDA GPU (issue 17's GPU
+# goals): tunes gemm/mma on the 4096^3 GEMM and conv2d/implicit_gemm_mma on
+# ResNet-50's four 3x3 layers at N=32 (NHWC, the layout tensor cores are fed
+# well), in f16, with cuBLAS (cublasGemmEx) and cuDNN (tensor-op math
+# allowed) measured in the same run, and prints each winner's time, TFLOP/s
+# and its speed-up over the library (goal for the conv: >= 0.7x cuDNN's
+# best FP16 algorithm, 1.0x the aim). Needs a GPU: without one it says so and
+# exits 2.
+#
+# Not a CTest test: it runs for minutes. Usage:
+#   tests/bench/tensor_core_gpu.sh [DB]   (default: a new file under /tmp;
+#                                          an existing one resumes)
+# Environment: BEAST_MAX_CONFIGS (configs per pair, default 60), BEAST_DTYPE
+# (f16 or bf16, default f16), BEAST_DEVICE (default cuda:0), BEAST (the beast
+# binary, default build/beast/beast).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BEAST=${BEAST:-$ROOT/build/beast/beast}
+DEVICE=${BEAST_DEVICE:-cuda:0}
+MAX_CONFIGS=${BEAST_MAX_CONFIGS:-60}
+DTYPE=${BEAST_DTYPE:-f16}
+DB=${1:-$(mktemp -u /tmp/beast_tensor_cores_XXXXXX.db)}
+[ -x "$BEAST" ] || { echo "tensor_core_gpu: no beast binary at $BEAST (build first)" >&2; exit 2; }
+"$BEAST" devices 2>/dev/null | grep -q "^cuda:" ||
+  { echo "tensor_core_gpu: no CUDA GPU here (beast devices lists none)" >&2; exit 2; }
+
+JSON=$(mktemp /tmp/beast_tensor_cores_XXXXXX.json)
+trap 'rm -f "$JSON"*' EXIT
+CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NHWC,dtype=$DTYPE"
+"$BEAST" tune --device "$DEVICE" --db "$DB" --max-configs "$MAX_CONFIGS" --baselines nvidia \
+  --quiet --json --template gemm/mma \
+  --problem "gemm:M=4096,N=4096,K=4096,transA=0,transB=0,dtype=$DTYPE" >> "$JSON.lines"
+"$BEAST" tune --device "$DEVICE" --db "$DB" --max-configs "$MAX_CONFIGS" --baselines nvidia \
+  --quiet --json --template conv2d/implicit_gemm_mma \
+  --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" --problem "conv2d:C=128,H=28,W=28,K=128,$CONV" \
+  --problem "conv2d:C=256,H=14,W=14,K=256,$CONV" --problem "conv2d:C=512,H=7,W=7,K=512,$CONV" \
+  >> "$JSON.lines"
+python3 - "$JSON.lines" <<'PY'
+import json, math, sys
+rows, ratios = [], []
+for line in open(sys.argv[1]):
+    summary = json.loads(line)
+    libs = {b["problem"]: b for b in summary.get("baselines", []) if b["status"] == "ok"}
+    for pair in summary["pairs"]:
+        best = pair.get("best") or {}
+        lib = libs.get(pair["problem"])
+        ms = best.get("median_ms")
+        ratio = lib["median_ms"] / ms if ms and lib else None
+        if ratio:
+            ratios.append(ratio)
+        rows.append((pair["template"], pair["problem"].split(",dtype")[0], ms,
+                     best.get("gflops"), lib["routine"] if lib else "-",
+                     lib["median_ms"] if lib else None, ratio))
+print("%-26s %-44s %9s %8s %24s %9s %7s" % ("template", "problem", "best ms", "TFLOP/s",
+                                              "library", "lib ms", "speedup"))
+for t, p, ms, gf, routine, lms, r in rows:
+    print("%-26s %-44s %9s %8s %24s %9s %7s" % (
+        t, p[:44], "%.4f" % ms if ms else "-", "%.1f" % (gf / 1000) if gf else "-", routine,
+        "%.4f" % lms if lms else "-", "%.2fx" % r if r else "-"))
+if ratios:
+    print("geomean speed-up over the library: %.2fx" %
+          math.exp(sum(map(math.log, ratios)) / len(ratios)))
+PY
+echo "database: $DB"
