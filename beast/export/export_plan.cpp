@@ -45,6 +45,14 @@ std::vector<results_db::WinnerRow> OfDevices(std::vector<results_db::WinnerRow> 
 }
 
 bool Exportable(const results_db::WinnerRow& row, std::string* why) {
+  if (Problem::Parse(row.problem_key).tf32()) {
+    // The library dispatches on shape and dtype: a caller asking for f32
+    // would get TF32 products it never allowed.
+    *why =
+        "a math=tf32 problem (the library's API has no math mode: an f32 call would get TF32 "
+        "products)";
+    return false;
+  }
   const std::optional<Backend> backend = ParseBackend(row.backend);
   if (backend == Backend::kOpenCL) return true;
   if (backend == Backend::kCuda) {

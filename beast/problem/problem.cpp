@@ -117,6 +117,23 @@ void SetDtype(const Item& item, Shape*) {
     item.Fail("dtype \"" + item.value + "\" is not one of f32, f64, f16, bf16");
 }
 
+template <typename Shape>
+void SetMath(const Item& item, Shape*) {
+  // Only checked here: Parse reads the math mode into the problem itself.
+  if (item.value != "fp32" && item.value != "tf32")
+    item.Fail("math \"" + item.value + "\" is not fp32 or tf32");
+}
+
+// Whether a problem's KEY=VALUE list says math=tf32 (checked by SetMath).
+bool Tf32OfBody(const std::string& body) {
+  std::stringstream items(body);
+  std::string part;
+  while (std::getline(items, part, ',')) {
+    if (part == "math=tf32") return true;
+  }
+  return false;
+}
+
 // The dtype=VALUE of a problem's KEY=VALUE list (checked by SetDtype); f32
 // when absent.
 DType DTypeOfBody(const std::string& body) {
@@ -159,6 +176,7 @@ const KeyRule<Conv2dShape> kConvKeys[] = {
        }
      }},
     {"dtype", false, SetDtype<Conv2dShape>},
+    {"math", false, SetMath<Conv2dShape>},
 };
 
 const KeyRule<GemmShape> kGemmKeys[] = {
@@ -180,6 +198,7 @@ const KeyRule<GemmShape> kGemmKeys[] = {
        }
      }},
     {"dtype", false, SetDtype<GemmShape>},
+    {"math", false, SetMath<GemmShape>},
 };
 
 // Reads the KEY=VALUE list `body` of op `op` into *shape by `rules`; every
@@ -231,6 +250,7 @@ Problem Problem::Parse(const std::string& text) {
     Fail(text, "unknown op \"" + op + "\" (known: conv2d gemm)");
   }
   p.dtype_ = DTypeOfBody(body);
+  p.tf32_ = Tf32OfBody(body);
   try {
     p.Validate();
   } catch (const Error& e) {
@@ -239,25 +259,31 @@ Problem Problem::Parse(const std::string& text) {
   return p;
 }
 
-Problem Problem::Conv2d(const Conv2dShape& shape, DType dtype) {
+Problem Problem::Conv2d(const Conv2dShape& shape, DType dtype, bool tf32) {
   Problem p;
   p.op_ = OpKind::kConv2d;
   p.dtype_ = dtype;
+  p.tf32_ = tf32;
   p.conv_ = shape;
   p.Validate();
   return p;
 }
 
-Problem Problem::Gemm(const GemmShape& shape, DType dtype) {
+Problem Problem::Gemm(const GemmShape& shape, DType dtype, bool tf32) {
   Problem p;
   p.op_ = OpKind::kGemm;
   p.dtype_ = dtype;
+  p.tf32_ = tf32;
   p.gemm_ = shape;
   p.Validate();
   return p;
 }
 
 void Problem::Validate() const {
+  if (tf32_ && dtype_ != DType::kF32)
+    throw Error(ErrorCode::kBadArgument, std::string("math=tf32 is for f32 problems, not ") +
+                                             DTypeName(dtype_) +
+                                             " (f16 and bf16 run on tensor cores as they are)");
   auto positive = [](int64_t v, const char* name) {
     if (v <= 0)
       throw Error(ErrorCode::kBadArgument,
@@ -302,6 +328,7 @@ std::string Problem::Key() const {
       << ",transB=" << gemm_.trans_b;
     if (gemm_.col_major) o << ",layout=col";  // row-major keys stay as they always were
     o << ",dtype=" << DTypeName(dtype_);
+    if (tf32_) o << ",math=tf32";  // exact-FP32 keys stay as they always were
     return o.str();
   }
   const Conv2dShape& c = conv_;
@@ -313,6 +340,7 @@ std::string Problem::Key() const {
   // they were before bias existed (and as databases recorded them).
   if (c.bias) o << ",bias=1";
   o << ",layout=" << LayoutName(c.layout) << ",dtype=" << DTypeName(dtype_);
+  if (tf32_) o << ",math=tf32";
   return o.str();
 }
 
@@ -337,7 +365,8 @@ std::map<std::string, int64_t> Problem::Variables() const {
               {"trans_b", g.trans_a},
               {"col_major", 1},
               {"dtype_bytes", DTypeBytes(dtype_)},
-              {"compute_bytes", ComputeBytes(dtype_)}};
+              {"compute_bytes", ComputeBytes(dtype_)},
+              {"tf32", tf32_ ? 1 : 0}};
     }
     return {{"M", g.m},
             {"N", g.n},
@@ -346,7 +375,8 @@ std::map<std::string, int64_t> Problem::Variables() const {
             {"trans_b", g.trans_b},
             {"col_major", 0},
             {"dtype_bytes", DTypeBytes(dtype_)},
-            {"compute_bytes", ComputeBytes(dtype_)}};
+            {"compute_bytes", ComputeBytes(dtype_)},
+            {"tf32", tf32_ ? 1 : 0}};
   }
   const Conv2dShape& c = conv_;
   return {{"N", c.n},
@@ -368,7 +398,8 @@ std::map<std::string, int64_t> Problem::Variables() const {
           {"bias", c.bias ? 1 : 0},
           {"nhwc", c.layout == Layout::kNHWC ? 1 : 0},
           {"dtype_bytes", DTypeBytes(dtype_)},
-          {"compute_bytes", ComputeBytes(dtype_)}};
+          {"compute_bytes", ComputeBytes(dtype_)},
+          {"tf32", tf32_ ? 1 : 0}};
 }
 
 std::string Problem::OpName() const { return op_ == OpKind::kConv2d ? "conv2d" : "gemm"; }

@@ -36,14 +36,19 @@ struct GemmShape {
 class Problem {
  public:
   // Parses "conv2d:N=1,C=64,...,layout=NCHW,dtype=f32" or
-  // "gemm:M=512,N=512,K=512,dtype=f32". Throws Error(kBadArgument) naming the
+  // "gemm:M=512,N=512,K=512,dtype=f32" (and ",math=tf32" for an f32 problem
+  // that allows TF32 tensor cores). Throws Error(kBadArgument) naming the
   // offending key, or the impossible dimension.
   static Problem Parse(const std::string& text);
-  static Problem Conv2d(const Conv2dShape& shape, DType dtype = DType::kF32);
-  static Problem Gemm(const GemmShape& shape, DType dtype = DType::kF32);
+  static Problem Conv2d(const Conv2dShape& shape, DType dtype = DType::kF32, bool tf32 = false);
+  static Problem Gemm(const GemmShape& shape, DType dtype = DType::kF32, bool tf32 = false);
 
   OpKind op() const { return op_; }
   DType dtype() const { return dtype_; }
+  // math=tf32 (f32 only): the products may round their inputs to TF32 (10
+  // mantissa bits) as NVIDIA's tensor cores do; the sums stay f32. Exact
+  // FP32 kernels serve such a problem too; its key ends ",math=tf32".
+  bool tf32() const { return tf32_; }
   const Conv2dShape& conv() const { return conv_; }
   const GemmShape& gemm() const { return gemm_; }
 
@@ -53,8 +58,8 @@ class Problem {
   double Flops() const;
   // Names a space expression may read: conv2d: N C H W K R S P Q stride_h
   // stride_w pad_h pad_w dilation_h dilation_w groups bias nhwc (1 for the
-  // NHWC layout); gemm: M N K trans_a trans_b col_major; both dtype_bytes
-  // and compute_bytes.
+  // NHWC layout); gemm: M N K trans_a trans_b col_major; both dtype_bytes,
+  // compute_bytes and tf32 (1 with math=tf32).
   std::map<std::string, int64_t> Variables() const;
   std::string OpName() const;  // "conv2d" or "gemm"
 
@@ -62,6 +67,7 @@ class Problem {
   void Validate() const;
   OpKind op_ = OpKind::kGemm;
   DType dtype_ = DType::kF32;
+  bool tf32_ = false;
   Conv2dShape conv_;
   GemmShape gemm_;
 };

@@ -74,9 +74,10 @@ std::vector<std::string> ProblemVariableNames(OpKind op) {
   // dtype_bytes: the bytes of one element of the problem's dtype (4 for f32,
   // 2 for f16); compute_bytes: of the type kernels compute and stage in local
   // memory (8 for f64, else 4); nhwc: 1 for an NHWC convolution, 0 for NCHW
-  // (for a template whose GEMM view depends on the layout).
+  // (for a template whose GEMM view depends on the layout); tf32: 1 for a
+  // problem with math=tf32 (f32 products may round their inputs to TF32).
   if (op == OpKind::kGemm)
-    return {"M", "N", "K", "trans_a", "trans_b", "dtype_bytes", "compute_bytes"};
+    return {"M", "N", "K", "trans_a", "trans_b", "dtype_bytes", "compute_bytes", "tf32"};
   return {"N",
           "C",
           "H",
@@ -95,7 +96,8 @@ std::vector<std::string> ProblemVariableNames(OpKind op) {
           "groups",
           "nhwc",
           "dtype_bytes",
-          "compute_bytes"};
+          "compute_bytes",
+          "tf32"};
 }
 
 std::vector<std::string> CompiledResourceNames() {

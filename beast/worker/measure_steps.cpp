@@ -31,20 +31,27 @@ Scale ScaleFor(const ProblemData& data, int winograd_tile) {
   return {&w.abs, &w.abs64, w.reduction_length};
 }
 
+// Records a validation's verdict in *out: its max error, and when it failed
+// wrong_result with where; true when it passed.
+template <typename T>
+bool Verdict(const harness::ValidationResult& v, const std::vector<T>& y, const T* ref,
+             Outcome* out) {
+  out->max_error = v.max_error;
+  if (v.ok) return true;
+  out->status = Status::kWrongResult;
+  out->error_text = harness::DescribeWrongResult(v, y.data(), ref, y.size());
+  return false;
+}
+
 // Reads the output in the problem's element type and checks it against the
-// reference of that precision; false (wrong_result, with where) when it fails.
+// reference of that precision.
 template <typename T>
 bool ValidateAs(const KernelCalls& calls, const ProblemData& data, const std::vector<T>& ref,
                 const std::vector<T>& abs_ref, int64_t length, Outcome* out) {
   std::vector<T> y(data.output_count);
   calls.read_output(y.data());
-  const harness::ValidationResult v =
-      harness::Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length);
-  out->max_error = v.max_error;
-  if (v.ok) return true;
-  out->status = Status::kWrongResult;
-  out->error_text = harness::DescribeWrongResult(v, y.data(), ref.data(), y.size());
-  return false;
+  return Verdict(harness::Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length), y,
+                 ref.data(), out);
 }
 
 // A 16-bit output, read as its bits, converted to float and checked with the
@@ -54,14 +61,21 @@ bool ValidateStored16(const KernelCalls& calls, const ProblemData& data, const S
   std::vector<uint16_t> bits(data.output_count);
   calls.read_output(bits.data());
   const std::vector<float> y = StoredElementsAsFloat(data.dtype, bits);
-  const harness::ValidationResult v =
+  return Verdict(
       harness::Validate(y.data(), data.reference.data(), scale.abs->data(), y.size(), scale.length,
-                        data.dtype == DType::kF16 ? harness::kStoredF16 : harness::kStoredBf16);
-  out->max_error = v.max_error;
-  if (v.ok) return true;
-  out->status = Status::kWrongResult;
-  out->error_text = harness::DescribeWrongResult(v, y.data(), data.reference.data(), y.size());
-  return false;
+                        data.dtype == DType::kF16 ? harness::kStoredF16 : harness::kStoredBf16),
+      y, data.reference.data(), out);
+}
+
+// An f32 output of a math=tf32 problem: its products may have rounded their
+// inputs to TF32.
+bool ValidateTf32(const KernelCalls& calls, const ProblemData& data, const Scale& scale,
+                  Outcome* out) {
+  std::vector<float> y(data.output_count);
+  calls.read_output(y.data());
+  return Verdict(harness::Validate(y.data(), data.reference.data(), scale.abs->data(), y.size(),
+                                   scale.length, harness::kTf32Inputs),
+                 y, data.reference.data(), out);
 }
 
 bool ValidateOutput(const KernelCalls& calls, const ProblemData& data, int winograd_tile,
@@ -71,6 +85,7 @@ bool ValidateOutput(const KernelCalls& calls, const ProblemData& data, int winog
     return ValidateAs(calls, data, data.reference64, *scale.abs64, scale.length, out);
   if (data.dtype == DType::kF16 || data.dtype == DType::kBF16)
     return ValidateStored16(calls, data, scale, out);
+  if (data.tf32) return ValidateTf32(calls, data, scale, out);
   return ValidateAs(calls, data, data.reference, *scale.abs, scale.length, out);
 }
 

@@ -13,6 +13,7 @@ namespace beast {
 ProblemData ZeroProblemData(const Problem& problem) {
   ProblemData d;
   d.dtype = problem.dtype();
+  d.tf32 = problem.tf32();
   d.problem_key = problem.Key();
   if (problem.op() == OpKind::kConv2d) {
     const Conv2dShape& s = problem.conv();
@@ -54,6 +55,7 @@ std::vector<float> StoredInputs(DType dtype, size_t count, uint64_t seed) {
 ProblemData MakeProblemData(const Problem& problem) {
   ProblemData d;
   d.dtype = problem.dtype();
+  d.tf32 = problem.tf32();
   d.problem_key = problem.Key();
   const bool f64 = d.dtype == DType::kF64;
   // The reference in the precision the kernel's result is checked in.

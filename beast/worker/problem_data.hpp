@@ -19,11 +19,12 @@ struct ProblemData {
   // reads); an f64 problem's reference is kept in double (reference64), the
   // float one is then empty.
   DType dtype = DType::kF32;
-  std::vector<float> input0;                         // conv2d: x; gemm: A
-  std::vector<float> input1;                         // conv2d: w; gemm: B
-  std::vector<float> bias;                           // conv2d with bias: b (K values); else empty
-  std::vector<float> reference;                      // the exact output, rounded to float
-  std::vector<float> abs_reference;                  // the same over absolute values (error bound)
+  bool tf32 = false;                 // math=tf32: checked with the TF32 input rounding's bound
+  std::vector<float> input0;         // conv2d: x; gemm: A
+  std::vector<float> input1;         // conv2d: w; gemm: B
+  std::vector<float> bias;           // conv2d with bias: b (K values); else empty
+  std::vector<float> reference;      // the exact output, rounded to float
+  std::vector<float> abs_reference;  // the same over absolute values (error bound)
   std::vector<double> reference64, abs_reference64;  // f64 problems only
   int64_t reduction_length = 1;                      // terms per output
   size_t output_count = 0;

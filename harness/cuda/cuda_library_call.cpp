@@ -45,6 +45,7 @@ bool Resolve(void* library, const char* symbol, Fn* fn) {
 using CublasHandle = struct cublasContext*;
 constexpr int kCublasOpN = 0, kCublasOpT = 1;
 constexpr int kCublasDefaultMath = 0;  // no TF32: that needs CUBLAS_TF32_TENSOR_OP_MATH
+constexpr int kCublasTf32Math = 3;     // CUBLAS_TF32_TENSOR_OP_MATH: a math=tf32 problem's
 // cudaDataType_t and cublasComputeType_t of cublasGemmEx (library_types.h,
 // cublas_api.h).
 constexpr int kCudaR32F = 0, kCudaR64F = 1, kCudaR16F = 2, kCudaR16BF = 14;
@@ -108,7 +109,8 @@ class CublasCall : public CudaLibraryCall {
     context.MakeCurrent();
     int s = lib_->Create(&handle_);
     if (s == 0) s = lib_->SetStream(handle_, context.stream());
-    if (s == 0) s = lib_->SetMathMode(handle_, kCublasDefaultMath);
+    if (s == 0)
+      s = lib_->SetMathMode(handle_, problem.tf32() ? kCublasTf32Math : kCublasDefaultMath);
     if (s != 0) {
       status_ = Status::kRuntimeError;
       why_not_ = "cuBLAS could not be set up: " + CublasStatusText(*lib_, s);
@@ -148,7 +150,8 @@ class CublasCall : public CudaLibraryCall {
     int version = 0;
     lib_->GetVersion(handle_, &version);
     detail_ = "cuBLAS " + std::to_string(version) +
-              (dtype_ == DType::kF32   ? ", default math (FP32, no TF32)"
+              (dtype_ == DType::kF32   ? (problem.tf32() ? ", TF32 tensor-op math (math=tf32)"
+                                                         : ", default math (FP32, no TF32)")
                : dtype_ == DType::kF64 ? ", cublasGemmEx in FP64"
                                        : std::string(", cublasGemmEx, ") + DTypeName(dtype_) +
                                              " inputs and output, FP32 compute (tensor cores)");
@@ -317,7 +320,7 @@ class CudnnCall : public CudaLibraryCall {
                      : dtype_ == DType::kBF16 ? kCudnnBfloat16
                                               : kCudnnFloat;
     const int compute = dtype_ == DType::kF64 ? kCudnnDouble : kCudnnFloat;
-    tensor_ops_ = dtype_ == DType::kF16 || dtype_ == DType::kBF16;
+    tensor_ops_ = dtype_ == DType::kF16 || dtype_ == DType::kBF16 || problem.tf32();
     auto step = [&](int status, const char* what) {
       if (status != 0 && why_not_.empty()) {
         status_ = Status::kRuntimeError;
@@ -422,8 +425,8 @@ class CudnnCall : public CudaLibraryCall {
       return;
     }
     for (int i = 0; i < returned; ++i) {
-      // f32 and f64: FMA math only, no tensor-op (TF32) algorithm whatever
-      // cuDNN reports as the math of the others; f16 and bf16: any.
+      // f32 (exact) and f64: FMA math only, no tensor-op (TF32) algorithm whatever
+      // cuDNN reports as the math of the others; f16, bf16 and math=tf32: any.
       if (perf[i].status != 0 ||
           (!tensor_ops_ && (perf[i].math_type == kCudnnTensorOpMath ||
                             perf[i].math_type == kCudnnTensorOpMathAllowConversion)))
@@ -443,6 +446,7 @@ class CudnnCall : public CudaLibraryCall {
 
   std::string MathText() const {
     if (dtype_ == DType::kF64) return "FP64 FMA math";
+    if (tensor_ops_ && dtype_ == DType::kF32) return "FP32 data, TF32 tensor-op math allowed";
     if (tensor_ops_)
       return std::string(DTypeName(dtype_)) + " data, FP32 compute, tensor-op math allowed";
     return "FMA math (FP32, no TF32)";

@@ -37,6 +37,12 @@ struct StoredRounding {
 };
 constexpr StoredRounding kStoredF16{kUnitRoundoff32, 0x1p-11, 0x1p-25};
 constexpr StoredRounding kStoredBf16{kUnitRoundoff32, 0x1p-8, kValidationTiny};
+// TF32 tensor cores (math=tf32) round each input of a product to 10
+// mantissa bits first: by truncation, |x - tf32(x)| < 2^-10 |x| (2^-11 when
+// rounded to nearest), so a product x w is off by less than 2^-9 |x w|
+// before the f32 sum: the same form with 2^-10 as the extra rounding (the
+// bound's factor c = 2 doubles it) and an f32 result.
+constexpr StoredRounding kTf32Inputs{kUnitRoundoff32, 0x1p-10, kValidationTiny};
 
 struct ValidationResult {
   bool ok = false;

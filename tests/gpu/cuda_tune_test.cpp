@@ -151,13 +151,13 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
 }
 
 // The tensor-core gemm/mma computes the right answer (validated against the
-// double reference within the f16/bf16 bound) on every path: the four
-// transpositions, column-major, and tails in M, N and K; beside cuBLAS's
-// cublasGemmEx in the same dtype. Only a GPU can say this: here the
-// template was only ever compiled (tests/unit/harness/cuda/).
+// double reference within the f16/bf16 or TF32 bound) on every path: the
+// four transpositions, column-major, and tails in M, N and K; in f16, bf16
+// and f32 with math=tf32; beside cuBLAS in the same dtype and math. Only a GPU can say this: here
+// the template was only ever compiled (tests/unit/harness/cuda/).
 TEST_F(CudaGpu, TheTensorCoreGemmIsCorrectOnEveryPathBesideCublas) {
   std::string problems;
-  for (const char* dtype : {"f16", "bf16"}) {
+  for (const char* dtype : {"f16", "bf16", "f32,math=tf32"}) {
     for (int t = 0; t < 8; ++t) {
       problems += std::string(" --problem gemm:M=200,N=136,K=72,transA=") + std::to_string(t & 1) +
                   ",transB=" + std::to_string((t >> 1) & 1) + (t & 4 ? ",layout=col" : "") +
@@ -179,23 +179,25 @@ TEST_F(CudaGpu, TheTensorCoreGemmIsCorrectOnEveryPathBesideCublas) {
         << r.error_text;
     ok += r.status == beast::Status::kOk;
   }
-  EXPECT_EQ(total, 16 * 6);
-  EXPECT_GE(ok, 16);
+  EXPECT_EQ(total, 24 * 6);
+  EXPECT_GE(ok, 24);
   int library = 0;
   for (const auto& b : store.Baselines()) {
-    EXPECT_EQ(b.library + " " + b.routine, "cublas cublasGemmEx");
+    // cublasGemmEx for the 16-bit types, SGEMM in TF32 math for math=tf32.
+    const bool tf32 = b.problem_key.find(",math=tf32") != std::string::npos;
+    EXPECT_EQ(b.library + " " + b.routine, tf32 ? "cublas cublasSgemm" : "cublas cublasGemmEx");
     EXPECT_EQ(beast::StatusName(b.status), std::string("ok")) << b.error_text;
     ++library;
   }
-  EXPECT_EQ(library, 16);
+  EXPECT_EQ(library, 24);
 }
 
-// The tensor-core conv is correct in both layouts and dtypes, plain,
+// The tensor-core conv is correct in both layouts and its three dtypes, plain,
 // grouped-strided-dilated with bias and 1x1, beside cuDNN in the same dtype.
 TEST_F(CudaGpu, TheTensorCoreConvIsCorrectOnEveryPathBesideCudnn) {
   std::string problems;
   int count = 0;
-  for (const char* dtype : {"f16", "bf16"}) {
+  for (const char* dtype : {"f16", "bf16", "f32,math=tf32"}) {
     for (const char* layout : {"NHWC", "NCHW"}) {
       for (const char* shape :
            {"conv2d:N=4,C=64,H=14,W=14,K=64,R=3,S=3,pad=1",

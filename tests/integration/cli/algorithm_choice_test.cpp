@@ -59,8 +59,18 @@ TEST_F(AlgorithmChoice, NoTemplateTunesEveryTemplateThatComputesEachProblem) {
   EXPECT_EQ(tuned["3x3"], (std::vector<std::string>{"conv2d/direct_nchw", "conv2d/implicit_gemm",
                                                     "conv2d/winograd"}));
   EXPECT_EQ(tuned["1x1"], (std::vector<std::string>{"conv2d/direct_nchw", "conv2d/implicit_gemm"}));
-  ASSERT_EQ(summary["not_applicable"].size(), 1u) << run.output;
-  const std::string left_out = summary["not_applicable"][0];
+  // Winograd on the 1x1 one (a hard constraint), the tensor-core conv on
+  // both (CUDA only).
+  ASSERT_EQ(summary["not_applicable"].size(), 3u) << run.output;
+  for (int i = 0; i < 2; ++i) {
+    const std::string cuda_only = summary["not_applicable"][i];
+    EXPECT_EQ(cuda_only.rfind("conv2d/implicit_gemm_mma on conv2d:N=1,C=8,H=10,W=9,K=12,", 0), 0u)
+        << cuda_only;
+    EXPECT_EQ(cuda_only.substr(cuda_only.size() - 47),
+              ": has no OpenCL form (it renders for CUDA only)")
+        << cuda_only;
+  }
+  const std::string left_out = summary["not_applicable"][2];
   EXPECT_EQ(left_out.rfind("conv2d/winograd on conv2d:N=1,C=8,H=10,W=9,K=12,R=1,S=1,", 0), 0u);
   EXPECT_NE(left_out.find("hard constraint \"R == 3 and S == 3\""), std::string::npos) << left_out;
   EXPECT_EQ(summary["other_layout"].size(), 2u);  // conv2d/direct_nhwc takes NHWC

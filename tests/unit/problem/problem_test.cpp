@@ -117,6 +117,29 @@ TEST(Problem, EveryDtypeIsInTheKeyAndSizesTheBuffers) {
   EXPECT_EQ(ParseDType("f8"), std::nullopt);
 }
 
+// math=tf32 marks an f32 problem whose products may round their inputs to
+// TF32: in the key only when set (exact-FP32 keys stay as they were), a
+// variable tf32 for spaces, refused for any other dtype.
+TEST(Problem, MathTf32IsInTheKeyOnlyWhenSetAndOnlyForF32) {
+  const Problem gemm = Problem::Parse("gemm:M=4,N=5,K=6,math=tf32");
+  EXPECT_TRUE(gemm.tf32());
+  EXPECT_EQ(gemm.Key(), "gemm:M=4,N=5,K=6,transA=0,transB=0,dtype=f32,math=tf32");
+  EXPECT_EQ(Problem::Parse(gemm.Key()).Key(), gemm.Key());
+  EXPECT_EQ(gemm.Variables().at("tf32"), 1);
+  const Problem exact = Problem::Parse("gemm:M=4,N=5,K=6,math=fp32");
+  EXPECT_FALSE(exact.tf32());
+  EXPECT_EQ(exact.Key(), "gemm:M=4,N=5,K=6,transA=0,transB=0,dtype=f32");
+  EXPECT_EQ(exact.Variables().at("tf32"), 0);
+  const Problem conv = Problem::Parse("conv2d:N=1,C=2,H=3,W=3,K=4,R=1,S=1,math=tf32,layout=NHWC");
+  EXPECT_EQ(conv.Key().substr(conv.Key().find(",layout=")), ",layout=NHWC,dtype=f32,math=tf32");
+  EXPECT_EQ(conv.Variables().at("nhwc"), 1);
+  EXPECT_EQ(ErrorOf("gemm:M=4,N=5,K=6,dtype=f16,math=tf32"),
+            "problem \"gemm:M=4,N=5,K=6,dtype=f16,math=tf32\": math=tf32 is for f32 problems, "
+            "not f16 (f16 and bf16 run on tensor cores as they are)");
+  EXPECT_EQ(ErrorOf("gemm:M=4,N=5,K=6,math=fast"),
+            "problem \"gemm:M=4,N=5,K=6,math=fast\": math \"fast\" is not fp32 or tf32");
+}
+
 TEST(Problem, BadInputIsOneClearLine) {
   EXPECT_EQ(ErrorOf("conv3d:N=1"),
             "problem \"conv3d:N=1\": unknown op \"conv3d\" (known: conv2d gemm)");
@@ -126,7 +149,7 @@ TEST(Problem, BadInputIsOneClearLine) {
   EXPECT_EQ(ErrorOf("gemm:M=1,N=2,K=3,Q=4"),
             "problem \"gemm:M=1,N=2,K=3,Q=4\": unknown key \"Q\" for gemm (known: M N K transA "
             "transB trans_a "
-            "trans_b layout dtype)");
+            "trans_b layout dtype math)");
   EXPECT_EQ(ErrorOf("gemm:M=1,M=2,N=2,K=3"),
             "problem \"gemm:M=1,M=2,N=2,K=3\": key \"M\" given twice");
   EXPECT_EQ(ErrorOf("gemm:M=0,N=2,K=3"), "problem \"gemm:M=0,N=2,K=3\": M must be positive, not 0");

@@ -29,8 +29,8 @@ TEST(TemplateBackends, WhyNotApplicableNamesWhatTheTemplateLacks) {
   EXPECT_EQ(WhyNotApplicable(mma, half, Backend::kCuda), "");
   EXPECT_EQ(WhyNotApplicable(mma, half, Backend::kOpenCL),
             "has no OpenCL form (it renders for CUDA only)");
-  EXPECT_EQ(WhyNotApplicable(mma, Problem::Parse("gemm:M=64,N=64,K=64"), Backend::kCuda),
-            "does not support dtype f32 (its dtypes: f16, bf16)");
+  EXPECT_EQ(WhyNotApplicable(mma, Problem::Parse("gemm:M=64,N=64,K=64,dtype=f64"), Backend::kCuda),
+            "does not support dtype f64 (its dtypes: f16, bf16, f32)");
   EXPECT_EQ(WhyNotApplicable(mma, Problem::Parse("conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,dtype=f16"),
                              Backend::kCuda),
             "is a gemm template, the problem is conv2d");
@@ -67,6 +67,24 @@ TEST(TemplateBackends, TensorCoresNeedComputeCapability80) {
   EXPECT_EQ(turing.Count(), 0u);
   EXPECT_NE(WhyEmpty(turing.Explain()).find("\"device_cuda_cc >= 80\""), std::string::npos)
       << WhyEmpty(turing.Explain());
+}
+
+// An f32 problem reaches the tensor cores only with math=tf32: exact FP32
+// leaves the space empty and says why.
+TEST(TemplateBackends, TensorCoresTakeF32OnlyWithMathTf32) {
+  const DeviceInfo h100 = LoadDeviceSpec(kSpecs, "sm_90");
+  for (const char* name : {"gemm/mma", "conv2d/implicit_gemm_mma"}) {
+    const SpaceSpec spec = SpaceSpec::Load(kTemplates, name);
+    const std::string shape = spec.op == OpKind::kGemm
+                                  ? "gemm:M=64,N=64,K=64"
+                                  : "conv2d:N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=NHWC";
+    BoundSpace exact(spec, Problem::Parse(shape), h100);
+    EXPECT_EQ(exact.Count(), 0u) << name;
+    EXPECT_NE(WhyEmpty(exact.Explain()).find("\"dtype_bytes == 2 or tf32 == 1\""),
+              std::string::npos)
+        << WhyEmpty(exact.Explain());
+    EXPECT_GT(BoundSpace(spec, Problem::Parse(shape + ",math=tf32"), h100).Count(), 0u) << name;
+  }
 }
 
 }  // namespace

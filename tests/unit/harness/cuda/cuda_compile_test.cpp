@@ -219,8 +219,12 @@ TEST(CudaCompile, EveryTemplateCompilesInEveryOtherDtype) {
       if (dtype == spec.dtypes.front()) continue;  // compiled above
       dtypes_seen.insert(DTypeName(dtype));
       const Problem first = ProblemsFor(spec).front();
-      const Problem problem = first.op() == OpKind::kGemm ? Problem::Gemm(first.gemm(), dtype)
-                                                          : Problem::Conv2d(first.conv(), dtype);
+      // f32 on a tensor-core template is a math=tf32 problem (exact
+      // templates ignore the flag).
+      const bool tf32 = dtype == DType::kF32;
+      const Problem problem = first.op() == OpKind::kGemm
+                                  ? Problem::Gemm(first.gemm(), dtype, tf32)
+                                  : Problem::Conv2d(first.conv(), dtype, tf32);
       for (const char* arch : {"sm_80", "sm_90"}) {
         DeviceInfo device =
             LoadDeviceSpec(std::string(BEAST_TEST_SOURCE_DIR) + "/constraints", arch);
@@ -232,7 +236,7 @@ TEST(CudaCompile, EveryTemplateCompilesInEveryOtherDtype) {
       }
     }
   }
-  EXPECT_EQ(dtypes_seen, (std::set<std::string>{"bf16", "f16", "f64"}));
+  EXPECT_EQ(dtypes_seen, (std::set<std::string>{"bf16", "f16", "f32", "f64"}));
   CompileAll(&jobs);
   int compiled = 0;
   for (const Job& job : jobs) {

@@ -1,7 +1,8 @@
 // The tensor-core templates compile with NVRTC for sm_80 and sm_90 without
 // a GPU: the default config of gemm/mma (on every transposition row- and
 // column-major) and of conv2d/implicit_gemm_mma (NHWC and NCHW; plain,
-// grouped-strided-dilated with bias, 1x1), in f16 and bf16, compiles with no
+// grouped-strided-dilated with bias, 1x1), in f16, bf16 and f32 with
+// math=tf32 (TF32 products), compiles with no
 // spills and no stack frame (ptxas's report); a seeded sample of each space
 // compiles whole (24 configs per arch here, 200 under the CTest label
 // `sweep`). That they compute the
@@ -78,7 +79,7 @@ class TensorCoreCompile : public ::testing::Test {
 TEST_F(TensorCoreCompile, TheGemmDefaultCompilesWithoutSpillsOnEveryPath) {
   const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "gemm/mma");
   std::vector<Job> jobs;
-  for (const char* dtype : {"f16", "bf16"}) {
+  for (const char* dtype : {"f16", "bf16", "f32,math=tf32"}) {
     for (int t = 0; t < 8; ++t) {
       // Odd-sized in every dimension but the copies' (a multiple of 8): the
       // tails of M, N and K are zero-filled copies and skipped stores.
@@ -105,7 +106,7 @@ TEST_F(TensorCoreCompile, TheGemmDefaultCompilesWithoutSpillsOnEveryPath) {
         << job.result.log;
     EXPECT_EQ(job.result.resources.stack_bytes, 0) << job.what << "\n" << job.result.log;
   }
-  EXPECT_EQ(jobs.size(), 2u * 8u * 2u);
+  EXPECT_EQ(jobs.size(), 3u * 8u * 2u);
 }
 
 // Conv problems that take every path of the tensor-core conv: a plain 3x3
@@ -120,7 +121,7 @@ const char* const kConvProblems[] = {
 TEST_F(TensorCoreCompile, TheConvDefaultCompilesWithoutSpillsOnEveryPath) {
   const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "conv2d/implicit_gemm_mma");
   std::vector<Job> jobs;
-  for (const char* dtype : {"f16", "bf16"}) {
+  for (const char* dtype : {"f16", "bf16", "f32,math=tf32"}) {
     for (const char* layout : {"NHWC", "NCHW"}) {
       for (const char* text : kConvProblems) {
         const Problem problem =
@@ -145,7 +146,7 @@ TEST_F(TensorCoreCompile, TheConvDefaultCompilesWithoutSpillsOnEveryPath) {
         << job.result.log;
     EXPECT_EQ(job.result.resources.stack_bytes, 0) << job.what << "\n" << job.result.log;
   }
-  EXPECT_EQ(jobs.size(), 2u * 2u * 3u * 2u);
+  EXPECT_EQ(jobs.size(), 3u * 2u * 3u * 2u);
 }
 
 // The depthwise convolution (one channel per group) is no tensor-core GEMM:
@@ -167,14 +168,18 @@ TEST_F(TensorCoreCompile, ASampleOfTheGemmSpaceCompilesForSm80AndSm90) {
   std::vector<Job> jobs;
   const Problem f16 = Problem::Parse("gemm:M=4096,N=4096,K=4096,dtype=f16");
   const Problem bf16 = Problem::Parse("gemm:M=4096,N=4096,K=4096,transB=1,dtype=bf16");
+  const Problem tf32 = Problem::Parse("gemm:M=4096,N=4096,K=4096,transA=1,math=tf32");
   for (const char* arch : kArchs) {
-    const BoundSpace f16_space(spec, f16, Arch(arch)), bf16_space(spec, bf16, Arch(arch));
-    // Half the sample in each dtype, from the space a tuning run samples
-    // (soft constraints applied).
-    for (const Config& c : f16_space.Sample(kSample / 2, 7))
+    const BoundSpace f16_space(spec, f16, Arch(arch)), bf16_space(spec, bf16, Arch(arch)),
+        tf32_space(spec, tf32, Arch(arch));
+    // A third of the sample in each dtype, from the space a tuning run
+    // samples (soft constraints applied).
+    for (const Config& c : f16_space.Sample(kSample / 3, 7))
       jobs.push_back(Render(spec, f16_space, f16, c, arch));
-    for (const Config& c : bf16_space.Sample(kSample - kSample / 2, 11))
+    for (const Config& c : bf16_space.Sample(kSample / 3, 11))
       jobs.push_back(Render(spec, bf16_space, bf16, c, arch));
+    for (const Config& c : tf32_space.Sample(kSample - 2 * (kSample / 3), 5))
+      jobs.push_back(Render(spec, tf32_space, tf32, c, arch));
   }
   ASSERT_EQ(jobs.size(), 2 * kSample);
   CompileAll(&jobs);
@@ -195,12 +200,17 @@ TEST_F(TensorCoreCompile, ASampleOfTheConvSpaceCompilesForSm80AndSm90) {
       Problem::Parse("conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NHWC,dtype=f16");
   const Problem nchw =
       Problem::Parse("conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NCHW,dtype=bf16");
+  const Problem tf32 =
+      Problem::Parse("conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NHWC,math=tf32");
   for (const char* arch : kArchs) {
-    const BoundSpace nhwc_space(spec, nhwc, Arch(arch)), nchw_space(spec, nchw, Arch(arch));
-    for (const Config& c : nhwc_space.Sample(kSample / 2, 13))
+    const BoundSpace nhwc_space(spec, nhwc, Arch(arch)), nchw_space(spec, nchw, Arch(arch)),
+        tf32_space(spec, tf32, Arch(arch));
+    for (const Config& c : nhwc_space.Sample(kSample / 3, 13))
       jobs.push_back(Render(spec, nhwc_space, nhwc, c, arch));
-    for (const Config& c : nchw_space.Sample(kSample - kSample / 2, 17))
+    for (const Config& c : nchw_space.Sample(kSample / 3, 17))
       jobs.push_back(Render(spec, nchw_space, nchw, c, arch));
+    for (const Config& c : tf32_space.Sample(kSample - 2 * (kSample / 3), 19))
+      jobs.push_back(Render(spec, tf32_space, tf32, c, arch));
   }
   ASSERT_EQ(jobs.size(), 2 * kSample);
   CompileAll(&jobs);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -147,6 +149,54 @@ TEST(Validate, StoredF16AndBf16AcceptOneRoundingOfTheirTypeAndRejectOneWrongElem
   EXPECT_TRUE(Validate(y.data(), tiny_ref.data(), no_scale.data(), 1, 1, kStoredF16).ok);
   y[0] = 0x1p-22f;
   EXPECT_FALSE(Validate(y.data(), tiny_ref.data(), no_scale.data(), 1, 1, kStoredF16).ok);
+}
+
+// A math=tf32 kernel's products round both inputs to 10 mantissa bits
+// (truncated: up to 2^-10 relative each) before the f32 sum: computed here
+// as a tensor core would, 576-term dot products of positive inputs
+// truncated to TF32 (each about 2^-10 of its scale low) pass kTf32Inputs and
+// fail the exact-f32 bound; one output moved by 4 * 2^-9 of its scale fails
+// alone.
+TEST(Validate, Tf32AcceptsTruncatedInputsAndRejectsOneWrongElement) {
+  const int64_t length = 576;
+  auto tf32 = [](float v) {  // truncate to 10 mantissa bits
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    bits &= 0xffffe000u;
+    std::memcpy(&v, &bits, 4);
+    return v;
+  };
+  std::vector<float> y, ref, abs_ref;
+  uint32_t state = 12345;
+  // A fixed stream of values in (0, 1): truncation then shrinks every
+  // product, so the errors add up instead of cancelling.
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) * 0x1p-24f + 0x1p-25f;
+  };
+  for (int out = 0; out < 64; ++out) {
+    double exact = 0, abs_sum = 0;
+    float sum = 0;
+    for (int64_t i = 0; i < length; ++i) {
+      const float a = next(), b = next();
+      exact += static_cast<double>(a) * b;
+      abs_sum += std::fabs(static_cast<double>(a) * b);
+      sum += tf32(a) * tf32(b);
+    }
+    y.push_back(sum);
+    ref.push_back(static_cast<float>(exact));
+    abs_ref.push_back(static_cast<float>(abs_sum));
+  }
+  const ValidationResult ok =
+      Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length, kTf32Inputs);
+  EXPECT_TRUE(ok.ok) << ok.max_error;
+  EXPECT_FALSE(Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length).ok);
+  y[5] = static_cast<float>(ref[5] + abs_ref[5] * 4 * 0x1p-9);
+  const ValidationResult wrong =
+      Validate(y.data(), ref.data(), abs_ref.data(), y.size(), length, kTf32Inputs);
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_EQ(wrong.fail_count, 1);
+  EXPECT_EQ(wrong.worst_index, 5);
 }
 
 TEST(Validate, RejectsMisuse) {
