@@ -75,8 +75,10 @@ std::string HeaderLines(const TuneSummary& s) {
   if (s.devices.empty()) return out;
   std::string names;
   for (const std::string& d : s.devices) names += (names.empty() ? "" : ", ") + d;
+  // One device of several groups, or the one rank of a cluster run: only
+  // its name (the other groups, if any, have summaries of their own).
   return out + (s.devices.size() == 1
-                    ? "measured on " + names + " alone, beside the run's other devices\n"
+                    ? "measured on " + names + "\n"
                     : "measured on " + std::to_string(s.devices.size()) +
                           " devices at once, sharing the configs: " + names + "\n");
 }

@@ -194,7 +194,7 @@ launch:
   // The renderer sees SPAN and TWICE, never WG, CARVE or TILE (it reads WG).
   EXPECT_EQ(names,
             (std::vector<std::string>{"K", "M", "N", "col_major", "compute_bytes", "dtype_bytes",
-                                      "trans_a", "trans_b", "SPAN", "TWICE"}));
+                                      "tf32", "trans_a", "trans_b", "SPAN", "TWICE"}));
   EXPECT_EQ(inst.global[0], 16u);
   EXPECT_EQ(inst.local[0], 8u);
   EXPECT_EQ(inst.dynamic_local_bytes, 64);
