@@ -53,6 +53,23 @@ class CudaGpu : public ::testing::Test {
     return out;
   }
 
+  // Every one of `problems` x `configs` measurements is ok or pruned after
+  // compiling (a spill), none wrong or failed, and each problem has an ok one
+  // at least (in all, `problems` ok ones or more).
+  void ExpectOkOrPruned(int problems, int configs) {
+    results_db::Store store = results_db::Store::OpenExisting(db_);
+    int ok = 0, total = 0;
+    for (const auto& r : store.Query({})) {
+      ++total;
+      EXPECT_TRUE(r.status == beast::Status::kOk || r.status == beast::Status::kPrunedAfterCompile)
+          << r.problem_key << " " << r.config_key << ": " << beast::StatusName(r.status) << " "
+          << r.error_text;
+      ok += r.status == beast::Status::kOk;
+    }
+    EXPECT_EQ(total, problems * configs);
+    EXPECT_GE(ok, problems);
+  }
+
   DeviceInfo device_;
   fs::path dir_;
   std::string db_;
@@ -169,18 +186,8 @@ TEST_F(CudaGpu, TheTensorCoreGemmIsCorrectOnEveryPathBesideCublas) {
                  " --max-configs 6 --baselines nvidia --db " + db_ + " --cache-dir " +
                  (dir_ / "cache").string() + " --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
+  ExpectOkOrPruned(24, 6);
   results_db::Store store = results_db::Store::OpenExisting(db_);
-  int ok = 0, total = 0;
-  for (const auto& r : store.Query({})) {
-    ++total;
-    // A config may be pruned after compiling (spills); none may be wrong.
-    EXPECT_TRUE(r.status == beast::Status::kOk || r.status == beast::Status::kPrunedAfterCompile)
-        << r.problem_key << " " << r.config_key << ": " << beast::StatusName(r.status) << " "
-        << r.error_text;
-    ok += r.status == beast::Status::kOk;
-  }
-  EXPECT_EQ(total, 24 * 6);
-  EXPECT_GE(ok, 24);
   int library = 0;
   for (const auto& b : store.Baselines()) {
     // cublasGemmEx for the 16-bit types, SGEMM in TF32 math for math=tf32.
@@ -213,17 +220,8 @@ TEST_F(CudaGpu, TheTensorCoreConvIsCorrectOnEveryPathBesideCudnn) {
                  problems + " --max-configs 6 --baselines nvidia --db " + db_ + " --cache-dir " +
                  (dir_ / "cache").string() + " --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
+  ExpectOkOrPruned(count, 6);
   results_db::Store store = results_db::Store::OpenExisting(db_);
-  int ok = 0, total = 0;
-  for (const auto& r : store.Query({})) {
-    ++total;
-    EXPECT_TRUE(r.status == beast::Status::kOk || r.status == beast::Status::kPrunedAfterCompile)
-        << r.problem_key << " " << r.config_key << ": " << beast::StatusName(r.status) << " "
-        << r.error_text;
-    ok += r.status == beast::Status::kOk;
-  }
-  EXPECT_EQ(total, count * 6);
-  EXPECT_GE(ok, count);
   int library = 0;
   for (const auto& b : store.Baselines()) {
     EXPECT_EQ(b.library + " " + b.routine, "cudnn cudnnConvolutionForward");

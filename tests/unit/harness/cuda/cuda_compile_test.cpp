@@ -20,6 +20,7 @@
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "harness/render/renderer.hpp"
 #include "support/config_picks.hpp"
+#include "support/cuda_compile_jobs.hpp"
 
 namespace beast {
 namespace {
@@ -78,52 +79,19 @@ std::vector<Problem> ProblemsFor(const SpaceSpec& spec) {
   return problems;
 }
 
-struct Job {
-  std::string what;  // template, problem, config, arch
-  std::string source, arch, kernel;
-  harness::CudaCompileResult result;
-};
+using testing::CompileAll;
+using Job = testing::CudaJob;
+const std::string& kTemplatesDir = testing::kSourceTemplatesDir;
 
-// The CUDA rendering of config of spec's space for problem, to compile for arch.
 Job RenderJob(harness::Renderer& renderer, const SpaceSpec& spec, const BoundSpace& space,
               const Problem& problem, const Config& config, const std::string& arch) {
-  const Instance instance = space.Instantiate(config);
-  return {spec.name + " " + problem.Key() + " " + config.Key() + " " + arch,
-          renderer.Render(spec.source_rel, TemplateVars(spec, problem, instance, Backend::kCuda)),
-          arch,
-          spec.kernel_name,
-          {}};
-}
-
-// NVRTC is thread-safe: compile on every core (the renderer is one process,
-// so sources are rendered before).
-void CompileAll(std::vector<Job>* jobs) {
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) {
-    threads.emplace_back([&] {
-      for (size_t i; (i = next++) < jobs->size();) {
-        Job& job = (*jobs)[i];
-        job.result = harness::CompileCuda(job.source, job.arch, job.kernel);
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-}
-
-const std::string kTemplatesDir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
-
-// The renderer of this source tree's templates.
-harness::Renderer TemplateRenderer() {
-  return harness::Renderer(Paths::Default().python,
-                           std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py",
-                           kTemplatesDir);
+  return testing::RenderCudaJob(renderer, spec, space, problem, config, arch);
 }
 
 TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
   if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
   const std::string& templates_dir = kTemplatesDir;
-  harness::Renderer renderer = TemplateRenderer();
+  harness::Renderer renderer = testing::SourceTemplateRenderer();
   std::vector<std::string> names = SpaceSpec::List(templates_dir);
   ASSERT_FALSE(names.empty());
   std::vector<Job> jobs;
@@ -209,7 +177,7 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
 TEST(CudaCompile, EveryTemplateCompilesInEveryOtherDtype) {
   if (!harness::NvrtcAvailable()) GTEST_SKIP() << "this build has no NVRTC";
   const std::string& templates_dir = kTemplatesDir;
-  harness::Renderer renderer = TemplateRenderer();
+  harness::Renderer renderer = testing::SourceTemplateRenderer();
   std::vector<Job> jobs;
   std::set<std::string> dtypes_seen;
   for (const auto& name : SpaceSpec::List(templates_dir)) {

@@ -20,11 +20,12 @@
 #include "beast/space/template_vars.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "harness/render/renderer.hpp"
+#include "support/cuda_compile_jobs.hpp"
 
 namespace beast {
 namespace {
 
-const std::string kTemplatesDir = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
+const std::string& kTemplatesDir = testing::kSourceTemplatesDir;
 const char* const kArchs[] = {"sm_80", "sm_90"};
 #ifdef BEAST_FULL_SWEEP
 constexpr uint64_t kSample = 200;
@@ -32,11 +33,8 @@ constexpr uint64_t kSample = 200;
 constexpr uint64_t kSample = 24;
 #endif
 
-struct Job {
-  std::string what;
-  std::string source, arch, kernel;
-  harness::CudaCompileResult result;
-};
+using Job = testing::CudaJob;
+using testing::CompileAll;
 
 class TensorCoreCompile : public ::testing::Test {
  protected:
@@ -48,32 +46,38 @@ class TensorCoreCompile : public ::testing::Test {
   }
   Job Render(const SpaceSpec& spec, const BoundSpace& space, const Problem& problem,
              const Config& config, const std::string& arch) {
-    const Instance instance = space.Instantiate(config);
-    return {
-        spec.name + " " + problem.Key() + " " + config.Key() + " " + arch,
-        renderer_.Render(spec.source_rel, TemplateVars(spec, problem, instance, Backend::kCuda)),
-        arch,
-        spec.kernel_name,
-        {}};
+    return testing::RenderCudaJob(renderer_, spec, space, problem, config, arch);
   }
-  // NVRTC is thread-safe: every core compiles.
-  static void CompileAll(std::vector<Job>* jobs) {
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) {
-      threads.emplace_back([&] {
-        for (size_t i; (i = next++) < jobs->size();) {
-          Job& job = (*jobs)[i];
-          job.result = harness::CompileCuda(job.source, job.arch, job.kernel);
-        }
-      });
+  // A seeded sample of the space a tuning run samples (soft constraints
+  // applied) of each (problem, seed), kSample configs per arch in all, split
+  // evenly over the problems, compiled for sm_80 and sm_90: every one
+  // compiles.
+  void CompileSample(const std::string& name,
+                     const std::vector<std::pair<std::string, uint64_t>>& problems) {
+    const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, name);
+    std::vector<Job> jobs;
+    for (const char* arch : kArchs) {
+      for (size_t i = 0; i < problems.size(); ++i) {
+        const Problem problem = Problem::Parse(problems[i].first);
+        const BoundSpace space(spec, problem, Arch(arch));
+        const uint64_t share = kSample / problems.size() + (i < kSample % problems.size());
+        for (const Config& c : space.Sample(share, problems[i].second))
+          jobs.push_back(Render(spec, space, problem, c, arch));
+      }
     }
-    for (auto& t : threads) t.join();
+    ASSERT_EQ(jobs.size(), 2 * kSample);
+    CompileAll(&jobs);
+    int compiled = 0;
+    for (const Job& job : jobs) {
+      EXPECT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
+      EXPECT_FALSE(job.result.cubin.empty()) << job.what;
+      compiled += job.result.ok;
+    }
+    EXPECT_EQ(compiled, static_cast<int>(2 * kSample));
+    std::printf("%d %s configs compiled for sm_80 and sm_90\n", compiled, name.c_str());
   }
 
-  harness::Renderer renderer_{Paths::Default().python,
-                              std::string(BEAST_TEST_SOURCE_DIR) + "/harness/render/render.py",
-                              kTemplatesDir};
+  harness::Renderer renderer_ = testing::SourceTemplateRenderer();
 };
 
 TEST_F(TensorCoreCompile, TheGemmDefaultCompilesWithoutSpillsOnEveryPath) {
@@ -164,63 +168,16 @@ TEST_F(TensorCoreCompile, TheConvTakesNoDepthwiseProblem) {
 }
 
 TEST_F(TensorCoreCompile, ASampleOfTheGemmSpaceCompilesForSm80AndSm90) {
-  const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "gemm/mma");
-  std::vector<Job> jobs;
-  const Problem f16 = Problem::Parse("gemm:M=4096,N=4096,K=4096,dtype=f16");
-  const Problem bf16 = Problem::Parse("gemm:M=4096,N=4096,K=4096,transB=1,dtype=bf16");
-  const Problem tf32 = Problem::Parse("gemm:M=4096,N=4096,K=4096,transA=1,math=tf32");
-  for (const char* arch : kArchs) {
-    const BoundSpace f16_space(spec, f16, Arch(arch)), bf16_space(spec, bf16, Arch(arch)),
-        tf32_space(spec, tf32, Arch(arch));
-    // A third of the sample in each dtype, from the space a tuning run
-    // samples (soft constraints applied).
-    for (const Config& c : f16_space.Sample(kSample / 3, 7))
-      jobs.push_back(Render(spec, f16_space, f16, c, arch));
-    for (const Config& c : bf16_space.Sample(kSample / 3, 11))
-      jobs.push_back(Render(spec, bf16_space, bf16, c, arch));
-    for (const Config& c : tf32_space.Sample(kSample - 2 * (kSample / 3), 5))
-      jobs.push_back(Render(spec, tf32_space, tf32, c, arch));
-  }
-  ASSERT_EQ(jobs.size(), 2 * kSample);
-  CompileAll(&jobs);
-  int compiled = 0;
-  for (const Job& job : jobs) {
-    EXPECT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
-    EXPECT_FALSE(job.result.cubin.empty()) << job.what;
-    compiled += job.result.ok;
-  }
-  EXPECT_EQ(compiled, static_cast<int>(2 * kSample));
-  std::printf("%d gemm/mma configs compiled for sm_80 and sm_90\n", compiled);
+  CompileSample("gemm/mma", {{"gemm:M=4096,N=4096,K=4096,dtype=f16", 7},
+                             {"gemm:M=4096,N=4096,K=4096,transB=1,dtype=bf16", 11},
+                             {"gemm:M=4096,N=4096,K=4096,transA=1,math=tf32", 5}});
 }
 
 TEST_F(TensorCoreCompile, ASampleOfTheConvSpaceCompilesForSm80AndSm90) {
-  const SpaceSpec spec = SpaceSpec::Load(kTemplatesDir, "conv2d/implicit_gemm_mma");
-  std::vector<Job> jobs;
-  const Problem nhwc =
-      Problem::Parse("conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NHWC,dtype=f16");
-  const Problem nchw =
-      Problem::Parse("conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NCHW,dtype=bf16");
-  const Problem tf32 =
-      Problem::Parse("conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NHWC,math=tf32");
-  for (const char* arch : kArchs) {
-    const BoundSpace nhwc_space(spec, nhwc, Arch(arch)), nchw_space(spec, nchw, Arch(arch)),
-        tf32_space(spec, tf32, Arch(arch));
-    for (const Config& c : nhwc_space.Sample(kSample / 3, 13))
-      jobs.push_back(Render(spec, nhwc_space, nhwc, c, arch));
-    for (const Config& c : nchw_space.Sample(kSample / 3, 17))
-      jobs.push_back(Render(spec, nchw_space, nchw, c, arch));
-    for (const Config& c : tf32_space.Sample(kSample - 2 * (kSample / 3), 19))
-      jobs.push_back(Render(spec, tf32_space, tf32, c, arch));
-  }
-  ASSERT_EQ(jobs.size(), 2 * kSample);
-  CompileAll(&jobs);
-  int compiled = 0;
-  for (const Job& job : jobs) {
-    EXPECT_TRUE(job.result.ok) << job.what << "\n" << job.result.log;
-    compiled += job.result.ok;
-  }
-  EXPECT_EQ(compiled, static_cast<int>(2 * kSample));
-  std::printf("%d conv2d/implicit_gemm_mma configs compiled for sm_80 and sm_90\n", compiled);
+  CompileSample("conv2d/implicit_gemm_mma",
+                {{"conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NHWC,dtype=f16", 13},
+                 {"conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NCHW,dtype=bf16", 17},
+                 {"conv2d:N=32,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,layout=NHWC,math=tf32", 19}});
 }
 
 }  // namespace
