@@ -1,0 +1,424 @@
+"""The CUDA tensor-core templates (gemm/mma.cu.j2, conv2d/implicit_gemm_mma.cu.j2
+and their shared _common/mma.j2), rendered as beast renders them and run on
+the CPU emulator of tests/tensor_core_emulator/: every block's threads run
+as fibers, and the emulator reports shared-memory races around cp.async and
+__syncthreads, out-of-bounds accesses, TF32 operands that skipped cvt.rna,
+lanes in different collectives, deadlocks and outputs not written exactly
+once; then the output is compared with a numpy float64 reference (f32 with
+math=tf32 within 1e-5 * sum |a||b| on TF32-rounded inputs; f16 and bf16
+exactly, on small integers). Not checked: register pressure, spills,
+performance, the hardware's own summation order (those need the GPU:
+tests/gpu/cuda_tune_test.cpp, tests/bench/tensor_core_gpu.sh).
+
+By default a fixed, stratified set runs (123 tests, about 9 s on 2 cores,
+15 s on one; each case its own test id, the emulations started together on
+every core by the `emulated` fixture): gemm/mma in f16, bf16 and f32+TF32
+over all 8 (trans_a, trans_b, col_major) combinations with tails in M, N, K;
+conv2d/implicit_gemm_mma in NHWC and NCHW in the three dtypes with groups,
+strides, padding, dilation, bias and tails; edge cases (512 and 1024
+threads, K < 8, exact tile multiples, deep K); the spaces' default configs;
+mutations of rendered kernels the emulator must report; and template
+changes its rewrite must refuse by name.
+
+The full sweep, for when a template changes: BEAST_EMULATION_CASES=N runs N
+random configs (drawn from the space's value sets, hard constraints met) per
+path -- gemm_tf32, gemm16 (f16 and bf16), conv_nhwc, conv_nchw -- instead of
+the stratified set (default configs, mutations and rewrite checks still run);
+BEAST_EMULATION_SEED=S (default 1) draws another set:
+
+    BEAST_EMULATION_CASES=100 .venv/bin/python3 -m pytest -q \\
+        tests/python/test_tensor_core_emulation.py
+
+Needs g++ (the cases that build kernels skip themselves without it); no GPU.
+Binaries go under pytest's temporary directory.
+"""
+
+import os
+import re
+import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import pytest
+from conftest import REPO_ROOT
+
+# The emulator's modules sit beside the emulator (no package to install).
+sys.path.insert(0, str(REPO_ROOT / "tests" / "tensor_core_emulator"))
+import emulation
+from cases import PATHS, Case, conv2d, gemm, random_cases
+from cuda_to_cpp import RewriteError
+
+needs_gxx = pytest.mark.skipif(
+    shutil.which("g++") is None,
+    reason="g++ is not installed: the tensor-core emulator builds each rendered kernel with it",
+)
+
+
+def cfg(BM, BN, BK, WM, WN, STAGES, VEC, PAD, SWZ):
+    return dict(BM=BM, BN=BN, BK=BK, WM=WM, WN=WN, STAGES=STAGES, VEC=VEC, PAD=PAD, SWZ=SWZ)
+
+
+# ---- the stratified set ----
+
+# Block and warp tiles (1 to 8 warps, every BK, STAGES, PAD and SWZ), VEC
+# set per case.
+GEMM_TILES = [
+    dict(BM=32, BN=32, BK=16, WM=16, WN=16, STAGES=2, PAD=8, SWZ=1),
+    dict(BM=64, BN=32, BK=32, WM=32, WN=16, STAGES=3, PAD=0, SWZ=2),
+    dict(BM=32, BN=64, BK=64, WM=32, WN=32, STAGES=4, PAD=8, SWZ=1),
+    dict(BM=64, BN=64, BK=16, WM=32, WN=32, STAGES=5, PAD=0, SWZ=4),
+    dict(BM=32, BN=64, BK=32, WM=16, WN=32, STAGES=3, PAD=8, SWZ=8),
+    dict(BM=64, BN=32, BK=16, WM=64, WN=16, STAGES=4, PAD=8, SWZ=1),
+    dict(BM=32, BN=32, BK=32, WM=32, WN=32, STAGES=2, PAD=0, SWZ=2),
+    dict(BM=128, BN=32, BK=16, WM=32, WN=16, STAGES=3, PAD=8, SWZ=2),
+]
+VECS = {"f32": [4, 2], "f16": [8, 4, 2], "bf16": [2, 8, 4]}
+# m, n, k: multiples of VEC (rows are whole copies), no multiple of a tile.
+DIMS = {
+    8: [(72, 56, 88), (40, 104, 24)],
+    4: [(68, 44, 76), (36, 92, 52)],
+    2: [(38, 50, 66), (70, 26, 98)],
+}
+
+
+def gemm_cases():
+    cases = []
+    for d, storage in enumerate(("f16", "bf16", "f32")):
+        for combo in range(8):
+            ta, tb, col = combo & 1, (combo >> 1) & 1, combo >> 2
+            for variant in range(2):  # two tiles, VECs and shapes per combination
+                vec = VECS[storage][(combo + variant) % len(VECS[storage])]
+                m, n, k = DIMS[vec][(combo + d + variant) % 2]
+                config = dict(GEMM_TILES[(combo + 3 * d + 4 * variant) % 8], VEC=vec)
+                cases.append(gemm(storage, m, n, k, ta, tb, col, config))
+    # K below one mma's K; a 2 x 2 product; exact multiples with a deep K
+    # (many turns of the ring); 1024 threads.
+    cases += [
+        gemm("f32", 34, 36, 4, 1, 0, 0, cfg(32, 32, 16, 16, 16, 3, 2, 8, 8)),
+        gemm("f16", 34, 36, 6, 0, 1, 0, cfg(32, 32, 16, 16, 16, 3, 2, 8, 8)),
+        gemm("f32", 2, 2, 2, 0, 0, 1, cfg(32, 32, 32, 32, 32, 4, 2, 0, 2)),
+        gemm("f32", 128, 128, 512, 0, 1, 1, cfg(64, 64, 64, 32, 32, 5, 4, 0, 4)),
+        gemm("bf16", 128, 64, 256, 1, 0, 0, cfg(64, 64, 32, 32, 32, 3, 8, 8, 1)),
+        gemm("f16", 136, 200, 48, 1, 1, 0, cfg(128, 128, 16, 32, 16, 2, 8, 8, 1)),
+    ]
+    return cases
+
+
+# groups, stride, padding, dilation, bias, tails in every GEMM dimension.
+CONV_PROBLEMS = [
+    dict(N=2, C=8, H=7, W=6, K=12, R=3, S=2, stride_h=1, stride_w=2, pad_h=1, pad_w=1)
+    | dict(dilation_h=2, dilation_w=1, groups=2, bias=1),
+    dict(N=1, C=48, H=9, W=10, K=18, R=1, S=3, stride_h=2, stride_w=1, pad_h=0, pad_w=2)
+    | dict(dilation_h=1, dilation_w=2, groups=3, bias=0),
+    dict(N=3, C=24, H=5, W=5, K=20, R=3, S=3, pad_h=1, pad_w=1, bias=1),
+    dict(N=2, C=16, H=11, W=9, K=36, R=1, S=1, stride_h=2, stride_w=2, groups=4, bias=1),
+    dict(N=2, C=32, H=6, W=3, K=10, R=4, S=1, stride_h=3, pad_h=2, dilation_h=2, bias=1),
+]
+CONV_TILES = [
+    dict(BM=64, BN=32, BK=16, WM=32, WN=16, STAGES=3, PAD=8, SWZ=1),
+    dict(BM=32, BN=64, BK=32, WM=16, WN=32, STAGES=2, PAD=0, SWZ=2),
+    dict(BM=64, BN=64, BK=16, WM=32, WN=32, STAGES=4, PAD=8, SWZ=1),
+    dict(BM=32, BN=32, BK=64, WM=32, WN=16, STAGES=5, PAD=0, SWZ=4),
+]
+
+
+def conv_cases():
+    cases = []
+    for layout in ("NHWC", "NCHW"):
+        for d, storage in enumerate(("f16", "bf16", "f32")):
+            for i, problem in enumerate(CONV_PROBLEMS):
+                cg = problem["C"] // problem.get("groups", 1)
+                vec = max(
+                    v for v in (2, 4, 8) if cg % v == 0 and v * (4 if storage == "f32" else 2) <= 16
+                )
+                tiles = CONV_TILES[(i + d + (layout == "NCHW")) % len(CONV_TILES)]
+                cases.append(conv2d(storage, layout, dict(tiles, VEC=vec), **problem))
+    # 1024 and 512 threads (the NCHW gather with fewer tile elements than
+    # threads, and more); tiles that divide the problem exactly.
+    wide = dict(CONV_PROBLEMS[0], C=16)
+    exact = dict(N=2, C=32, H=8, W=8, K=64, R=1, S=1)
+    for layout in ("NHWC", "NCHW"):
+        cases += [
+            conv2d("f16", layout, cfg(256, 32, 16, 16, 16, 3, 8, 8, 1), **wide),
+            conv2d("f32", layout, cfg(128, 64, 16, 16, 32, 4, 2, 0, 2), **CONV_PROBLEMS[0]),
+            conv2d("bf16", layout, cfg(64, 32, 32, 32, 16, 2, 8, 8, 1), **exact),
+        ]
+    return cases
+
+
+def default_cases():
+    """The spaces' default configs (from the space files), with tails."""
+    conv = dict(N=2, C=16, H=14, W=13, K=40, R=3, S=3, pad_h=1, pad_w=1, bias=1)
+    return [
+        gemm("f16", 136, 200, 72, 0, 0, 0),
+        gemm("bf16", 136, 200, 72, 1, 1, 1),
+        gemm("f32", 200, 136, 68, 1, 0, 0),
+        gemm("f32", 136, 200, 68, 0, 1, 1),
+    ] + [conv2d(st, layout, **conv) for layout in ("NHWC", "NCHW") for st in ("f16", "bf16", "f32")]
+
+
+RANDOM_PER_PATH = int(os.environ.get("BEAST_EMULATION_CASES", "0") or 0)
+SEED = int(os.environ.get("BEAST_EMULATION_SEED", "1"))
+
+
+def all_cases():
+    if RANDOM_PER_PATH:
+        chosen = [c for p in PATHS for c in random_cases(p, RANDOM_PER_PATH, SEED)]
+    else:
+        chosen = gemm_cases() + conv_cases()
+    unique = {}
+    for case in chosen + default_cases():
+        unique.setdefault(case.id, case)
+    return list(unique.values())
+
+
+CASES = all_cases()
+
+
+# ---- mutations of rendered kernels: each must be reported, and why ----
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    case: Case
+    pattern: str
+    replacement: object  # str or a function of the match
+    expect: str  # in the emulator's report
+
+    def mutate(self, source):
+        mutated, n = re.subn(self.pattern, self.replacement, source, count=1)
+        assert n, (
+            "mutation %s: its pattern %r no longer occurs in the rendered kernel; "
+            "update it to the template" % (self.name, self.pattern)
+        )
+        return mutated
+
+
+GEMM_TF32 = gemm("f32", 70, 56, 72, 0, 0, 0, cfg(64, 64, 32, 32, 32, 3, 4, 8, 2))
+GEMM_TF32_KM = gemm("f32", 72, 56, 72, 1, 0, 0, cfg(64, 64, 32, 32, 32, 3, 4, 8, 2))
+GEMM_F16 = gemm("f16", 72, 56, 88, 0, 0, 0, cfg(64, 64, 32, 32, 32, 3, 8, 8, 2))
+CONV_NCHW = conv2d("f16", "NCHW", cfg(64, 32, 16, 32, 16, 3, 4, 8, 1), **CONV_PROBLEMS[0])
+CONV_NCHW_DEEP = conv2d(
+    "f16", "NCHW", cfg(64, 32, 16, 32, 16, 3, 4, 8, 1), **dict(CONV_PROBLEMS[0], C=32)
+)
+CONV_NCHW_TF32 = conv2d("f32", "NCHW", cfg(64, 32, 16, 32, 16, 3, 4, 8, 1), **CONV_PROBLEMS[0])
+CONV_NCHW_2 = conv2d(
+    "bf16", "NCHW", cfg(64, 32, 16, 32, 16, 2, 4, 8, 1), **dict(CONV_PROBLEMS[0], C=32)
+)
+CONV_NHWC = conv2d("f32", "NHWC", cfg(64, 32, 16, 32, 16, 3, 4, 8, 1), **CONV_PROBLEMS[0])
+
+MUTATIONS = [
+    Mutation(
+        "tf32-a0-without-cvt.rna",
+        GEMM_TF32,
+        r"af\[i\]\[0\] = beast_tf32\(af\[i\]\[0\]\); ",
+        "",
+        "not rounded by cvt",
+    ),
+    Mutation(
+        "tf32-km-a1-a2-swapped",
+        GEMM_TF32_KM,
+        r"af\[i\]\[1\] = beast_tf32\(ap\[(\d+)\]\);\n(\s*)af\[i\]\[2\] = beast_tf32\(ap\[(\d+)\]\);",
+        r"af[i][1] = beast_tf32(ap[\3]);\n\2af[i][2] = beast_tf32(ap[\1]);",
+        "differ from the reference",
+    ),
+    Mutation(
+        "f16-b-ldmatrix-without-trans",
+        GEMM_F16,
+        r"beast_ldmatrix_x4_trans\(r, ",
+        "beast_ldmatrix_x4(r, ",
+        "differ from the reference",
+    ),
+    Mutation(
+        "wait_group-STAGES-1",
+        GEMM_TF32,
+        r"cp\.async\.wait_group 1;",
+        "cp.async.wait_group 2;",
+        "copy in flight",
+    ),
+    Mutation(
+        "cp.async-of-8-bytes-where-16",
+        GEMM_TF32,
+        r"in \? 16 : 0",
+        "in ? 8 : 0",
+        "src size neither 0 nor the copy's",
+    ),
+    Mutation(
+        "epilogue-column-pair-swapped",
+        GEMM_TF32,
+        r"\(lane & 3\) \* 2 \+ \(e & 1\)",
+        "(lane & 3) * 2 + 1 - (e & 1)",
+        "differ from the reference",
+    ),
+    Mutation(
+        "nchw-scatter-row-stride-BN-not-BN+PAD",
+        CONV_NCHW,
+        r"bs\[\(e / (\d+)\) \* \d+ \+ e % (\d+)\]",
+        lambda m: "bs[(e / %s) * %s + e %% %s]" % (m[1], m[1], m[2]),
+        "never-written",
+    ),
+    Mutation(
+        "nchw-scatter-into-the-slot-being-read",
+        CONV_NCHW_DEEP,
+        r"scatter_b\(next % 3\)",
+        "scatter_b(kt % 3)",
+        "WAR race",
+    ),
+    Mutation(
+        "nchw-STAGES-2-scatter-into-the-slot-being-read",
+        CONV_NCHW_2,
+        r"scatter_b\(next % 2\)",
+        "scatter_b((next + 1) % 2)",
+        "WAR race",
+    ),
+    Mutation(
+        "nchw-gather-channel-ignores-the-group",
+        CONV_NCHW,
+        r"\+ g \* \d+ \+ ch\)",
+        "+ ch)",
+        "differ from the reference",
+    ),
+    Mutation(
+        "nchw-tf32-scalar-b0-without-cvt.rna",
+        CONV_NCHW_TF32,
+        r"= beast_tf32\(bp\[0\]\)",
+        "= __float_as_uint(bp[0])",
+        "not rounded by cvt",
+    ),
+    Mutation(
+        "nchw-no-barrier-in-the-K-loop",
+        CONV_NCHW_DEEP,
+        r"__syncthreads\(\);",
+        "",
+        "no barrier between",
+    ),
+    Mutation(
+        "barrier-reached-by-two-warps-only",
+        CONV_NCHW,
+        r"__syncthreads\(\);",
+        "if (tid < 64) __syncthreads();",
+        "deadlock",
+    ),
+    Mutation(
+        "nhwc-store-without-the-group-offset",
+        CONV_NHWC,
+        r"row \* (\d+) \+ k\]",
+        r"row * \1 + col]",
+        "written twice",
+    ),
+    Mutation(
+        "nhwc-filter-tap-row-and-column-swapped",
+        CONV_NHWC,
+        r"\(tap / (\d+)\) \* (\d+);",
+        r"(tap % \1) * \2;",
+        "differ from the reference",
+    ),
+    Mutation(
+        "nhwc-padding-test-dropped",
+        CONV_NHWC,
+        r"h >= 0 && ",
+        "",
+        "cp.async src outside its buffer",
+    ),
+    Mutation(
+        "launch-bounds-below-the-block",
+        GEMM_F16,
+        r"__launch_bounds__\((\d+), 1\)",
+        "__launch_bounds__(32, 1)",
+        "__launch_bounds__(32)",
+    ),
+]
+
+
+# ---- the emulations, run ahead on every core ----
+
+TIMEOUT_S = 120  # per emulation; the largest case here takes under a second
+
+
+@pytest.fixture(scope="module")
+def emulated(request, tmp_path_factory):
+    """{key: future of emulation.emulate's answer} for the selected tests:
+    a case's id, and 'mutated:' + a mutation's name. Started together, so
+    that builds and runs use every core while the tests wait in order."""
+    jobs = {}
+    for item in request.session.items:
+        if getattr(item, "module", None) is not request.module or not hasattr(item, "callspec"):
+            continue
+        params = item.callspec.params
+        if "case" in params:
+            jobs.setdefault(params["case"].id, (params["case"], None))
+        if "mutation" in params:
+            m = params["mutation"]
+            jobs.setdefault(m.case.id, (m.case, None))
+            jobs.setdefault("mutated:" + m.name, (m.case, m.mutate))
+    build_dir = tmp_path_factory.mktemp("tensor_core_emulator")
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+    futures = {
+        key: pool.submit(emulation.emulate, case, build_dir, mutate=mutate, timeout=TIMEOUT_S)
+        for key, (case, mutate) in jobs.items()
+    }
+    yield futures
+    pool.shutdown(cancel_futures=True)
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_kernel_matches_the_reference(case, emulated):
+    result = emulated[case.id].result()
+    assert result == "OK", "%s\n%s" % (case.id, result)
+
+
+@needs_gxx
+@pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.name)
+def test_emulator_reports_the_mutation(mutation, emulated):
+    base = emulated[mutation.case.id].result()
+    assert base == "OK", "the kernel before the mutation must pass: %s" % base
+    result = emulated["mutated:" + mutation.name].result()
+    assert result != "OK", "the emulator missed the mutation %s" % mutation.name
+    assert mutation.expect in result, "reported, but not as %r: %s" % (mutation.expect, result)
+
+
+# ---- template changes the rewrite does not model: refused by name ----
+
+REWRITE_REFUSALS = [
+    (
+        "helper-ptx-changed",
+        r"cvt\.rna\.tf32\.f32",
+        "cvt.rz.tf32.f32",
+        r"PTX of beast_tf32\(unsigned\)",
+    ),
+    (
+        "new-asm-in-kernel",
+        r"__syncthreads\(\);",
+        '__syncthreads(); asm volatile("fence.proxy.async;");',
+        "asm statement in the kernel that emu.hpp does not model: .*fence",
+    ),
+    ("unknown-cuda-builtin", r"__syncthreads\(\);", "__syncwarp();", "does not define: __syncwarp"),
+    ("untraced-pointer", r"float\* As = smem;", "float* As = (float*)smem;", "pointer As"),
+    (
+        "new-ptx-helper",
+        r'extern "C"',
+        (
+            '__device__ __forceinline__ void beast_fence() { asm volatile("fence.proxy.async;"); }\n'
+            'extern "C"'
+        ),
+        r"PTX that emu.hpp does not model: beast_fence\(\)",
+    ),
+    (
+        "static-shared-array",
+        r"const int tid",
+        "__shared__ float extra[4];\n  const int tid",
+        "static __shared__",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "name, pattern, replacement, expect", REWRITE_REFUSALS, ids=[r[0] for r in REWRITE_REFUSALS]
+)
+def test_rewrite_refuses_what_it_does_not_model(name, pattern, replacement, expect, tmp_path):
+    mutation = Mutation(name, GEMM_TF32, pattern, lambda m: replacement, "")
+    with pytest.raises(RewriteError, match=expect):
+        emulation.emulate(GEMM_TF32, tmp_path, mutate=mutation.mutate)
