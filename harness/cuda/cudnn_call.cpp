@@ -1,212 +1,16 @@
-// cuBLAS and cuDNN baselines on a CUDA context (cuda_library_call.hpp). Both
-// libraries are opened with dlopen; the few types and enum values their
-// calls take are declared here (stable across their versions), so beast
-// needs neither library nor its headers to build.
-#include "harness/cuda/cuda_library_call.hpp"
-
-#include <dlfcn.h>
-
+// The cuDNN baseline on a CUDA context (cuda_library_call.hpp): cuDNN is
+// opened with dlopen, and the few types and enum values its calls take are
+// declared here (stable across its versions), so beast needs neither the
+// library nor its headers to build.
 #include <algorithm>
 #include <vector>
 
 #include "beast/core/error.hpp"
+#include "harness/cuda/cuda_library_call.hpp"
+#include "harness/cuda/library_opener.hpp"
 
 namespace beast::harness {
 namespace {
-
-// Where the CUDA toolkit's libraries were at build time, tried after the
-// loader's own search path.
-#ifdef BEAST_CUDA_LIBRARY_DIR
-constexpr const char* kToolkitLibraryDir = BEAST_CUDA_LIBRARY_DIR;
-#else
-constexpr const char* kToolkitLibraryDir = "";
-#endif
-
-void* OpenFirst(const std::vector<std::string>& names) {
-  for (const std::string& name : names) {
-    if (void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
-    if (*kToolkitLibraryDir) {
-      if (void* h =
-              dlopen((std::string(kToolkitLibraryDir) + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL))
-        return h;
-    }
-  }
-  return nullptr;
-}
-
-template <typename Fn>
-bool Resolve(void* library, const char* symbol, Fn* fn) {
-  *fn = reinterpret_cast<Fn>(dlsym(library, symbol));
-  return *fn != nullptr;
-}
-
-// ---- cuBLAS ----------------------------------------------------------------
-
-using CublasHandle = struct cublasContext*;
-constexpr int kCublasOpN = 0, kCublasOpT = 1;
-constexpr int kCublasDefaultMath = 0;  // no TF32: that needs CUBLAS_TF32_TENSOR_OP_MATH
-constexpr int kCublasTf32Math = 3;     // CUBLAS_TF32_TENSOR_OP_MATH: a math=tf32 problem's
-// cudaDataType_t and cublasComputeType_t of cublasGemmEx (library_types.h,
-// cublas_api.h).
-constexpr int kCudaR32F = 0, kCudaR64F = 1, kCudaR16F = 2, kCudaR16BF = 14;
-constexpr int kCublasCompute32F = 68, kCublasCompute64F = 70, kCublasGemmDefault = -1;
-
-struct CublasApi {
-  int (*Create)(CublasHandle*);
-  int (*Destroy)(CublasHandle);
-  int (*SetStream)(CublasHandle, void* stream);
-  int (*SetMathMode)(CublasHandle, int mode);
-  int (*GetVersion)(CublasHandle, int* version);
-  int (*Sgemm)(CublasHandle, int transa, int transb, int m, int n, int k, const float* alpha,
-               const float* a, int lda, const float* b, int ldb, const float* beta, float* c,
-               int ldc);
-  const char* (*StatusString)(int status);  // optional (cuBLAS 11.4+)
-  int (*GemmEx)(CublasHandle, int transa, int transb, int m, int n, int k, const void* alpha,
-                const void* a, int a_type, int lda, const void* b, int b_type, int ldb,
-                const void* beta, void* c, int c_type, int ldc, int compute_type, int algo);
-};
-
-const CublasApi* LoadCublas() {
-  static const CublasApi* loaded = []() -> const CublasApi* {
-    void* lib =
-        OpenFirst({"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"});
-    if (lib == nullptr) return nullptr;
-    static CublasApi c{};
-    bool ok = Resolve(lib, "cublasCreate_v2", &c.Create) &&
-              Resolve(lib, "cublasDestroy_v2", &c.Destroy) &&
-              Resolve(lib, "cublasSetStream_v2", &c.SetStream) &&
-              Resolve(lib, "cublasSetMathMode", &c.SetMathMode) &&
-              Resolve(lib, "cublasGetVersion_v2", &c.GetVersion) &&
-              Resolve(lib, "cublasSgemm_v2", &c.Sgemm) && Resolve(lib, "cublasGemmEx", &c.GemmEx);
-    Resolve(lib, "cublasGetStatusString", &c.StatusString);
-    return ok ? &c : nullptr;
-  }();
-  return loaded;
-}
-
-std::string CublasStatusText(const CublasApi& c, int status) {
-  std::string text = "cuBLAS status " + std::to_string(status);
-  if (c.StatusString && c.StatusString(status))
-    text += std::string(" (") + c.StatusString(status) + ")";
-  return text;
-}
-
-class CublasCall : public CudaLibraryCall {
- public:
-  CublasCall(CudaContext& context, const beast::Problem& problem, const CudaOperands& ops)
-      : context_(context) {
-    lib_ = LoadCublas();
-    if (lib_ == nullptr) {
-      status_ = Status::kUnsupported;
-      why_not_ = "cuBLAS cannot be opened (libcublas.so.13, .12 or .11 not found)";
-      return;
-    }
-    if (problem.op() != OpKind::kGemm) {
-      status_ = Status::kUnsupported;
-      why_not_ = "cuBLAS SGEMM computes gemm problems only";
-      return;
-    }
-    context.MakeCurrent();
-    int s = lib_->Create(&handle_);
-    if (s == 0) s = lib_->SetStream(handle_, context.stream());
-    if (s == 0)
-      s = lib_->SetMathMode(handle_, problem.tf32() ? kCublasTf32Math : kCublasDefaultMath);
-    if (s != 0) {
-      status_ = Status::kRuntimeError;
-      why_not_ = "cuBLAS could not be set up: " + CublasStatusText(*lib_, s);
-      return;
-    }
-    const GemmShape& g = problem.gemm();
-    dtype_ = problem.dtype();
-    a_ = reinterpret_cast<const void*>(ops.input0.device_ptr());
-    b_ = reinterpret_cast<const void*>(ops.input1.device_ptr());
-    c_ = reinterpret_cast<void*>(ops.output.device_ptr());
-    // Column-major: C (M x N) = op(A) op(B), as BLAS has it. Row-major is
-    // the transposed product: C^T (N x M) = op(B)^T op(A)^T, the operands
-    // swapped, each stored matrix read with its row length as leading
-    // dimension.
-    const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
-    if (g.col_major) {
-      args_ = {g.trans_a ? kCublasOpT : kCublasOpN,
-               g.trans_b ? kCublasOpT : kCublasOpN,
-               m,
-               n,
-               k,
-               g.trans_a ? k : m,
-               g.trans_b ? n : k,
-               m,
-               false};
-    } else {
-      args_ = {g.trans_b ? kCublasOpT : kCublasOpN,
-               g.trans_a ? kCublasOpT : kCublasOpN,
-               n,
-               m,
-               k,
-               g.trans_b ? k : n,
-               g.trans_a ? m : k,
-               n,
-               true};
-    }
-    int version = 0;
-    lib_->GetVersion(handle_, &version);
-    detail_ = "cuBLAS " + std::to_string(version) +
-              (dtype_ == DType::kF32   ? (problem.tf32() ? ", TF32 tensor-op math (math=tf32)"
-                                                         : ", default math (FP32, no TF32)")
-               : dtype_ == DType::kF64 ? ", cublasGemmEx in FP64"
-                                       : std::string(", cublasGemmEx, ") + DTypeName(dtype_) +
-                                             " inputs and output, FP32 compute (tensor cores)");
-  }
-  ~CublasCall() override {
-    if (handle_ != nullptr) lib_->Destroy(handle_);
-  }
-
-  LaunchResult Run() override {
-    if (!why_not_.empty()) return Failed(why_not_);
-    return context_.Timed([&]() -> std::string {
-      const float one = 1.0f, zero = 0.0f;
-      const double one_d = 1.0, zero_d = 0.0;
-      // Row-major: the operands swap (B first).
-      const void* first = args_.swapped ? b_ : a_;
-      const void* second = args_.swapped ? a_ : b_;
-      if (dtype_ == DType::kF32) {
-        int s = lib_->Sgemm(handle_, args_.op_first, args_.op_second, args_.m, args_.n, args_.k,
-                            &one, static_cast<const float*>(first), args_.ld_first,
-                            static_cast<const float*>(second), args_.ld_second, &zero,
-                            static_cast<float*>(c_), args_.ldc);
-        return s == 0 ? "" : "cublasSgemm failed: " + CublasStatusText(*lib_, s);
-      }
-      // f16 and bf16 sum in f32 (the problem's convention; alpha and beta
-      // are then floats), f64 in f64.
-      const bool f64 = dtype_ == DType::kF64;
-      const int type = f64 ? kCudaR64F : dtype_ == DType::kF16 ? kCudaR16F : kCudaR16BF;
-      int s = lib_->GemmEx(handle_, args_.op_first, args_.op_second, args_.m, args_.n, args_.k,
-                           f64 ? static_cast<const void*>(&one_d) : &one, first, type,
-                           args_.ld_first, second, type, args_.ld_second,
-                           f64 ? static_cast<const void*>(&zero_d) : &zero, c_, type, args_.ldc,
-                           f64 ? kCublasCompute64F : kCublasCompute32F, kCublasGemmDefault);
-      return s == 0 ? "" : "cublasGemmEx failed: " + CublasStatusText(*lib_, s);
-    });
-  }
-
- private:
-  static LaunchResult Failed(const std::string& why) {
-    LaunchResult r;
-    r.message = why;
-    return r;
-  }
-  struct Args {
-    int op_first, op_second, m, n, k, ld_first, ld_second, ldc;
-    bool swapped;
-  };
-  CudaContext& context_;
-  const CublasApi* lib_ = nullptr;
-  CublasHandle handle_ = nullptr;
-  DType dtype_ = DType::kF32;
-  const void* a_ = nullptr;
-  const void* b_ = nullptr;
-  void* c_ = nullptr;
-  Args args_{};
-};
 
 // ---- cuDNN -----------------------------------------------------------------
 
@@ -265,28 +69,29 @@ struct CudnnApi {
 
 const CudnnApi* LoadCudnn() {
   static const CudnnApi* loaded = []() -> const CudnnApi* {
-    void* lib = OpenFirst({"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"});
+    void* lib = OpenFirstLibrary({"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"});
     if (lib == nullptr) return nullptr;
     static CudnnApi c{};
-    bool ok = Resolve(lib, "cudnnGetVersion", &c.GetVersion) &&
-              Resolve(lib, "cudnnGetErrorString", &c.ErrorString) &&
-              Resolve(lib, "cudnnCreate", &c.Create) && Resolve(lib, "cudnnDestroy", &c.Destroy) &&
-              Resolve(lib, "cudnnSetStream", &c.SetStream) &&
-              Resolve(lib, "cudnnCreateTensorDescriptor", &c.CreateTensor) &&
-              Resolve(lib, "cudnnSetTensor4dDescriptor", &c.SetTensor4d) &&
-              Resolve(lib, "cudnnDestroyTensorDescriptor", &c.DestroyTensor) &&
-              Resolve(lib, "cudnnCreateFilterDescriptor", &c.CreateFilter) &&
-              Resolve(lib, "cudnnSetFilter4dDescriptor", &c.SetFilter4d) &&
-              Resolve(lib, "cudnnDestroyFilterDescriptor", &c.DestroyFilter) &&
-              Resolve(lib, "cudnnCreateConvolutionDescriptor", &c.CreateConv) &&
-              Resolve(lib, "cudnnSetConvolution2dDescriptor", &c.SetConv2d) &&
-              Resolve(lib, "cudnnSetConvolutionGroupCount", &c.SetGroupCount) &&
-              Resolve(lib, "cudnnSetConvolutionMathType", &c.SetMathType) &&
-              Resolve(lib, "cudnnDestroyConvolutionDescriptor", &c.DestroyConv) &&
-              Resolve(lib, "cudnnGetConvolutionForwardAlgorithmMaxCount", &c.AlgoMaxCount) &&
-              Resolve(lib, "cudnnFindConvolutionForwardAlgorithmEx", &c.FindForwardEx) &&
-              Resolve(lib, "cudnnConvolutionForward", &c.Forward) &&
-              Resolve(lib, "cudnnAddTensor", &c.AddTensor);
+    bool ok = ResolveSymbol(lib, "cudnnGetVersion", &c.GetVersion) &&
+              ResolveSymbol(lib, "cudnnGetErrorString", &c.ErrorString) &&
+              ResolveSymbol(lib, "cudnnCreate", &c.Create) &&
+              ResolveSymbol(lib, "cudnnDestroy", &c.Destroy) &&
+              ResolveSymbol(lib, "cudnnSetStream", &c.SetStream) &&
+              ResolveSymbol(lib, "cudnnCreateTensorDescriptor", &c.CreateTensor) &&
+              ResolveSymbol(lib, "cudnnSetTensor4dDescriptor", &c.SetTensor4d) &&
+              ResolveSymbol(lib, "cudnnDestroyTensorDescriptor", &c.DestroyTensor) &&
+              ResolveSymbol(lib, "cudnnCreateFilterDescriptor", &c.CreateFilter) &&
+              ResolveSymbol(lib, "cudnnSetFilter4dDescriptor", &c.SetFilter4d) &&
+              ResolveSymbol(lib, "cudnnDestroyFilterDescriptor", &c.DestroyFilter) &&
+              ResolveSymbol(lib, "cudnnCreateConvolutionDescriptor", &c.CreateConv) &&
+              ResolveSymbol(lib, "cudnnSetConvolution2dDescriptor", &c.SetConv2d) &&
+              ResolveSymbol(lib, "cudnnSetConvolutionGroupCount", &c.SetGroupCount) &&
+              ResolveSymbol(lib, "cudnnSetConvolutionMathType", &c.SetMathType) &&
+              ResolveSymbol(lib, "cudnnDestroyConvolutionDescriptor", &c.DestroyConv) &&
+              ResolveSymbol(lib, "cudnnGetConvolutionForwardAlgorithmMaxCount", &c.AlgoMaxCount) &&
+              ResolveSymbol(lib, "cudnnFindConvolutionForwardAlgorithmEx", &c.FindForwardEx) &&
+              ResolveSymbol(lib, "cudnnConvolutionForward", &c.Forward) &&
+              ResolveSymbol(lib, "cudnnAddTensor", &c.AddTensor);
     return ok ? &c : nullptr;
   }();
   return loaded;
@@ -467,20 +272,6 @@ class CudnnCall : public CudaLibraryCall {
 
 }  // namespace
 
-std::string CublasVersion() {
-  const CublasApi* c = LoadCublas();
-  if (c == nullptr) return "";
-  // cublasGetVersion needs a handle, and a handle a GPU; the library's own
-  // file name carries its major version.
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(c->Sgemm), &info) && info.dli_fname) {
-    std::string file = info.dli_fname;
-    size_t so = file.rfind(".so.");
-    if (so != std::string::npos) return file.substr(so + 4);
-  }
-  return "unknown";
-}
-
 std::string CudnnVersion() {
   const CudnnApi* c = LoadCudnn();
   if (c == nullptr) return "";
@@ -490,12 +281,6 @@ std::string CudnnVersion() {
            std::to_string(v % 100);
   return std::to_string(v / 1000) + "." + std::to_string(v / 100 % 10) + "." +
          std::to_string(v % 100);
-}
-
-std::unique_ptr<CudaLibraryCall> CudaLibraryCall::Cublas(CudaContext& context,
-                                                         const beast::Problem& problem,
-                                                         const CudaOperands& operands) {
-  return std::make_unique<CublasCall>(context, problem, operands);
 }
 
 std::unique_ptr<CudaLibraryCall> CudaLibraryCall::Cudnn(CudaContext& context,
