@@ -150,7 +150,7 @@ double F16ToDouble(uint16_t h) {
 }
 
 double Decode16(uint16_t h) {
-  return kLaunch.storage == 1 ? (double)__uint_as_float((uint32_t)h << 16) : F16ToDouble(h);
+  return kLaunch.storage == kBf16 ? (double)__uint_as_float((uint32_t)h << 16) : F16ToDouble(h);
 }
 
 double DecodeTf32(uint32_t u) {
@@ -442,7 +442,7 @@ void beast_mma(float c[4], const unsigned a[4], unsigned b0, unsigned b1) {
   mine.b[lane][0] = b0;
   mine.b[lane][1] = b1;
   for (int e = 0; e < 4; ++e) mine.d[lane][e] = c[e];
-  Collective(3, [](Warp& w) { kLaunch.storage == 2 ? Mma<true>(w) : Mma<false>(w); });
+  Collective(3, [](Warp& w) { kLaunch.storage == kTf32 ? Mma<true>(w) : Mma<false>(w); });
   for (int e = 0; e < 4; ++e) c[e] = mine.d[lane][e];
 }
 

@@ -61,9 +61,12 @@ void EmuLaunch();  // the kernel's translation unit: the kernel called with its 
 
 namespace emu {
 
+// The mma's input type (the problem's storage: f32 means math=tf32).
+enum MmaInput { kF16, kBf16, kTf32 };
+
 // The launch as the space computes it, and what the kernel's PTX says.
 struct Launch {
-  int storage;     // 0 f16, 1 bf16, 2 tf32 (the mma's input type)
+  MmaInput storage;
   int copy_bytes;  // of one cp.async; 0 when the source has no cp.async helper
   long shared_bytes, grid_x, grid_y;
   int threads;
