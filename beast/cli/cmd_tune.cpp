@@ -288,7 +288,6 @@ void ReadCompiling(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
   o->compile_jobs = static_cast<int>(a.compile_jobs);
 }
 
-// Everything the command line says, checked.
 // The templates to tune: those named, a family (conv2d/*) expanded to its
 // members, or with none named every template of the problems' ops; the
 // latter two are chosen by the problems (TuneOptions::templates_by_problem).
@@ -326,6 +325,7 @@ std::vector<std::string> TemplatesOf(const std::vector<std::string>& named,
   return out;
 }
 
+// Everything the command line says, checked.
 TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
                       std::vector<DeviceSelector>* devices) {
   TuneOptions o;

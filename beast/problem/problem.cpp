@@ -124,25 +124,16 @@ void SetMath(const Item& item, Shape*) {
     item.Fail("math \"" + item.value + "\" is not fp32 or tf32");
 }
 
-// Whether a problem's KEY=VALUE list says math=tf32 (checked by SetMath).
-bool Tf32OfBody(const std::string& body) {
+// The VALUE of `key`=VALUE in a problem's KEY=VALUE list; "" when absent.
+// (The problem-wide keys, dtype and math, are read here once the rules have
+// checked them.)
+std::string ValueOfBody(const std::string& body, const std::string& key) {
   std::stringstream items(body);
   std::string part;
   while (std::getline(items, part, ',')) {
-    if (part == "math=tf32") return true;
+    if (part.rfind(key + "=", 0) == 0) return part.substr(key.size() + 1);
   }
-  return false;
-}
-
-// The dtype=VALUE of a problem's KEY=VALUE list (checked by SetDtype); f32
-// when absent.
-DType DTypeOfBody(const std::string& body) {
-  std::stringstream items(body);
-  std::string part;
-  while (std::getline(items, part, ',')) {
-    if (part.rfind("dtype=", 0) == 0) return ParseDType(part.substr(6)).value_or(DType::kF32);
-  }
-  return DType::kF32;
+  return "";
 }
 
 const KeyRule<Conv2dShape> kConvKeys[] = {
@@ -249,8 +240,8 @@ Problem Problem::Parse(const std::string& text) {
   } else {
     Fail(text, "unknown op \"" + op + "\" (known: conv2d gemm)");
   }
-  p.dtype_ = DTypeOfBody(body);
-  p.tf32_ = Tf32OfBody(body);
+  p.dtype_ = ParseDType(ValueOfBody(body, "dtype")).value_or(DType::kF32);
+  p.tf32_ = ValueOfBody(body, "math") == "tf32";
   try {
     p.Validate();
   } catch (const Error& e) {
