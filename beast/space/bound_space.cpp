@@ -234,36 +234,14 @@ std::string WhyNotApplicable(const SpaceSpec& spec, const Problem& problem, Back
   return "";
 }
 
-void CheckDType(const SpaceSpec& spec, const Problem& problem) {
-  if (std::find(spec.dtypes.begin(), spec.dtypes.end(), problem.dtype()) != spec.dtypes.end())
-    return;
-  std::string names;
-  for (DType d : spec.dtypes) names += (names.empty() ? "" : ", ") + std::string(DTypeName(d));
-  throw Error(ErrorCode::kBadArgument, "template " + spec.name + " does not support dtype " +
-                                           DTypeName(problem.dtype()) + " (its dtypes: " + names +
-                                           "), problem " + problem.Key());
-}
-
 BoundSpace::BoundSpace(const SpaceSpec& spec, const Problem& problem, const DeviceInfo& device,
                        BindOptions options)
     : impl_(std::make_unique<Impl>()) {
   impl_->spec = spec;
-  if (spec.op != problem.op()) {
-    throw Error(ErrorCode::kBadArgument, "template " + spec.name + " is a " +
-                                             (spec.op == OpKind::kGemm ? "gemm" : "conv2d") +
-                                             " template, the problem is " + problem.OpName());
-  }
-  CheckDType(spec, problem);
-  if (std::find(spec.backends.begin(), spec.backends.end(), device.backend) ==
-      spec.backends.end()) {
+  const std::string why = WhyNotApplicable(spec, problem, device.backend);
+  if (!why.empty())
     throw Error(ErrorCode::kBadArgument,
-                "template " + spec.name + " " + WhyNotApplicable(spec, problem, device.backend));
-  }
-  if (spec.op == OpKind::kConv2d && std::find(spec.layouts.begin(), spec.layouts.end(),
-                                              problem.conv().layout) == spec.layouts.end()) {
-    throw Error(ErrorCode::kBadArgument, "template " + spec.name + " does not support layout " +
-                                             LayoutName(problem.conv().layout));
-  }
+                "template " + spec.name + " " + why + ", problem " + problem.Key());
   for (const auto& [name, value] : problem.Variables())
     impl_->problem_vars.emplace_back(name, value);
   std::vector<std::pair<std::string, int64_t>> fixed = impl_->problem_vars;

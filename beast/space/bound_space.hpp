@@ -83,6 +83,8 @@ struct Instance {
 
 class BoundSpace {
  public:
+  // Throws Error(kBadArgument) when the template cannot compute the problem
+  // on the device's backend (WhyNotApplicable, below).
   BoundSpace(const SpaceSpec& spec, const Problem& problem, const DeviceInfo& device,
              BindOptions options = {});
   // A space over given fixed names only (e.g. a T1 tuning problem that has
@@ -155,13 +157,11 @@ class BoundSpace {
 }  // namespace beast
 
 namespace beast {
-// Throws Error(kBadArgument) naming the dtype, the template's dtypes and the
-// problem when the template does not render the problem's dtype.
-void CheckDType(const SpaceSpec& spec, const Problem& problem);
 // Why the template cannot compute the problem on a device of that backend
 // ("has no OpenCL form (it renders for CUDA only)", "does not support dtype
 // f32 (its dtypes: f16, bf16)", a layout or op it lacks); "" when it can.
-// BoundSpace refuses such a pair with "template NAME " and this reason;
+// BoundSpace refuses such a pair with "template NAME ", this reason and
+// ", problem KEY";
 // a run that tunes every template of a problem's op lists it as not
 // applicable instead.
 std::string WhyNotApplicable(const SpaceSpec& spec, const Problem& problem, Backend backend);

@@ -128,8 +128,10 @@ TEST_F(AlgorithmChoice, ATemplateWithoutAnOpenCLFormIsNamedNotTunedOnPoCL) {
                      " --device opencl:0 --max-configs 2 --db " + other_db,
                  true);
   EXPECT_EQ(named.exit_code, 2) << named.output;
-  EXPECT_EQ(named.output,
-            "beast tune: template gemm/mma has no OpenCL form (it renders for CUDA only)\n");
+  EXPECT_EQ(
+      named.output,
+      "beast tune: template gemm/mma has no OpenCL form (it renders for CUDA only), problem " +
+          half + "\n");
   EXPECT_FALSE(fs::exists(other_db));
 }
 
