@@ -192,7 +192,8 @@ CompilePool::Taken CompilePool::Run(size_t job, std::unique_ptr<WorkerProcess>& 
   if (taken.instance.failure) return taken;
   if (!process && !StartWorker(process)) return taken;
   const MeasureRequest& r = taken.instance.request;
-  CompileRequest request{r.problem_key, r.source, r.kernel_name, r.geometry, options_.warm};
+  CompileRequest request{r.problem_key, r.source, r.kernel_name,
+                         r.geometry,    r.stages, options_.warm};
   if (!ClaimSource(r.source)) return taken;
   std::string why;
   std::optional<std::string> reply;

@@ -30,6 +30,7 @@ std::string EncodeCompile(const CompileRequest& q) {
   w.Str(q.source);
   w.Str(q.kernel_name);
   WriteGeometry(w, q.geometry);
+  WriteSequence(w, q.stages);
   w.U8(q.warm);
   return w.bytes();
 }
@@ -41,6 +42,7 @@ CompileRequest DecodeCompile(const std::string& payload) {
   q.source = r.Str();
   q.kernel_name = r.Str();
   q.geometry = ReadGeometry(r);
+  q.stages = ReadSequence(r);
   q.warm = r.U8() != 0;
   r.ExpectEnd();
   return q;

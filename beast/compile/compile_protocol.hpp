@@ -25,6 +25,7 @@ struct CompileRequest {
   std::string source;
   std::string kernel_name;
   harness::LaunchGeometry geometry;
+  harness::LaunchSequence stages;  // kernels launched before it (warmed too)
   // Launch one work-group of the built kernel before storing the binary. On
   // PoCL the code for a work-group size is generated at the first launch and
   // kept in the program binary, so the device worker's first launch skips it.

@@ -9,6 +9,9 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "beast/compile/compile_protocol.hpp"
 #include "beast/compile/compile_worker.hpp"
@@ -75,13 +78,24 @@ struct WarmBuffers {
 // stored without that code.
 void WarmLaunch(harness::OpenClContext& context, const WarmBuffers& buffers,
                 const harness::OpenClProgram& program, const CompileRequest& request) {
-  harness::LaunchGeometry one_group = request.geometry;
-  for (int d = 0; d < one_group.dims && d < 3; ++d) {
-    if (one_group.local[d] == 0) return;  // the runtime picks the size at launch
-    one_group.global[d] = one_group.local[d];
+  std::optional<harness::OpenClBuffer> workspace;
+  if (AllocateWorkspace(context, request.stages, &workspace)) return;
+  const StagedKernel<harness::OpenClKernel>::Make make =
+      StageMaker(context, program, buffers.device, workspace);
+  std::vector<std::pair<std::string, harness::LaunchGeometry>> kernels;
+  for (const harness::StageLaunch& stage : request.stages.before)
+    kernels.emplace_back(stage.kernel, stage.geometry);
+  kernels.emplace_back(request.kernel_name, request.geometry);
+  for (auto& [name, one_group] : kernels) {
+    bool sized = true;
+    for (int d = 0; d < one_group.dims && d < 3; ++d) {
+      sized = sized && one_group.local[d] != 0;  // else the runtime picks the size at launch
+      one_group.global[d] = one_group.local[d];
+    }
+    if (!sized) continue;
+    std::unique_ptr<harness::OpenClKernel> runner = make(name);
+    if (runner->ok()) runner->Launch(one_group);
   }
-  harness::OpenClKernel runner(context, program, request.kernel_name, buffers.device.KernelArgs());
-  if (runner.ok()) runner.Launch(one_group);
 }
 
 // A CUDA compile worker: NVRTC for `arch`, no device opened (NVRTC needs

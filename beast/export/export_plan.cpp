@@ -128,6 +128,8 @@ class Planner {
     }
     e.dynamic_local_bytes = instance.dynamic_local_bytes;
     e.shared_carveout = static_cast<int>(instance.shared_carveout);
+    e.before = instance.before;
+    e.workspace_bytes = instance.workspace_bytes;
     e.backend = device.backend;
     // The prelude as the tuner compiled it (OpenCL's cl_khr_fp64 pragma for f64).
     std::string source =

@@ -167,6 +167,16 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
   out += "const char beast_generic_source[] =\n" + CStringLiteral(generic.source, "    ") + ";\n";
   out += "const char beast_generic_ptx[] =\n" + CStringLiteral(generic.ptx, "    ") + ";\n";
   out += "const int beast_generic_ptx_cc = " + std::to_string(generic.ptx_cc) + ";\n\n";
+  // The launches before an entry's kernel (multi-stage configs).
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const ExportEntry& e = kernels[i].entry;
+    if (e.before.empty()) continue;
+    out += "static const beast_stage kStages" + std::to_string(i) + "[] = {\n";
+    for (const Instance::Stage& s : e.before)
+      out += "    {" + CStringLiteral(s.kernel, "") + ", " + Sizes(s.global) + ", " +
+             Sizes(s.local) + "},\n";
+    out += "};\n";
+  }
   out += "const beast_entry beast_entries[] = {\n";
   for (size_t i = 0; i < kernels.size(); ++i) {
     const ExportEntry& e = kernels[i].entry;
@@ -188,7 +198,9 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
            std::to_string(e.shared_carveout) + ",\n     " + q(e.device_name) + ", " +
            q(e.device_vendor) + ", " + q(e.device_driver) + ", " + q(e.device_arch) + ",\n     " +
            median + ", " + (e.nearest ? "1" : "0") + ", " + q(e.source_problem) + ", " + distance +
-           ", " + (e.backend == Backend::kCuda ? "1" : "0") + "},\n";
+           ", " + (e.backend == Backend::kCuda ? "1" : "0") + ",\n     " +
+           (e.before.empty() ? std::string("NULL") : "kStages" + std::to_string(i)) + ", " +
+           std::to_string(e.before.size()) + ", " + std::to_string(e.workspace_bytes) + "LL},\n";
   }
   out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n\n";
   out += "const char beast_export_stamp[] =\n" + CStringLiteral(export_stamp, "    ") + ";\n";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "beast/core/backend.hpp"
+#include "beast/space/bound_space.hpp"
 
 namespace beast {
 
@@ -50,6 +51,10 @@ struct ExportEntry {
   size_t local[3] = {1, 1, 1};
   int64_t dynamic_local_bytes = -1;  // the kernel's __local argument at launch; -1: none
   int shared_carveout = -1;          // CUDA's carveout at launch, percent; -1: the driver's
+  // Kernels launched before it, in order, and the workspace they share (a
+  // multi-stage config: Winograd's SPLIT).
+  std::vector<Instance::Stage> before;
+  int64_t workspace_bytes = 0;
   bool nearest = false;
   std::string source_problem;  // nearest: the tuned problem the config comes from
   double distance = 0;         // nearest: ShapeDistance to it

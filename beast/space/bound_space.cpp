@@ -206,6 +206,14 @@ void BoundSpace::Impl::Bind(const std::vector<std::pair<std::string, int64_t>>& 
     shared_carveout.push_back(spec.launch_shared_carveout.Compile(slot_of));
   if (spec.has_winograd_tile)
     winograd_tile.push_back(spec.validation_winograd_tile.Compile(slot_of));
+  if (spec.has_workspace) workspace_bytes.push_back(spec.launch_workspace_bytes.Compile(slot_of));
+  for (const SpaceSpec::StageSpec& stage : spec.stages_before) {
+    std::vector<CompiledExpr> compiled;
+    for (const Expr* e : {&stage.global[0], &stage.global[1], &stage.global[2], &stage.local[0],
+                          &stage.local[1], &stage.local[2], &stage.when})
+      compiled.push_back(e->Compile(slot_of));
+    stages_before.push_back(std::move(compiled));
+  }
   Estimate();
   plan = std::make_unique<space::Plan>(space::MakePlan(*this, AllActive(), options.reorder));
 }

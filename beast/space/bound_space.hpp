@@ -79,6 +79,15 @@ struct Instance {
   // validation winograd_tile: the m of the Winograd F(m x m, 3 x 3) the
   // kernel computes, validated against that bound; 0 for the direct one.
   int64_t winograd_tile = 0;
+  // The kernels launched before the main one (`launch: before:`, those whose
+  // `when` holds), in order, and the workspace they share (0: none).
+  struct Stage {
+    std::string kernel;
+    size_t global[3] = {1, 1, 1};
+    size_t local[3] = {1, 1, 1};
+  };
+  std::vector<Stage> before;
+  int64_t workspace_bytes = 0;
 };
 
 class BoundSpace {

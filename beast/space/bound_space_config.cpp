@@ -166,18 +166,36 @@ Instance BoundSpace::Instantiate(const Config& config) const {
   for (int s = m.first_param_slot; s < m.first_resource_slot; ++s) {
     if (!m.hidden_from_source[s]) inst.vars.emplace_back(m.slot_names[s], slots[s]);
   }
-  for (int k = 0; k < 2; ++k) {
-    for (int d = 0; d < 3; ++d) {
-      Value v;
-      int64_t size = 0;
-      const Expr& e = k == 0 ? m.spec.launch_global[d] : m.spec.launch_local[d];
-      if (m.launch[k][d][0].Eval(slots.data(), &v) != EvalStatus::kOk || !Impl::AsInt(v, &size) ||
-          size <= 0) {
-        throw Error(ErrorCode::kBadInput, m.spec.space_path + ": launch size \"" + e.text() +
-                                              "\" is not a positive integer for " + config.Key());
-      }
-      (k == 0 ? inst.global : inst.local)[d] = static_cast<size_t>(size);
+  auto size_of = [&](const CompiledExpr& compiled, const Expr& e) {
+    Value v;
+    int64_t size = 0;
+    if (compiled.Eval(slots.data(), &v) != EvalStatus::kOk || !Impl::AsInt(v, &size) || size <= 0) {
+      throw Error(ErrorCode::kBadInput, m.spec.space_path + ": launch size \"" + e.text() +
+                                            "\" is not a positive integer for " + config.Key());
     }
+    return static_cast<size_t>(size);
+  };
+  for (int d = 0; d < 3; ++d) {
+    inst.global[d] = size_of(m.launch[0][d][0], m.spec.launch_global[d]);
+    inst.local[d] = size_of(m.launch[1][d][0], m.spec.launch_local[d]);
+  }
+  for (size_t s = 0; s < m.stages_before.size(); ++s) {
+    const SpaceSpec::StageSpec& spec = m.spec.stages_before[s];
+    const std::vector<CompiledExpr>& compiled = m.stages_before[s];
+    Value when;
+    if (compiled[6].Eval(slots.data(), &when) != EvalStatus::kOk) {
+      throw Error(ErrorCode::kBadInput, m.spec.space_path + ": launch before " + spec.kernel +
+                                            " when \"" + spec.when.text() +
+                                            "\" cannot be computed for " + config.Key());
+    }
+    if (when.AsDouble() == 0) continue;
+    Instance::Stage stage;
+    stage.kernel = spec.kernel;
+    for (int d = 0; d < 3; ++d) {
+      stage.global[d] = size_of(compiled[d], spec.global[d]);
+      stage.local[d] = size_of(compiled[3 + d], spec.local[d]);
+    }
+    inst.before.push_back(std::move(stage));
   }
   // The optional launch settings: an integer each, bytes >= 0, carveout -1
   // (the driver's choice) or a percentage.
@@ -198,6 +216,8 @@ Instance BoundSpace::Instantiate(const Config& config) const {
           &inst.shared_carveout);
   setting(m.winograd_tile, m.spec.validation_winograd_tile, "validation winograd_tile", 2, 4,
           &inst.winograd_tile);
+  setting(m.workspace_bytes, m.spec.launch_workspace_bytes, "launch workspace_bytes", 0, INT64_MAX,
+          &inst.workspace_bytes);
   return inst;
 }
 

@@ -54,7 +54,9 @@ struct BoundSpace::Impl {
   std::vector<Level> levels;     // one per parameter, declared order
   std::vector<CompiledExpr> launch[2][3];
   // The optional launch settings, compiled when the spec has them.
-  std::vector<CompiledExpr> dynamic_local_bytes, shared_carveout, winograd_tile;
+  std::vector<CompiledExpr> dynamic_local_bytes, shared_carveout, winograd_tile, workspace_bytes;
+  // Per `launch: before:` stage: global x3, local x3, when.
+  std::vector<std::vector<CompiledExpr>> stages_before;
   // Per slot: a launch-time parameter, or a derived value that reads one,
   // which the renderer must not see.
   std::vector<char> hidden_from_source;

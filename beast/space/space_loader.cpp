@@ -234,18 +234,49 @@ void ReadValidation(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec
   }
 }
 
+// `global:` and `local:` of a launch: 1 to 3 sizes each, the rest 1.
+void ReadSizes(const YamlReader& L, const YAML::Node& node, const std::string& what, Expr* global,
+               Expr* local) {
+  for (const char* key : {"global", "local"}) {
+    YAML::Node dims = L.Required(node, key, what);
+    if (!dims.IsSequence() || dims.size() < 1 || dims.size() > 3)
+      L.Fail(dims, what + " " + key + " must list 1 to 3 sizes");
+    Expr* target = std::string(key) == "global" ? global : local;
+    for (size_t d = 0; d < 3; ++d)
+      target[d] = d < dims.size() ? ParseExprAt(L, dims[d], what + " " + key) : Expr::Parse("1");
+  }
+}
+
 void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
   YAML::Node launch = L.Required(root, "launch", "the space description");
-  L.CheckKeys(launch, {"global", "local", "dynamic_local_bytes", "shared_carveout"}, "launch");
-  for (const char* key : {"global", "local"}) {
-    YAML::Node dims = L.Required(launch, key, "launch");
-    if (!dims.IsSequence() || dims.size() < 1 || dims.size() > 3)
-      L.Fail(dims, std::string("launch ") + key + " must list 1 to 3 sizes");
-    Expr* target = std::string(key) == "global" ? spec->launch_global : spec->launch_local;
-    for (size_t d = 0; d < 3; ++d) {
-      target[d] = d < dims.size() ? ParseExprAt(L, dims[d], std::string("launch ") + key)
-                                  : Expr::Parse("1");
+  L.CheckKeys(
+      launch,
+      {"global", "local", "dynamic_local_bytes", "shared_carveout", "before", "workspace_bytes"},
+      "launch");
+  ReadSizes(L, launch, "launch", spec->launch_global, spec->launch_local);
+  if (launch["before"].IsDefined()) {
+    const YAML::Node before = launch["before"];
+    if (!before.IsSequence()) L.Fail(before, "launch before must list the kernels launched first");
+    for (const YAML::Node& stage : before) {
+      if (!stage.IsMap())
+        L.Fail(stage, "a launch before entry must be a map (kernel, global, local)");
+      L.CheckKeys(stage, {"kernel", "global", "local", "when"}, "launch before");
+      SpaceSpec::StageSpec s;
+      const YAML::Node kernel = L.Required(stage, "kernel", "launch before");
+      s.kernel = kernel.as<std::string>();
+      if (s.kernel.empty() || s.kernel == spec->kernel_name)
+        L.Fail(kernel, "launch before: kernel \"" + s.kernel + "\" must name another kernel");
+      ReadSizes(L, stage, "launch before " + s.kernel, s.global, s.local);
+      s.when = stage["when"].IsDefined()
+                   ? ParseExprAt(L, stage["when"], "launch before " + s.kernel + " when")
+                   : Expr::Parse("1");
+      spec->stages_before.push_back(std::move(s));
     }
+  }
+  if (launch["workspace_bytes"].IsDefined()) {
+    spec->has_workspace = true;
+    spec->launch_workspace_bytes =
+        ParseExprAt(L, launch["workspace_bytes"], "launch workspace_bytes");
   }
   if (launch["dynamic_local_bytes"].IsDefined()) {
     spec->has_dynamic_local = true;

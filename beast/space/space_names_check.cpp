@@ -146,6 +146,14 @@ void CheckLaunch(const SpaceSpec& spec, const Names& names) {
   if (spec.has_dynamic_local) launch.push_back(&spec.launch_dynamic_local_bytes);
   if (spec.has_shared_carveout) launch.push_back(&spec.launch_shared_carveout);
   if (spec.has_winograd_tile) launch.push_back(&spec.validation_winograd_tile);
+  if (spec.has_workspace) launch.push_back(&spec.launch_workspace_bytes);
+  for (const SpaceSpec::StageSpec& stage : spec.stages_before) {
+    for (int d = 0; d < 3; ++d) {
+      launch.push_back(&stage.global[d]);
+      launch.push_back(&stage.local[d]);
+    }
+    launch.push_back(&stage.when);
+  }
   for (const Expr* e : launch) {
     for (const auto& n : e->Names()) {
       if (!names.Known(n)) {

@@ -77,6 +77,19 @@ struct SpaceSpec {
   bool has_dynamic_local = false;
   Expr launch_shared_carveout;
   bool has_shared_carveout = false;
+  // `launch: before:` kernels launched before the main one, in order, from
+  // the same source (a multi-stage config), each when its `when` is nonzero
+  // for the config; `launch: workspace_bytes:` the device memory they share
+  // (0: none). With a workspace every kernel takes it after the contract's
+  // buffers. The harness times the whole sequence as one measurement.
+  struct StageSpec {
+    std::string kernel;  // the kernel's name in the source
+    Expr global[3], local[3];
+    Expr when;  // "1" when absent
+  };
+  std::vector<StageSpec> stages_before;
+  Expr launch_workspace_bytes;
+  bool has_workspace = false;
   // `validation: winograd_tile: EXPR`: the kernel computes Winograd
   // F(m x m, 3 x 3) with m = EXPR of the config, and is validated against
   // that algorithm's error bound (harness/measure/winograd_bound.hpp).

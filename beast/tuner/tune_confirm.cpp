@@ -65,7 +65,8 @@ ConfirmStatus ConfirmPair(ConfirmContext& c, const PlannedPair& pair, int64_t pr
       PreparedInstance p = PrepareInstance(c.renderer, *pair.spec, *pair.problem, *pair.space,
                                            config, c.device.backend);
       if (p.failure) continue;
-      request.candidates.push_back({p.request.source, p.request.kernel_name, p.request.geometry});
+      request.candidates.push_back(
+          {p.request.source, p.request.kernel_name, p.request.geometry, p.request.stages});
       compared.push_back(&row);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kInternal || e.code() == ErrorCode::kEnvironment) throw;

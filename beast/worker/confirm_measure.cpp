@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 
+#include "beast/worker/instance_measure.hpp"
 #include "beast/worker/measure_steps.hpp"
 #include "harness/opencl/opencl_kernel.hpp"
 
@@ -14,7 +15,8 @@ std::vector<ConfirmResult> ConfirmInstances(harness::OpenClContext& context,
                                             const std::vector<ConfirmCandidate>& candidates,
                                             const harness::BenchmarkPlan& plan) {
   std::vector<ConfirmResult> results(candidates.size());
-  std::vector<std::unique_ptr<harness::OpenClKernel>> runners(candidates.size());
+  std::vector<std::unique_ptr<StagedKernel<harness::OpenClKernel>>> runners(candidates.size());
+  std::vector<std::optional<harness::OpenClBuffer>> workspaces(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
     // The options are MeasureInstance's, so the program comes from the cache.
     harness::OpenClBuildResult build = context.Build(candidates[i].source, "");
@@ -23,8 +25,15 @@ std::vector<ConfirmResult> ConfirmInstances(harness::OpenClContext& context,
       results[i].error_text = "the OpenCL build failed: " + build.log;
       continue;
     }
-    runners[i] = std::make_unique<harness::OpenClKernel>(
-        context, build.program, candidates[i].kernel_name, problem.KernelArgs());
+    if (std::optional<std::string> why =
+            AllocateWorkspace(context, candidates[i].stages, &workspaces[i])) {
+      results[i].status = Status::kRuntimeError;
+      results[i].error_text = *why;
+      continue;
+    }
+    runners[i] = std::make_unique<StagedKernel<harness::OpenClKernel>>(
+        candidates[i].kernel_name, candidates[i].stages,
+        StageMaker(context, build.program, problem, workspaces[i]));
     if (!runners[i]->ok()) {
       results[i].status = Status::kRuntimeError;
       results[i].error_text = runners[i]->message();

@@ -53,6 +53,7 @@ std::string EncodeConfirm(const ConfirmRequest& q) {
     w.Str(c.source);
     w.Str(c.kernel_name);
     WriteGeometry(w, c.geometry);
+    WriteSequence(w, c.stages);
   }
   return w.bytes();
 }
@@ -73,6 +74,7 @@ ConfirmRequest DecodeConfirm(const std::string& payload) {
     c.source = r.Str();
     c.kernel_name = r.Str();
     c.geometry = ReadGeometry(r);
+    c.stages = ReadSequence(r);
     q.candidates.push_back(std::move(c));
   }
   r.ExpectEnd();

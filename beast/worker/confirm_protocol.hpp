@@ -25,6 +25,7 @@ struct ConfirmCandidate {
   std::string source;
   std::string kernel_name;
   harness::LaunchGeometry geometry;
+  harness::LaunchSequence stages;
 };
 
 struct ConfirmRequest {

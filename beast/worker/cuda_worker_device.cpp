@@ -6,11 +6,13 @@
 // them opening the device fails with one line, and nothing else changes.
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "beast/core/error.hpp"
 #include "beast/problem/problem.hpp"
 #include "beast/worker/measure_steps.hpp"
 #include "beast/worker/problem_data.hpp"
+#include "beast/worker/staged_kernel.hpp"
 #include "beast/worker/worker_device.hpp"
 #include "harness/cache/program_cache.hpp"
 #include "harness/cuda/cuda_build.hpp"
@@ -74,8 +76,15 @@ class CudaWorkerDevice : public WorkerDevice {
     }
     out.build_log = build.compiled.log;  // ptxas's report of the resources
     out.resources = ResourcesOf(build.compiled.resources);
-    harness::CudaKernel kernel(context_, build.compiled.cubin, request.kernel_name,
-                               problem.KernelArgs());
+    std::optional<harness::CudaBuffer> workspace;
+    if (std::optional<std::string> why = Workspace(request.stages, &workspace)) {
+      out.status = Status::kRuntimeError;
+      out.error_text = *why;
+      return out;
+    }
+    StagedKernel<harness::CudaKernel> kernel(
+        request.kernel_name, request.stages,
+        Maker(build.compiled.cubin, problem, workspace ? &*workspace : nullptr));
     if (!kernel.ok()) {
       out.status = Status::kRuntimeError;
       out.error_text = kernel.message();
@@ -106,7 +115,9 @@ class CudaWorkerDevice : public WorkerDevice {
       return results;
     }
     CudaProblem& problem = *held;
-    std::vector<std::unique_ptr<harness::CudaKernel>> kernels(request.candidates.size());
+    std::vector<std::unique_ptr<StagedKernel<harness::CudaKernel>>> kernels(
+        request.candidates.size());
+    std::vector<std::optional<harness::CudaBuffer>> workspaces(request.candidates.size());
     std::vector<std::function<harness::LaunchResult()>> launches(request.candidates.size());
     for (size_t i = 0; i < request.candidates.size(); ++i) {
       const ConfirmCandidate& c = request.candidates[i];
@@ -116,8 +127,14 @@ class CudaWorkerDevice : public WorkerDevice {
         results[i].error_text = "NVRTC failed: " + build.compiled.log;
         continue;
       }
-      kernels[i] = std::make_unique<harness::CudaKernel>(context_, build.compiled.cubin,
-                                                         c.kernel_name, problem.KernelArgs());
+      if (std::optional<std::string> why = Workspace(c.stages, &workspaces[i])) {
+        results[i].status = Status::kRuntimeError;
+        results[i].error_text = *why;
+        continue;
+      }
+      kernels[i] = std::make_unique<StagedKernel<harness::CudaKernel>>(
+          c.kernel_name, c.stages,
+          Maker(build.compiled.cubin, problem, workspaces[i] ? &*workspaces[i] : nullptr));
       if (!kernels[i]->ok()) {
         results[i].status = Status::kRuntimeError;
         results[i].error_text = kernels[i]->message();
@@ -223,6 +240,29 @@ class CudaWorkerDevice : public WorkerDevice {
     } catch (const std::exception&) {
       return false;
     }
+  }
+
+  // The device workspace `stages` ask for (none when none); why not, when
+  // the device cannot give it (a failure of the config).
+  std::optional<std::string> Workspace(const harness::LaunchSequence& stages,
+                                       std::optional<harness::CudaBuffer>* workspace) {
+    if (stages.workspace_bytes <= 0) return std::nullopt;
+    try {
+      *workspace = context_.Allocate(static_cast<size_t>(stages.workspace_bytes));
+    } catch (const Error& e) {
+      return "the workspace of " + std::to_string(stages.workspace_bytes) + " bytes: " + e.what();
+    }
+    return std::nullopt;
+  }
+
+  // Kernels of `cubin` bound to the problem's buffers and the workspace.
+  StagedKernel<harness::CudaKernel>::Make Maker(const std::string& cubin, CudaProblem& problem,
+                                                const harness::CudaBuffer* workspace) {
+    std::vector<harness::CudaKernelArg> args =
+        WithWorkspace<harness::CudaKernelArg>(problem.KernelArgs(), workspace);
+    return [this, &cubin, args](const std::string& name) {
+      return std::make_unique<harness::CudaKernel>(context_, cubin, name, args);
+    };
   }
 
   harness::CudaBuild Build(const std::string& source, const std::string& kernel_name) {

@@ -2,6 +2,7 @@
 #include "beast/worker/instance_measure.hpp"
 
 #include "beast/worker/measure_steps.hpp"
+#include "beast/worker/staged_kernel.hpp"
 #include "harness/opencl/opencl_kernel.hpp"
 
 namespace beast {
@@ -21,9 +22,32 @@ std::vector<harness::OpenClKernelArg> DeviceProblem::KernelArgs() const {
   return {input0, input1, output};
 }
 
+std::optional<std::string> AllocateWorkspace(harness::OpenClContext& context,
+                                             const harness::LaunchSequence& stages,
+                                             std::optional<harness::OpenClBuffer>* workspace) {
+  if (stages.workspace_bytes <= 0) return std::nullopt;
+  try {
+    *workspace = context.Allocate(static_cast<size_t>(stages.workspace_bytes));
+  } catch (const Error& e) {
+    return "the workspace of " + std::to_string(stages.workspace_bytes) + " bytes: " + e.what();
+  }
+  return std::nullopt;
+}
+
+StagedKernel<harness::OpenClKernel>::Make StageMaker(
+    harness::OpenClContext& context, const harness::OpenClProgram& program,
+    const DeviceProblem& problem, const std::optional<harness::OpenClBuffer>& workspace) {
+  const std::vector<harness::OpenClKernelArg> args = WithWorkspace<harness::OpenClKernelArg>(
+      problem.KernelArgs(), workspace ? &*workspace : nullptr);
+  return [&context, &program, args](const std::string& name) {
+    return std::make_unique<harness::OpenClKernel>(context, program, name, args);
+  };
+}
+
 Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
-                        const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
+                        const harness::LaunchGeometry& geometry,
+                        const harness::LaunchSequence& stages, const harness::BenchmarkPlan& plan,
                         const OnBuilt& on_built, int winograd_tile) {
   Outcome out;
   harness::OpenClBuildResult build = context.Build(source, "");
@@ -35,14 +59,21 @@ Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& pr
     out.error_text = "the OpenCL build failed (build log kept)";
     return out;
   }
-  harness::OpenClKernel runner(context, build.program, kernel_name, problem.KernelArgs());
+  std::optional<harness::OpenClBuffer> workspace;
+  if (std::optional<std::string> why = AllocateWorkspace(context, stages, &workspace)) {
+    out.status = Status::kRuntimeError;
+    out.error_text = *why;
+    return out;
+  }
+  StagedKernel<harness::OpenClKernel> runner(
+      kernel_name, stages, StageMaker(context, build.program, problem, workspace));
   if (!runner.ok()) {
     out.status = Status::kRuntimeError;
     out.error_text = runner.message();
     return out;
   }
-  out.resources.shared_bytes = runner.resources().local_mem_bytes;
-  out.resources.stack_bytes = runner.resources().private_mem_bytes;
+  out.resources.shared_bytes = runner.main().resources().local_mem_bytes;
+  out.resources.stack_bytes = runner.main().resources().private_mem_bytes;
   if (on_built) {
     if (std::optional<std::string> why = on_built(build.compile_ms, out.resources)) {
       out.status = Status::kPrunedAfterCompile;

@@ -14,6 +14,7 @@
 #include "beast/core/status.hpp"
 #include "beast/space/compiled_resources.hpp"
 #include "beast/worker/problem_data.hpp"
+#include "beast/worker/staged_kernel.hpp"
 #include "harness/measure/timing.hpp"
 #include "harness/opencl/opencl_context.hpp"
 #include "harness/opencl/opencl_kernel.hpp"
@@ -60,9 +61,24 @@ struct Outcome {
 using OnBuilt = std::function<std::optional<std::string>(double compile_ms,
                                                          const CompiledResources& resources)>;
 
+// Builds `source`, runs `stages` then `kernel_name` (one launch, timed
+// whole), validates the output and times it.
 Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
-                        const harness::LaunchGeometry& geometry, const harness::BenchmarkPlan& plan,
+                        const harness::LaunchGeometry& geometry,
+                        const harness::LaunchSequence& stages, const harness::BenchmarkPlan& plan,
                         const OnBuilt& on_built = nullptr, int winograd_tile = 0);
+
+// Makes the kernels of a program bound to the problem's buffers and the
+// workspace (StagedKernel).
+StagedKernel<harness::OpenClKernel>::Make StageMaker(
+    harness::OpenClContext& context, const harness::OpenClProgram& program,
+    const DeviceProblem& problem, const std::optional<harness::OpenClBuffer>& workspace);
+
+// The device workspace `stages` ask for in *workspace (none when they ask
+// for none); the reason when it cannot be had (a failure of the config).
+std::optional<std::string> AllocateWorkspace(harness::OpenClContext& context,
+                                             const harness::LaunchSequence& stages,
+                                             std::optional<harness::OpenClBuffer>* workspace);
 
 }  // namespace beast

@@ -6,6 +6,22 @@
 
 namespace beast {
 
+harness::LaunchSequence SequenceOf(const Instance& instance) {
+  harness::LaunchSequence sequence;
+  for (const Instance::Stage& stage : instance.before) {
+    harness::StageLaunch launch;
+    launch.kernel = stage.kernel;
+    launch.geometry.dims = 3;
+    for (int d = 0; d < 3; ++d) {
+      launch.geometry.global[d] = stage.global[d];
+      launch.geometry.local[d] = stage.local[d];
+    }
+    sequence.before.push_back(std::move(launch));
+  }
+  sequence.workspace_bytes = instance.workspace_bytes;
+  return sequence;
+}
+
 PreparedInstance PrepareInstance(harness::Renderer& renderer, const SpaceSpec& spec,
                                  const Problem& problem, const BoundSpace& space,
                                  const Config& config, Backend backend) {
@@ -43,6 +59,7 @@ PreparedInstance PrepareInstance(harness::Renderer& renderer, const SpaceSpec& s
   request.geometry.dynamic_local_bytes = instance.dynamic_local_bytes;
   request.geometry.shared_carveout = static_cast<int>(instance.shared_carveout);
   request.winograd_tile = static_cast<int>(instance.winograd_tile);
+  request.stages = SequenceOf(instance);
   return prepared;
 }
 

@@ -23,6 +23,9 @@ struct PreparedInstance {
   std::optional<Outcome> failure;
 };
 
+// The launches an instance makes before its kernel, and their workspace.
+harness::LaunchSequence SequenceOf(const Instance& instance);
+
 // Renders `config` of `space` (bound to `problem`) with `renderer`. A template
 // that fails to render is data (`failure`); a broken renderer throws
 // beast::Error. Thread-safe as the renderer is.

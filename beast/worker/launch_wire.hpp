@@ -9,5 +9,7 @@ namespace beast {
 
 void WriteGeometry(WireWriter& w, const harness::LaunchGeometry& geometry);
 harness::LaunchGeometry ReadGeometry(WireReader& r);
+void WriteSequence(WireWriter& w, const harness::LaunchSequence& sequence);
+harness::LaunchSequence ReadSequence(WireReader& r);
 
 }  // namespace beast

@@ -28,8 +28,8 @@ class OpenCLWorkerDevice : public WorkerDevice {
 
   Outcome Measure(const MeasureRequest& request, const OnBuilt& on_built) override {
     return MeasureInstance(context_, Problem(request.problem_key).device, request.source,
-                           request.kernel_name, request.geometry, request.plan, on_built,
-                           request.winograd_tile);
+                           request.kernel_name, request.geometry, request.stages, request.plan,
+                           on_built, request.winograd_tile);
   }
 
   std::vector<ConfirmResult> Confirm(const ConfirmRequest& request) override {

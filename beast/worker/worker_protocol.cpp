@@ -124,6 +124,7 @@ std::string EncodeMeasure(const MeasureRequest& q) {
   w.Str(q.source);
   w.Str(q.kernel_name);
   WriteGeometry(w, q.geometry);
+  WriteSequence(w, q.stages);
   WritePlan(w, q.plan);
   w.U8(q.await_verdict);
   w.I64(q.winograd_tile);
@@ -137,6 +138,7 @@ MeasureRequest DecodeMeasure(const std::string& payload) {
   q.source = r.Str();
   q.kernel_name = r.Str();
   q.geometry = ReadGeometry(r);
+  q.stages = ReadSequence(r);
   q.plan = ReadPlan(r);
   q.await_verdict = r.U8() != 0;
   q.winograd_tile = static_cast<int>(r.I64());

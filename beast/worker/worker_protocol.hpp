@@ -35,7 +35,7 @@ namespace beast {
 
 // Raised whenever a message changes shape, so a worker from another build is
 // refused at kReady instead of misreading requests.
-constexpr int64_t kWorkerProtocolVersion = 6;
+constexpr int64_t kWorkerProtocolVersion = 7;
 
 enum class WorkerMessage : uint8_t {
   kReady = 1,
@@ -56,6 +56,7 @@ struct MeasureRequest {
   std::string source;
   std::string kernel_name;
   harness::LaunchGeometry geometry;
+  harness::LaunchSequence stages;  // launches before the kernel, and their workspace
   harness::BenchmarkPlan plan;
   // The worker waits for a kVerdict after kBuilt (post-compile constraints
   // are in force): the tuner decides from the resources.

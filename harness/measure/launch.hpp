@@ -31,6 +31,21 @@ struct LaunchGeometry {
   int shared_carveout = -1;
 };
 
+// The launches a config makes before its main kernel, in order, from the
+// same program, and the device workspace they share (a multi-stage config:
+// Winograd's transforms as launches of their own). One measurement times
+// the whole sequence. Every kernel of the sequence takes the contract's
+// buffers and, when workspace_bytes > 0, the workspace after them.
+struct StageLaunch {
+  std::string kernel;
+  LaunchGeometry geometry;
+};
+struct LaunchSequence {
+  std::vector<StageLaunch> before;
+  int64_t workspace_bytes = 0;
+  bool empty() const { return before.empty() && workspace_bytes == 0; }
+};
+
 enum class LaunchStatus { kOk, kRuntimeError };
 
 struct LaunchResult {

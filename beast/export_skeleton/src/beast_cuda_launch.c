@@ -112,6 +112,56 @@ static beast_status Wait(beast_context* ctx, beast_status status, void* stream) 
   return BEAST_OK;
 }
 
+/* Launches kernel `name` of entry e's module. */
+static beast_status LaunchOf(beast_context* ctx, const beast_entry* e, const char* name,
+                             const size_t global[3], const size_t local[3], long dynamic,
+                             int carveout, void** params, beast_cu_stream s) {
+  beast_cu_function f = NULL;
+  beast_status status = beast_cuda_function(ctx, e, name, &f);
+  if (status != BEAST_OK) return status;
+  char what[512];
+  snprintf(what, sizeof what, "%s (%s, %s)", name, e->template_name, e->config_key);
+  return Launch(ctx, f, what, global, local, dynamic, carveout, params, s);
+}
+
+/* Entry e on stream s with the n pointers of ptrs (params point at them):
+ * the kernels before its own first, and with a workspace (allocated for the
+ * call, after the contract's pointers in every kernel) the stream is waited
+ * for before it is freed. */
+static beast_status RunEntry(beast_context* ctx, const beast_entry* e, beast_cu_ptr* ptrs,
+                             void** params, int n, beast_cu_stream s) {
+  const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
+  beast_cu_ptr workspace = 0;
+  if (e->workspace_bytes > 0) {
+    beast_cu_result r = d->MemAlloc(&workspace, (size_t)e->workspace_bytes);
+    if (r != 0) {
+      return beast_fail(BEAST_ERROR_DEVICE, "%s: no workspace of %lld bytes for %s: %s",
+                        ctx->device_name, e->workspace_bytes, e->kernel_name,
+                        beast_cuda_error_name(r));
+    }
+    ptrs[n] = workspace;
+    params[n] = &ptrs[n];
+  }
+  beast_status status = BEAST_OK;
+  for (int i = 0; i < e->n_before && status == BEAST_OK; ++i) {
+    const beast_stage* st = &e->before[i];
+    status = LaunchOf(ctx, e, st->kernel, st->global, st->local, -1, -1, params, s);
+  }
+  if (status == BEAST_OK) {
+    status = LaunchOf(ctx, e, e->kernel_name, e->global, e->local, e->dynamic_local_bytes,
+                      e->shared_carveout, params, s);
+  }
+  if (workspace) {
+    beast_cu_result r = d->StreamSynchronize(s);
+    d->MemFree(workspace);
+    if (status == BEAST_OK && r != 0) {
+      status = beast_fail(BEAST_ERROR_LAUNCH, "a kernel failed on %s: %s", ctx->device_name,
+                          beast_cuda_error_name(r));
+    }
+  }
+  return status;
+}
+
 /* Runs the tuned entry for the shape with its contract's n buffers; a tuned
  * kernel that does not load or launch here is passed over for the next
  * one. With none left, the generic kernel `generic` runs over `outputs`
@@ -121,7 +171,7 @@ static beast_status Run(beast_context* ctx, beast_op op, const long long shape[B
                         const char* generic, const int* ints, int n_ints, size_t outputs,
                         void* stream) {
   beast_cu_stream s = stream ? (beast_cu_stream)stream : ctx->cuda->stream;
-  beast_cu_ptr ptrs[4];
+  beast_cu_ptr ptrs[5]; /* the contract's, and an entry's workspace */
   void* params[32];
   /* The tuned kernels were validated on buffers that start on 256-byte
    * boundaries (cuMemAlloc's), and some read 16 bytes at a time (cp.async,
@@ -134,14 +184,7 @@ static beast_status Run(beast_context* ctx, beast_op op, const long long shape[B
       ptrs[i] = (beast_cu_ptr)(size_t)buffers[i];
       params[i] = &ptrs[i];
     }
-    beast_cu_function f = NULL;
-    beast_status status = beast_cuda_function(ctx, e, e->kernel_name, &f);
-    if (status == BEAST_OK) {
-      char what[512];
-      snprintf(what, sizeof what, "%s (%s, %s)", e->kernel_name, e->template_name, e->config_key);
-      status = Launch(ctx, f, what, e->global, e->local, e->dynamic_local_bytes, e->shared_carveout,
-                      params, s);
-    }
+    beast_status status = RunEntry(ctx, e, ptrs, params, n, s);
     if (!beast_entry_fell_over(ctx, e, status)) return Wait(ctx, status, stream);
   }
   beast_clear_error(); /* beast_select's NOT_TUNED: the generic kernel serves the call */

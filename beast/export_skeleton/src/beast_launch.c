@@ -126,25 +126,65 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
   return BEAST_OK;
 }
 
-/* Enqueues a tuned entry with its tuned geometry. */
+/* Enqueues kernel `name` of an entry's program with the given geometry. */
+static beast_status RunKernel(beast_context* ctx, cl_command_queue queue, const beast_entry* e,
+                              cl_program program, const char* name, const size_t global[3],
+                              const size_t* local, long dynamic_local_bytes, const cl_mem* buffers,
+                              int n_buffers, int wait) {
+  cl_int err = CL_SUCCESS;
+  Launch k = {NULL,  NULL, 3, {global[0], global[1], global[2]},
+              local, NULL, 0, dynamic_local_bytes};
+  k.kernel = clCreateKernel(program, name, &err);
+  if (err != CL_SUCCESS) {
+    return beast_fail(BEAST_ERROR_BUILD, "kernel %s of %s is missing from its program (error %d)",
+                      name, e->template_name, (int)err);
+  }
+  char what[512];
+  snprintf(what, sizeof what, "%s (%s, %s)", name, e->template_name, e->config_key);
+  k.what = what;
+  beast_status status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait);
+  clReleaseKernel(k.kernel); /* an enqueued command keeps its own reference */
+  return status;
+}
+
+/* Enqueues a tuned entry with its tuned geometry: the kernels before its own
+ * first, all with the call's buffers and, when the entry has one, a
+ * workspace of this call's after them. */
 static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const beast_entry* e,
                              const cl_mem* buffers, int n_buffers, int wait) {
   cl_program program = NULL;
   beast_status status = beast_program(ctx, e, &program);
   if (status != BEAST_OK) return status;
-  cl_int err = CL_SUCCESS;
-  Launch k = {NULL,     NULL, 3, {e->global[0], e->global[1], e->global[2]},
-              e->local, NULL, 0, e->dynamic_local_bytes};
-  k.kernel = clCreateKernel(program, e->kernel_name, &err);
-  if (err != CL_SUCCESS) {
-    return beast_fail(BEAST_ERROR_BUILD, "kernel %s of %s is missing from its program (error %d)",
-                      e->kernel_name, e->template_name, (int)err);
+  cl_mem with_workspace[5];
+  cl_mem workspace = NULL;
+  if (e->workspace_bytes > 0) {
+    cl_int err = CL_SUCCESS;
+    workspace =
+        clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)e->workspace_bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+      return beast_fail(LaunchFailure(err), "%s: no workspace of %lld bytes for %s (error %d)",
+                        ctx->device_name, e->workspace_bytes, e->kernel_name, (int)err);
+    }
+    for (int i = 0; i < n_buffers; ++i) with_workspace[i] = buffers[i];
+    with_workspace[n_buffers] = workspace;
+    buffers = with_workspace;
+    ++n_buffers;
   }
-  char what[512];
-  snprintf(what, sizeof what, "%s (%s, %s)", e->kernel_name, e->template_name, e->config_key);
-  k.what = what;
-  status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait);
-  clReleaseKernel(k.kernel); /* an enqueued command keeps its own reference */
+  /* On an out-of-order queue each stage is waited for: the next reads it. */
+  cl_command_queue_properties properties = 0;
+  clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, NULL);
+  const int in_order = !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  for (int i = 0; i < e->n_before && status == BEAST_OK; ++i) {
+    const beast_stage* s = &e->before[i];
+    status = RunKernel(ctx, queue, e, program, s->kernel, s->global, s->local, -1, buffers,
+                       n_buffers, wait || !in_order);
+  }
+  if (status == BEAST_OK) {
+    status = RunKernel(ctx, queue, e, program, e->kernel_name, e->global, e->local,
+                       e->dynamic_local_bytes, buffers, n_buffers, wait);
+  }
+  /* Freed once the commands that use it have completed (clReleaseMemObject). */
+  if (workspace) clReleaseMemObject(workspace);
   return status;
 }
 

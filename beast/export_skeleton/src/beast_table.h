@@ -17,6 +17,14 @@ typedef enum beast_op { BEAST_OP_CONV2D = 0, BEAST_OP_GEMM = 1 } beast_op;
 #define BEAST_SHAPE_FIELDS 17
 #define BEAST_SHAPE_DTYPE 16
 
+/* A kernel launched before an entry's own (a multi-stage config), from the
+ * same program, with the same buffers and the entry's workspace after them. */
+typedef struct beast_stage {
+  const char* kernel;
+  size_t global[3];
+  size_t local[3];
+} beast_stage;
+
 typedef struct beast_entry {
   beast_op op;
   long long shape[BEAST_SHAPE_FIELDS];
@@ -49,6 +57,12 @@ typedef struct beast_entry {
   const char* source_problem; /* "" unless nearest */
   double distance;
   int backend; /* the tuning device's: BEAST_BACKEND_OPENCL or BEAST_BACKEND_CUDA */
+  /* Kernels launched first, in order (n_before, NULL when none), and the
+   * bytes of device memory they and the entry's kernel share (0: none; each
+   * call allocates it, after the contract's buffers in every kernel). */
+  const beast_stage* before;
+  int n_before;
+  long long workspace_bytes;
 } beast_entry;
 
 /* A CUDA entry's kernel: NVRTC's cubin for the tuning GPU's architecture,

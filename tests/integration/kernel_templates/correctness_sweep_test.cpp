@@ -28,6 +28,7 @@
 #include "beast/space/bound_space.hpp"
 #include "beast/space/template_vars.hpp"
 #include "beast/worker/instance_measure.hpp"
+#include "beast/worker/instance_prepare.hpp"
 #include "harness/opencl/opencl_context.hpp"
 #include "harness/opencl/opencl_devices.hpp"
 #include "harness/render/renderer.hpp"
@@ -195,7 +196,8 @@ class Sweep : public ::testing::TestWithParam<Target> {
       }
       auto start = std::chrono::steady_clock::now();
       Outcome outcome = MeasureInstance(ctx, device_problem, source, spec.kernel_name, geometry,
-                                        once, nullptr, static_cast<int>(instance.winograd_tile));
+                                        SequenceOf(instance), once, nullptr,
+                                        static_cast<int>(instance.winograd_tile));
       if (getenv("BEAST_SWEEP_TRACE")) {  // where the sweep's time goes
         std::fprintf(
             stderr, "%.3f s (build %.3f s) %s %s [%s]\n",

@@ -169,6 +169,39 @@ launch:
   EXPECT_TRUE(has_threads);
 }
 
+TEST(BoundSpace, StagesBeforeTheKernelAreThoseWhoseWhenHoldsInOrder) {
+  TempTemplates t;
+  SpaceSpec spec = SpaceSpec::Load(t.dir(), t.Add("staged", R"YAML(op: gemm
+source: staged.cl.j2
+kernel: k
+parameters:
+  - {name: SPLIT, values: [0, 1], default: 0}
+  - {name: WG, values: [4, 8], default: 4}
+launch:
+  global: ["ceil_div(M, WG) * WG"]
+  local: [WG]
+  before:
+    - {kernel: k_a, when: SPLIT, global: [M, 2], local: [WG, 1]}
+    - {kernel: k_b, global: [WG], local: [WG]}
+  workspace_bytes: SPLIT * M * 4
+)YAML"));
+  BoundSpace space(spec, Problem::Parse("gemm:M=10,N=1,K=1"), TestDevice());
+  Instance split = space.Instantiate(Config::ParseKey("SPLIT=1,WG=8"));
+  ASSERT_EQ(split.before.size(), 2u);
+  EXPECT_EQ(split.before[0].kernel, "k_a");
+  EXPECT_EQ(split.before[0].global[0], 10u);
+  EXPECT_EQ(split.before[0].global[1], 2u);
+  EXPECT_EQ(split.before[0].global[2], 1u);
+  EXPECT_EQ(split.before[0].local[0], 8u);
+  EXPECT_EQ(split.before[1].kernel, "k_b");
+  EXPECT_EQ(split.before[1].global[0], 8u);
+  EXPECT_EQ(split.workspace_bytes, 40);
+  Instance fused = space.Instantiate(Config::ParseKey("SPLIT=0,WG=4"));
+  ASSERT_EQ(fused.before.size(), 1u);
+  EXPECT_EQ(fused.before[0].kernel, "k_b");
+  EXPECT_EQ(fused.workspace_bytes, 0);
+}
+
 TEST(BoundSpace, LaunchTimeParametersAreHiddenFromTheSourceAndSetTheLaunch) {
   TempTemplates t;
   SpaceSpec spec = SpaceSpec::Load(t.dir(), t.Add("at_launch", R"YAML(op: gemm
@@ -211,6 +244,8 @@ launch: {global: [1], local: [1]}
                        .Instantiate(Config::ParseKey("A=1"));
   EXPECT_EQ(plain.dynamic_local_bytes, -1);
   EXPECT_EQ(plain.shared_carveout, -1);
+  EXPECT_TRUE(plain.before.empty());
+  EXPECT_EQ(plain.workspace_bytes, 0);
   // A carveout outside -1..100 is an error naming the file and the config.
   SpaceSpec wide = SpaceSpec::Load(t.dir(), t.Add("wide", R"YAML(op: gemm
 source: wide.cl.j2

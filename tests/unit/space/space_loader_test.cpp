@@ -111,8 +111,8 @@ TEST(SpaceLoader, LaunchTimeSettings) {
   EXPECT_EQ(
       LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" +
                        "launch: {global: [1], local: [1], carveout: 50}\n"),
-      "FILE:6: unknown key \"carveout\" in launch (allowed: dynamic_local_bytes, global, local, "
-      "shared_carveout)");
+      "FILE:6: unknown key \"carveout\" in launch (allowed: before, dynamic_local_bytes, global, "
+      "local, shared_carveout, workspace_bytes)");
   std::string name =
       t.Add("ok", std::string(kHead) +
                       "parameters:\n  - {name: A, values: [1, 2]}\n"
@@ -126,6 +126,42 @@ TEST(SpaceLoader, LaunchTimeSettings) {
   EXPECT_EQ(spec.launch_dynamic_local_bytes.text(), "WG * A * 4");
   EXPECT_TRUE(spec.has_shared_carveout);
   EXPECT_EQ(spec.launch_shared_carveout.text(), "25 * A");
+}
+
+TEST(SpaceLoader, LaunchesBeforeTheKernelAndTheirWorkspace) {
+  TempTemplates t;
+  const std::string params = std::string(kHead) + "parameters:\n  - {name: A, values: [0, 1]}\n";
+  std::string name = t.Add("bad", params +
+                                      "launch:\n  global: [64]\n  local: [8]\n"
+                                      "  before:\n"
+                                      "    - {kernel: k_first, when: A, global: [16, 2], "
+                                      "local: [4]}\n"
+                                      "    - {kernel: k_second, global: [8], local: [8]}\n"
+                                      "  workspace_bytes: A * 256\n");
+  SpaceSpec spec = SpaceSpec::Load(t.dir(), name);
+  ASSERT_EQ(spec.stages_before.size(), 2u);
+  EXPECT_EQ(spec.stages_before[0].kernel, "k_first");
+  EXPECT_EQ(spec.stages_before[0].when.text(), "A");
+  EXPECT_EQ(spec.stages_before[0].global[1].text(), "2");
+  EXPECT_EQ(spec.stages_before[0].local[1].text(), "1");
+  EXPECT_EQ(spec.stages_before[1].when.text(), "1");
+  EXPECT_TRUE(spec.has_workspace);
+  EXPECT_EQ(spec.launch_workspace_bytes.text(), "A * 256");
+  // Each mistake in one line naming the file and line.
+  EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before: k_first\n"),
+            "FILE:9: launch before must list the kernels launched first");
+  EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
+                                  "    - {kernel: k_first, global: [1]}\n"),
+            "FILE:10: launch before k_first lacks \"local\"");
+  EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
+                                  "    - {kernel: k, global: [1], local: [1]}\n"),
+            "FILE:10: launch before: kernel \"k\" must name another kernel");
+  EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
+                                  "    - {kernel: k_first, global: [1], local: [1], if: A}\n"),
+            "FILE:10: unknown key \"if\" in launch before (allowed: global, kernel, local, when)");
+  EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
+                                  "    - {kernel: k_first, global: [B], local: [1]}\n"),
+            "FILE: launch expression \"B\" names unknown parameter \"B\"");
 }
 
 TEST(SpaceLoader, UnknownTemplateListsTheKnownOnes) {

@@ -27,8 +27,29 @@ harness::LaunchGeometry Geometry() {
   return g;
 }
 
+// Two kernels launched before the main one, and their workspace.
+harness::LaunchSequence Stages() {
+  harness::LaunchSequence s;
+  harness::StageLaunch first{"k_filter", Geometry()};
+  harness::StageLaunch second{"k_input", harness::LaunchGeometry{}};
+  second.geometry.global[0] = 96;
+  s.before = {first, second};
+  s.workspace_bytes = int64_t{1} << 33;
+  return s;
+}
+
+void ExpectStages(const harness::LaunchSequence& s) {
+  ASSERT_EQ(s.before.size(), 2u);
+  EXPECT_EQ(s.before[0].kernel, "k_filter");
+  EXPECT_EQ(s.before[0].geometry.global[1], 64u);
+  EXPECT_EQ(s.before[0].geometry.dynamic_local_bytes, 4096);
+  EXPECT_EQ(s.before[1].kernel, "k_input");
+  EXPECT_EQ(s.before[1].geometry.global[0], 96u);
+  EXPECT_EQ(s.workspace_bytes, int64_t{1} << 33);
+}
+
 TEST(CompileProtocol, RequestAndReplyRoundTrip) {
-  CompileRequest q{"gemm:M=8,N=8,K=8", "__kernel void k() {}\n", "k", Geometry(), true};
+  CompileRequest q{"gemm:M=8,N=8,K=8", "__kernel void k() {}\n", "k", Geometry(), Stages(), true};
   CompileRequest back = DecodeCompile(EncodeCompile(q));
   EXPECT_EQ(back.problem_key, q.problem_key);
   EXPECT_EQ(back.source, q.source);
@@ -40,6 +61,7 @@ TEST(CompileProtocol, RequestAndReplyRoundTrip) {
   EXPECT_EQ(back.geometry.dynamic_local_bytes, 4096);
   EXPECT_EQ(back.geometry.shared_carveout, 75);
   EXPECT_EQ(back.geometry.local[1], 4u);
+  ExpectStages(back.stages);
   EXPECT_TRUE(back.warm);
 
   for (auto result : {CompileReply::Result::kCached, CompileReply::Result::kCompiled,
@@ -76,7 +98,8 @@ TEST(ConfirmProtocol, RequestAndResultsRoundTrip) {
   q.plan.max_reps = 9;
   q.plan.max_seconds = 1.5;
   q.plan.target_rel_ci = 0.03;
-  q.candidates = {{"src a", "ka", Geometry()}, {"src b", "kb", harness::LaunchGeometry{}}};
+  q.candidates = {{"src a", "ka", Geometry(), Stages()},
+                  {"src b", "kb", harness::LaunchGeometry{}, harness::LaunchSequence{}}};
   std::string payload = EncodeConfirm(q);
   EXPECT_TRUE(IsConfirmRequest(payload));
   ConfirmRequest back = DecodeConfirm(payload);
@@ -96,6 +119,9 @@ TEST(ConfirmProtocol, RequestAndResultsRoundTrip) {
   EXPECT_EQ(back.candidates[1].geometry.shared_carveout, -1);
   EXPECT_EQ(back.candidates[1].kernel_name, "kb");
   EXPECT_EQ(back.candidates[1].geometry.dims, 1);
+  ExpectStages(back.candidates[0].stages);
+  EXPECT_TRUE(back.candidates[1].stages.before.empty());
+  EXPECT_EQ(back.candidates[1].stages.workspace_bytes, 0);
 
   std::vector<ConfirmResult> results(2);
   results[0].samples_ms = {1.5, 1.25, 1.75};
