@@ -51,7 +51,7 @@ inline TemplateFlags FlagsOf(const SpaceSpec& spec) {
          {"UNROLL_RS", kOnOff},
          {"PADQ", kOnOff},
          {"VW", kWidths}}}},
-      {"conv2d/winograd", {{}, {{"MT", {2, 4}}, {"VW", kWidths}}}},
+      {"conv2d/winograd", {{"SPLIT"}, {{"SPLIT", kOnOff}, {"MT", {2, 4}}, {"VW", kWidths}}}},
       {"conv2d/implicit_gemm_mma",
        {{},
         {{"STAGES", {2, 3, 4, 5}}, {"VEC", {2, 4, 8}}, {"PAD", {0, 8}}, {"SWZ", {1, 2, 4, 8}}}}},
