@@ -2,8 +2,9 @@
 # Issue 20's bench: the algorithm as a tuning choice on ResNet-50's 3x3 layers
 # (64->64 @56, 128->128 @28, 256->256 @14, 512->512 @7; N=1, NCHW, f32) on one
 # OpenCL device (PoCL here). One beast tune without --template tunes every
-# conv2d template that computes them — conv2d/direct_nchw, conv2d/implicit_gemm
-# and conv2d/winograd — with the same budget per template in the same run;
+# conv2d template that computes them — conv2d/direct_nchw, conv2d/implicit_gemm,
+# conv2d/winograd (fused) and conv2d/winograd_split (four launches) — with the
+# same budget per template in the same run;
 # then oneDNN (PyTorch's CPU F.conv2d on every core, onednn_job_estimate.py)
 # times the same shapes in the same script. Prints per layer each algorithm's
 # best time, Winograd against the best of the others, and the fastest against
@@ -44,20 +45,20 @@ onednn = json.load(open(f"{work}/onednn.json"))
 def canon(key):  # the database's key of a layer: its C, H
     return [r for r in best if f"C={key.split('C=')[1].split(',')[0]}," in r["problem"]
             and f",H={key.split(',H=')[1].split(',')[0]}," in r["problem"]]
-names = ["conv2d/direct_nchw", "conv2d/implicit_gemm", "conv2d/winograd"]
-print(f"{'layer':<16}" + "".join(f"{n.split('/')[1]:>14}" for n in names)
+names = ["conv2d/direct_nchw", "conv2d/implicit_gemm", "conv2d/winograd", "conv2d/winograd_split"]
+print(f"{'layer':<16}" + "".join(f"{n.split('/')[1]:>15}" for n in names)
       + f"{'wino/other':>12}{'oneDNN':>10}{'best/oneDNN':>13}")
 ratios, vs_onednn = [], []
 for key, ref in zip(layers, onednn["problems"]):
     rows = {r["template"]: r["median_ms"] for r in canon(key)}
     times = [rows.get(n) for n in names]
     other = min(t for t in times[:2] if t)
-    wino = times[2]
+    wino = min(t for t in times[2:] if t)  # the faster Winograd layout
     fastest = min(t for t in times if t)
     ratios.append(other / wino)
     vs_onednn.append(ref["median_ms"] / fastest)
     c, h = key.split("C=")[1].split(",")[0], key.split(",H=")[1].split(",")[0]
-    print(f"{c + '->' + c + ' @' + h:<16}" + "".join(f"{t:>14.4f}" for t in times)
+    print(f"{c + '->' + c + ' @' + h:<16}" + "".join(f"{t:>15.4f}" for t in times)
           + f"{other / wino:>12.2f}{ref['median_ms']:>10.4f}{ref['median_ms'] / fastest:>13.2f}")
 geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))
 print(f"geomean: Winograd {geo(ratios):.2f}x the best direct/implicit-GEMM winner; "

@@ -57,11 +57,11 @@ TEST_F(AlgorithmChoice, NoTemplateTunesEveryTemplateThatComputesEachProblem) {
     tuned[key.find(",R=3,") != std::string::npos ? "3x3" : "1x1"].push_back(pair["template"]);
   }
   EXPECT_EQ(tuned["3x3"], (std::vector<std::string>{"conv2d/direct_nchw", "conv2d/implicit_gemm",
-                                                    "conv2d/winograd"}));
+                                                    "conv2d/winograd", "conv2d/winograd_split"}));
   EXPECT_EQ(tuned["1x1"], (std::vector<std::string>{"conv2d/direct_nchw", "conv2d/implicit_gemm"}));
-  // Winograd on the 1x1 one (a hard constraint), the tensor-core conv on
-  // both (CUDA only).
-  ASSERT_EQ(summary["not_applicable"].size(), 3u) << run.output;
+  // Winograd, fused and split, on the 1x1 one (a hard constraint), the
+  // tensor-core conv on both (CUDA only).
+  ASSERT_EQ(summary["not_applicable"].size(), 4u) << run.output;
   for (int i = 0; i < 2; ++i) {
     const std::string cuda_only = summary["not_applicable"][i];
     EXPECT_EQ(cuda_only.rfind("conv2d/implicit_gemm_mma on conv2d:N=1,C=8,H=10,W=9,K=12,", 0), 0u)
@@ -70,9 +70,16 @@ TEST_F(AlgorithmChoice, NoTemplateTunesEveryTemplateThatComputesEachProblem) {
               ": has no OpenCL form (it renders for CUDA only)")
         << cuda_only;
   }
-  const std::string left_out = summary["not_applicable"][2];
-  EXPECT_EQ(left_out.rfind("conv2d/winograd on conv2d:N=1,C=8,H=10,W=9,K=12,R=1,S=1,", 0), 0u);
-  EXPECT_NE(left_out.find("hard constraint \"R == 3 and S == 3\""), std::string::npos) << left_out;
+  for (int i = 2; i < 4; ++i) {
+    const std::string left_out = summary["not_applicable"][i];
+    EXPECT_EQ(left_out.rfind(std::string(i == 2 ? "conv2d/winograd" : "conv2d/winograd_split") +
+                                 " on conv2d:N=1,C=8,H=10,W=9,K=12,R=1,S=1,",
+                             0),
+              0u)
+        << left_out;
+    EXPECT_NE(left_out.find("hard constraint \"R == 3 and S == 3\""), std::string::npos)
+        << left_out;
+  }
   EXPECT_EQ(summary["other_layout"].size(), 2u);  // conv2d/direct_nhwc takes NHWC
   EXPECT_EQ(summary["empty_spaces"].size(), 0u);
 
@@ -83,7 +90,7 @@ TEST_F(AlgorithmChoice, NoTemplateTunesEveryTemplateThatComputesEachProblem) {
   EXPECT_NE(family.output.find("\nnot tuned, not computed: conv2d/winograd on "),
             std::string::npos);
   // Everything was measured by the first run: the family run measured nothing.
-  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"10"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM measurements"), std::vector<std::string>{"12"});
 
   // beast query --fastest: one row per problem, the lowest median of its
   // templates' best rows.
