@@ -5,6 +5,12 @@
 // configs are all measured and correct, yet only two programs exist — one per
 // SPAN — because configs that differ only at launch render the same source;
 // the tuned library runs the winner with its launch-time local memory too.
+// Configs of several launches, the same way: the test template test/staged,
+// with SPLIT, runs two kernels before its own that fill a workspace (the
+// first writes 2A, the second halves it), so its result is right only when
+// every stage ran, in order, with the workspace after the contract's
+// buffers; every config is correct, and the exported library runs a staged
+// winner the same way.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -36,11 +42,36 @@ class LaunchParams : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  testing::CommandResult Tune(const std::string& extra) {
-    return RunCommand(BeastBinary() + " tune --templates " + kTemplates +
-                      " --template test/launch_params --problem " + kProblem +
+  // Every config of test template `name` (test/launch_params by default).
+  testing::CommandResult Tune(const std::string& extra,
+                              const std::string& name = "test/launch_params") {
+    return RunCommand(BeastBinary() + " tune --templates " + kTemplates + " --template " + name +
+                      " --problem " + kProblem +
                       " --device opencl:0 --baselines none --max-reps 5 --confirm-top 0 --db " +
                       db_ + " --cache-dir " + (dir_ / "cache").string() + " " + extra);
+  }
+
+  // Exports the database, builds launch_params_consumer on the export and
+  // runs it with `args`; the export's table text in *table.
+  void ExportAndRun(const std::string& args, std::string* table, testing::CommandResult* ran) {
+    const fs::path out = dir_ / "tuned";
+    testing::CommandResult exported =
+        RunCommand(BeastBinary() + " export --templates " + kTemplates + " --db " + db_ +
+                   " --out " + out.string());
+    ASSERT_EQ(exported.exit_code, 0) << exported.output;
+    std::ifstream text(out / "src" / "beast_kernels.c");
+    table->assign(std::istreambuf_iterator<char>(text), std::istreambuf_iterator<char>());
+    const std::string consumer =
+        std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/launch_params_consumer";
+    const fs::path build = dir_ / "consumer";
+    testing::CommandResult configured =
+        RunCommand("cmake -S " + consumer + " -B " + build.string() +
+                   " -DBEAST_TUNED_SOURCE_DIR=" + out.string());
+    ASSERT_EQ(configured.exit_code, 0) << configured.output;
+    testing::CommandResult built = RunCommand("cmake --build " + build.string());
+    ASSERT_EQ(built.exit_code, 0) << built.output;
+    *ran = RunCommand("BEAST_TUNED_CACHE_DIR= " + (build / "launch_params_consumer").string() +
+                      " " + args);
   }
 
   fs::path dir_;
@@ -85,12 +116,9 @@ TEST_F(LaunchParams, TheCompilePoolBuildsEachSourceOnce) {
 TEST_F(LaunchParams, TheExportedLibraryRunsTheWinnerWithItsLocalMemory) {
   testing::CommandResult run = Tune("--compile-jobs 0 --quiet");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  const fs::path out = dir_ / "tuned";
-  testing::CommandResult exported = RunCommand(BeastBinary() + " export --templates " + kTemplates +
-                                               " --db " + db_ + " --out " + out.string());
-  ASSERT_EQ(exported.exit_code, 0) << exported.output;
-  std::ifstream table(out / "src" / "beast_kernels.c");
-  std::string text((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
+  std::string text;
+  testing::CommandResult ran;
+  ASSERT_NO_FATAL_FAILURE(ExportAndRun("", &text, &ran));
   results_db::Store store = results_db::Store::OpenExisting(db_);
   results_db::QueryFilter best;
   best.best_only = true;
@@ -101,20 +129,38 @@ TEST_F(LaunchParams, TheExportedLibraryRunsTheWinnerWithItsLocalMemory) {
   const int wg = std::stoi(key.substr(key.find("WG=") + 3));
   // The entry carries the winner's local memory: WG * SPAN floats.
   EXPECT_NE(text.find(", " + std::to_string(wg * span * 4) + "L,"), std::string::npos) << text;
-
-  // A consumer built on the export runs it and checks the result.
-  const std::string consumer =
-      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/launch_params_consumer";
-  const fs::path build = dir_ / "consumer";
-  testing::CommandResult configured = RunCommand("cmake -S " + consumer + " -B " + build.string() +
-                                                 " -DBEAST_TUNED_SOURCE_DIR=" + out.string());
-  ASSERT_EQ(configured.exit_code, 0) << configured.output;
-  testing::CommandResult built = RunCommand("cmake --build " + build.string());
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  testing::CommandResult ran =
-      RunCommand("BEAST_TUNED_CACHE_DIR= " + (build / "launch_params_consumer").string());
+  // The consumer built on the export ran it and checked the result.
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
   EXPECT_NE(ran.output.find("config " + key + ","), std::string::npos) << ran.output;
+}
+
+TEST_F(LaunchParams, EveryStageOfAStagedConfigRunsInOrderAndEveryConfigIsCorrect) {
+  testing::CommandResult run = Tune("--compile-jobs 1 --quiet", "test/staged");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  results_db::Store store = results_db::Store::OpenExisting(db_);
+  std::map<std::string, results_db::ResultRow> rows;
+  for (auto& r : store.Query({})) rows[r.config_key] = r;
+  ASSERT_EQ(rows.size(), 4u);
+  for (const char* key : {"SPLIT=0,WG=1", "SPLIT=0,WG=4", "SPLIT=1,WG=1", "SPLIT=1,WG=4"}) {
+    ASSERT_TRUE(rows.count(key)) << key;
+    EXPECT_EQ(rows[key].status, beast::Status::kOk) << key << ": " << rows[key].error_text;
+    EXPECT_TRUE(rows[key].median_ms.has_value()) << key;
+  }
+}
+
+TEST_F(LaunchParams, TheExportedLibraryRunsAStagedWinnerWithItsWorkspace) {
+  testing::CommandResult run =
+      Tune("--compile-jobs 0 --quiet --constraint 'hard: SPLIT == 1'", "test/staged");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::string text;
+  testing::CommandResult ran;
+  ASSERT_NO_FATAL_FAILURE(ExportAndRun("test/staged", &text, &ran));
+  // The entry lists its two stages and a workspace of M * K floats.
+  EXPECT_NE(text.find("\"gemm_staged_double\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"gemm_staged_halve\""), std::string::npos) << text;
+  EXPECT_NE(text.find(", 2, " + std::to_string(9 * 37 * 4) + "LL}"), std::string::npos) << text;
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_NE(ran.output.find("config SPLIT=1,"), std::string::npos) << ran.output;
 }
 
 }  // namespace
