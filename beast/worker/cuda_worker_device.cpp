@@ -77,7 +77,7 @@ class CudaWorkerDevice : public WorkerDevice {
     out.build_log = build.compiled.log;  // ptxas's report of the resources
     out.resources = ResourcesOf(build.compiled.resources);
     std::optional<harness::CudaBuffer> workspace;
-    if (std::optional<std::string> why = Workspace(request.stages, &workspace)) {
+    if (std::optional<std::string> why = AllocateWorkspace(context_, request.stages, &workspace)) {
       out.status = Status::kRuntimeError;
       out.error_text = *why;
       return out;
@@ -127,7 +127,7 @@ class CudaWorkerDevice : public WorkerDevice {
         results[i].error_text = "NVRTC failed: " + build.compiled.log;
         continue;
       }
-      if (std::optional<std::string> why = Workspace(c.stages, &workspaces[i])) {
+      if (std::optional<std::string> why = AllocateWorkspace(context_, c.stages, &workspaces[i])) {
         results[i].status = Status::kRuntimeError;
         results[i].error_text = *why;
         continue;
@@ -240,19 +240,6 @@ class CudaWorkerDevice : public WorkerDevice {
     } catch (const std::exception&) {
       return false;
     }
-  }
-
-  // The device workspace `stages` ask for (none when none); why not, when
-  // the device cannot give it (a failure of the config).
-  std::optional<std::string> Workspace(const harness::LaunchSequence& stages,
-                                       std::optional<harness::CudaBuffer>* workspace) {
-    if (stages.workspace_bytes <= 0) return std::nullopt;
-    try {
-      *workspace = context_.Allocate(static_cast<size_t>(stages.workspace_bytes));
-    } catch (const Error& e) {
-      return "the workspace of " + std::to_string(stages.workspace_bytes) + " bytes: " + e.what();
-    }
-    return std::nullopt;
   }
 
   // Kernels of `cubin` bound to the problem's buffers and the workspace.

@@ -22,18 +22,6 @@ std::vector<harness::OpenClKernelArg> DeviceProblem::KernelArgs() const {
   return {input0, input1, output};
 }
 
-std::optional<std::string> AllocateWorkspace(harness::OpenClContext& context,
-                                             const harness::LaunchSequence& stages,
-                                             std::optional<harness::OpenClBuffer>* workspace) {
-  if (stages.workspace_bytes <= 0) return std::nullopt;
-  try {
-    *workspace = context.Allocate(static_cast<size_t>(stages.workspace_bytes));
-  } catch (const Error& e) {
-    return "the workspace of " + std::to_string(stages.workspace_bytes) + " bytes: " + e.what();
-  }
-  return std::nullopt;
-}
-
 StagedKernel<harness::OpenClKernel>::Make StageMaker(
     harness::OpenClContext& context, const harness::OpenClProgram& program,
     const DeviceProblem& problem, const std::optional<harness::OpenClBuffer>& workspace) {

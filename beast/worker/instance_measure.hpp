@@ -75,10 +75,4 @@ StagedKernel<harness::OpenClKernel>::Make StageMaker(
     harness::OpenClContext& context, const harness::OpenClProgram& program,
     const DeviceProblem& problem, const std::optional<harness::OpenClBuffer>& workspace);
 
-// The device workspace `stages` ask for in *workspace (none when they ask
-// for none); the reason when it cannot be had (a failure of the config).
-std::optional<std::string> AllocateWorkspace(harness::OpenClContext& context,
-                                             const harness::LaunchSequence& stages,
-                                             std::optional<harness::OpenClBuffer>* workspace);
-
 }  // namespace beast

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,22 @@ class StagedKernel {
   std::unique_ptr<Kernel> main_;
   std::string message_;
 };
+
+// The device workspace `stages` ask for in *workspace (none when they ask
+// for none); the reason when the context cannot give it (a failure of the
+// config, not of the run). Context: OpenClContext or CudaContext.
+template <typename Context, typename Buffer>
+std::optional<std::string> AllocateWorkspace(Context& context,
+                                             const harness::LaunchSequence& stages,
+                                             std::optional<Buffer>* workspace) {
+  if (stages.workspace_bytes <= 0) return std::nullopt;
+  try {
+    *workspace = context.Allocate(static_cast<size_t>(stages.workspace_bytes));
+  } catch (const Error& e) {
+    return "the workspace of " + std::to_string(stages.workspace_bytes) + " bytes: " + e.what();
+  }
+  return std::nullopt;
+}
 
 // The contract's buffers, and the workspace after them when there is one.
 template <typename Arg, typename Buffer>
