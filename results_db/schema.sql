@@ -6,7 +6,7 @@
 -- end of a table, so every column a migration adds is listed last here, in the
 -- same order (a test compares a migrated database with a fresh one).
 PRAGMA application_id = 1111834963;
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 -- A compute device as it was when measured: a driver update is a new device
 -- row, because timings from different drivers must not be mixed.
@@ -105,6 +105,10 @@ CREATE TABLE measurements (
   -- 2 when its device worker died the first time (killed from outside, or
   -- the kernel's doing: only a second death is recorded `crashed`).
   attempts INTEGER NOT NULL DEFAULT 1,
+  -- Version 7: the device time of the config's prepare stages (the weights'
+  -- transform, run once per weight buffer: not part of median_ms); NULL
+  -- when it has none.
+  prepare_ms REAL,
   UNIQUE (device_id, problem_id, config_id)
 );
 
@@ -258,7 +262,8 @@ CREATE TABLE superseded_measurements (
   compiler TEXT NOT NULL DEFAULT '',
   compiler_version TEXT NOT NULL DEFAULT '',
   strategy TEXT NOT NULL DEFAULT '',
-  attempts INTEGER NOT NULL DEFAULT 1
+  attempts INTEGER NOT NULL DEFAULT 1,
+  prepare_ms REAL
 );
 
 CREATE INDEX superseded_by_measurement ON superseded_measurements (measurement_id);

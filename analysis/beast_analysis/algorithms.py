@@ -2,9 +2,12 @@
 time of each template that tuned it (direct, implicit GEMM, Winograd, ...),
 as grouped bars, the fastest marked, and the rows of the table beside it.
 
-Every time is the whole convolution: a Winograd template transforms its
-filters inside the timed kernel (there is no separate prepare step), so the
-bars compare what a caller of the tuned library waits for.
+A time is what a caller of the tuned library waits for per convolution:
+the whole convolution, except a config's prepare stages (conv2d/
+winograd_split's filter transform), which the library runs once per weight
+buffer (beast_conv2d_prepare); the table beside the plot gives their time
+apart. The fused conv2d/winograd transforms its filters inside the timed
+kernel.
 """
 
 from beast_analysis.plot_style import figure, message_figure, save, short_problem
@@ -21,6 +24,16 @@ def by_problem(winner_rows):
             continue
         groups.setdefault((r["device"], r["problem"]), []).append((r["template"], r["median_ms"]))
     return [(key, sorted(times, key=lambda t: t[1])) for key, times in sorted(groups.items())]
+
+
+def prepare_times(winner_rows):
+    """{(device, problem, template): prepare_ms} for the winners whose config
+    has prepare stages (run once per weight buffer, not in median_ms)."""
+    return {
+        (r["device"], r["problem"], r["template"]): r["prepare_ms"]
+        for r in winner_rows
+        if r.get("prepare_ms") is not None
+    }
 
 
 def plot(winner_rows, path):

@@ -14,7 +14,7 @@ from pathlib import Path
 from beast_analysis.db_migrate import MigrationError, upgrade
 
 APPLICATION_ID = 0x42454153
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 class BeastDatabaseError(Exception):

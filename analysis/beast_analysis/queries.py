@@ -38,7 +38,7 @@ ok_rows AS (
   SELECT m.id AS measurement_id, m.device_id, d.backend, d.name AS device_name, d.vendor,
          d.driver_version, d.arch, m.problem_id, p.key AS problem_key, p.op, c.template_id,
          t.name AS template_name, t.hash AS template_hash, t.source_path, c.config_key,
-         c.params_json, m.median_ms, m.spread, m.gflops,
+         c.params_json, m.median_ms, m.spread, m.gflops, m.prepare_ms,
          (SELECT dm.median_ms FROM measurements dm JOIN configs dc ON dc.id = dm.config_id
            WHERE dm.device_id = m.device_id AND dm.problem_id = m.problem_id
              AND dc.template_id = c.template_id AND dm.is_default = 1
@@ -104,7 +104,9 @@ def winners(db_path, *, device=None, problem=None, template=None):
 
     Each dict: device, device_id, backend, vendor, driver_version, arch,
     problem, op, template, template_hash, source_path, config, params (dict),
-    median_ms, spread, gflops, default_ms, speedup_vs_default (None unless the
+    median_ms, prepare_ms (the config's prepare stages, run once per weight
+    buffer and not in median_ms; None without them), spread, gflops,
+    default_ms, speedup_vs_default (None unless the
     default config of that template version was measured ok; the confirmed
     medians of both when both were confirmed together), confirmed_ms
     (its median in the interleaved re-measurement of its pair's top configs,
@@ -136,6 +138,7 @@ def winners(db_path, *, device=None, problem=None, template=None):
                 "config": row["config_key"],
                 "params": json.loads(row["params_json"]),
                 "median_ms": median_ms,
+                "prepare_ms": row["prepare_ms"],
                 "spread": row["spread"],
                 "gflops": row["gflops"],
                 "default_ms": default_ms,

@@ -25,8 +25,11 @@ const char kDetails[] =
     "Lists measurements (default database beast.db), best first per device, problem and\n"
     "template. --best keeps the best ok config of each, --top K the K best, with the speed-up\n"
     "over the template's default config; --fastest keeps the fastest of each problem over\n"
-    "every template: which algorithm (direct, implicit GEMM, Winograd) won. Every time is\n"
-    "the whole convolution: Winograd's filter transform runs inside its kernel, timed.\n"
+    "every template: which algorithm (direct, implicit GEMM, Winograd) won. A time is the\n"
+    "whole convolution, except a config's prepare stages (conv2d/winograd_split's filter\n"
+    "transform, which the exported library runs once per weight buffer in\n"
+    "beast_conv2d_prepare): their time is prepare_ms, shown apart and not in the median.\n"
+    "The fused conv2d/winograd transforms the filters inside its kernel, timed.\n"
     "Where a vendor library's baseline was measured on the same device and problem, a\n"
     "column \"vs LIBRARY\" gives its fastest ok time divided\n"
     "by the row's time. The compiled kernel's resources (registers, spill, stack and\n"
@@ -149,6 +152,7 @@ nlohmann::ordered_json RowJson(const results_db::ResultRow& r) {
           {"is_default", r.is_default},
           {"strategy", r.strategy},
           {"median_ms", OrNull(r.median_ms)},
+          {"prepare_ms", OrNull(r.prepare_ms)},
           {"spread", OrNull(r.spread)},
           {"gflops", OrNull(r.gflops)},
           {"max_error", OrNull(r.max_error)},
@@ -221,6 +225,12 @@ void PrintTable(const std::vector<results_db::ResultRow>& rows,
                 vs.c_str(), chosen_by.c_str(), r.config_key.c_str(), indent, "",
                 r.device_name.c_str(), indent, "", r.problem_key.c_str());
     if (HasResources(r)) std::printf("%*s  %s\n", indent, "", ResourcesText(r).c_str());
+    if (r.prepare_ms) {
+      std::printf(
+          "%*s  prepare: %.6f ms once per weight buffer (the weights' transform, "
+          "beast_conv2d_prepare), not in the median\n",
+          indent, "", *r.prepare_ms);
+    }
     if (r.confirmed_ms) {
       std::printf("%*s  confirmed: %.6f ms re-measured beside the pair's other top configs%s\n",
                   indent, "", *r.confirmed_ms,

@@ -85,6 +85,7 @@ struct Instance {
     std::string kernel;
     size_t global[3] = {1, 1, 1};
     size_t local[3] = {1, 1, 1};
+    bool prepare = false;  // SpaceSpec::StageSpec::prepare
   };
   std::vector<Stage> before;
   int64_t workspace_bytes = 0;

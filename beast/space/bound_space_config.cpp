@@ -191,6 +191,7 @@ Instance BoundSpace::Instantiate(const Config& config) const {
     if (when.AsDouble() == 0) continue;
     Instance::Stage stage;
     stage.kernel = spec.kernel;
+    stage.prepare = spec.prepare;
     for (int d = 0; d < 3; ++d) {
       stage.global[d] = size_of(compiled[d], spec.global[d]);
       stage.local[d] = size_of(compiled[3 + d], spec.local[d]);

@@ -260,7 +260,7 @@ void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
     for (const YAML::Node& stage : before) {
       if (!stage.IsMap())
         L.Fail(stage, "a launch before entry must be a map (kernel, global, local)");
-      L.CheckKeys(stage, {"kernel", "global", "local", "when"}, "launch before");
+      L.CheckKeys(stage, {"kernel", "global", "local", "when", "prepare"}, "launch before");
       SpaceSpec::StageSpec s;
       const YAML::Node kernel = L.Required(stage, "kernel", "launch before");
       s.kernel = kernel.as<std::string>();
@@ -270,6 +270,18 @@ void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
       s.when = stage["when"].IsDefined()
                    ? ParseExprAt(L, stage["when"], "launch before " + s.kernel + " when")
                    : Expr::Parse("1");
+      if (stage["prepare"].IsDefined()) {
+        const std::string flag =
+            L.Scalar(stage["prepare"], "launch before " + s.kernel + " prepare");
+        if (flag != "true" && flag != "false")
+          L.Fail(stage["prepare"], "launch before " + s.kernel + " prepare must be true or false");
+        s.prepare = flag == "true";
+      }
+      // Prepare stages run once, before the rest: listed first, so the
+      // order in the file is the order of every run.
+      if (s.prepare && !spec->stages_before.empty() && !spec->stages_before.back().prepare)
+        L.Fail(stage, "launch before " + s.kernel +
+                          ": a prepare stage must come before the stages that are not");
       spec->stages_before.push_back(std::move(s));
     }
   }
@@ -278,6 +290,11 @@ void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
     spec->launch_workspace_bytes =
         ParseExprAt(L, launch["workspace_bytes"], "launch workspace_bytes");
   }
+  for (const SpaceSpec::StageSpec& s : spec->stages_before)
+    if (s.prepare && !spec->has_workspace)
+      L.Fail(launch, "launch before " + s.kernel +
+                         " is a prepare stage: its result lives in the workspace, so launch needs "
+                         "workspace_bytes");
   if (launch["dynamic_local_bytes"].IsDefined()) {
     spec->has_dynamic_local = true;
     spec->launch_dynamic_local_bytes =

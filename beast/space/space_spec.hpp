@@ -86,6 +86,12 @@ struct SpaceSpec {
     std::string kernel;  // the kernel's name in the source
     Expr global[3], local[3];
     Expr when;  // "1" when absent
+    // `prepare: true`: the stage reads only the weights (and bias) and
+    // writes only the workspace, so its result holds for as long as the
+    // weights do: it runs once per weight buffer (the exported library's
+    // beast_conv2d_prepare), not in the timed convolution; its own time is
+    // kept beside the row's (prepare_ms). Prepare stages come first.
+    bool prepare = false;
   };
   std::vector<StageSpec> stages_before;
   Expr launch_workspace_bytes;

@@ -34,6 +34,7 @@ results_db::MeasurementRecord RecordOf(const TuneLoopContext& c, const PlannedPa
   m.compiler_version = c.compiler_version;
   m.strategy = chosen_by;
   m.attempts = outcome.attempts;
+  m.prepare_ms = outcome.prepare_ms;
   CopyResources(outcome.resources, &m);
   return m;
 }

@@ -38,6 +38,8 @@ std::vector<ConfirmResult> ConfirmInstances(harness::OpenClContext& context,
       results[i].status = Status::kRuntimeError;
       results[i].error_text = runners[i]->message();
       runners[i].reset();
+    } else if (!PrepareForRounds(*runners[i], &results[i])) {
+      runners[i].reset();
     }
   }
   std::vector<std::function<harness::LaunchResult()>> launches(candidates.size());

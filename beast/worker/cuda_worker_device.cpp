@@ -99,6 +99,7 @@ class CudaWorkerDevice : public WorkerDevice {
     }
     const bool flush = request.plan.flush_cache;
     KernelCalls calls = CallsFor(problem, [&] { return kernel.Launch(request.geometry, flush); });
+    if (kernel.has_prepare()) calls.prepare = [&] { return kernel.Prepare(); };
     ValidateAndTime(calls, problem.data, request.plan, &out, request.winograd_tile);
     return out;
   }
@@ -140,6 +141,7 @@ class CudaWorkerDevice : public WorkerDevice {
         results[i].error_text = kernels[i]->message();
         continue;
       }
+      if (!PrepareForRounds(*kernels[i], &results[i])) continue;
       const bool flush = request.plan.flush_cache;
       launches[i] = [&, i, flush] {
         return kernels[i]->Launch(request.candidates[i].geometry, flush);

@@ -75,6 +75,7 @@ Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& pr
     if (plan.flush_cache) context.FlushCache();
     return runner.Launch(geometry);
   };
+  if (runner.has_prepare()) calls.prepare = [&] { return runner.Prepare(); };
   calls.read_output = [&](void* host) {
     context.Read(problem.output, host, problem.data->output_count * ElementBytes(*problem.data));
   };

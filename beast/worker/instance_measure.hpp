@@ -36,6 +36,10 @@ struct Outcome {
   Status status = Status::kOk;
   std::vector<double> samples_ms;
   std::optional<double> median_ms, spread, max_error, compile_ms;
+  // The device time of the config's prepare stages (the weights' transform,
+  // run once per weight buffer and not part of median_ms); unset when it
+  // has none.
+  std::optional<double> prepare_ms;
   std::string error_text;
   std::string build_log;
   // The built kernel's local and private memory (OpenCL reports no registers

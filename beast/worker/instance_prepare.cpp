@@ -11,6 +11,7 @@ harness::LaunchSequence SequenceOf(const Instance& instance) {
   for (const Instance::Stage& stage : instance.before) {
     harness::StageLaunch launch;
     launch.kernel = stage.kernel;
+    launch.prepare = stage.prepare;
     launch.geometry.dims = 3;
     for (int d = 0; d < 3; ++d) {
       launch.geometry.global[d] = stage.global[d];

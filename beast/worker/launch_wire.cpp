@@ -34,6 +34,7 @@ void WriteSequence(WireWriter& w, const harness::LaunchSequence& sequence) {
   for (const harness::StageLaunch& stage : sequence.before) {
     w.Str(stage.kernel);
     WriteGeometry(w, stage.geometry);
+    w.I64(stage.prepare ? 1 : 0);
   }
   w.I64(sequence.workspace_bytes);
 }
@@ -48,6 +49,7 @@ harness::LaunchSequence ReadSequence(WireReader& r) {
     harness::StageLaunch stage;
     stage.kernel = r.Str();
     stage.geometry = ReadGeometry(r);
+    stage.prepare = r.I64() != 0;
     sequence.before.push_back(std::move(stage));
   }
   sequence.workspace_bytes = r.I64();

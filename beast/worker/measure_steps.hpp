@@ -21,19 +21,38 @@ namespace beast {
 struct KernelCalls {
   std::function<void()> poison_output;            // every output byte 0xFF (NaN)
   std::function<harness::LaunchResult()> launch;  // one launch, waited for and timed
+  // The config's prepare stages (StagedKernel::Prepare), run before the
+  // first launch; null when it has none.
+  std::function<harness::LaunchResult()> prepare;
   // data.output_count elements of data.dtype into `host`
   std::function<void(void* host)> read_output;
 };
 
-// Poisons the output, launches once and validates the result against the
+// Runs the prepare stages when there are (a failure: runtime_error), then
+// poisons the output, launches once and validates the result against the
 // reference (wrong_result with where and by how much, or runtime_error when
 // the launch fails), then times the kernel with harness::Benchmark(plan).
 // Fills out's status, max_error, samples, median, spread, error_text and
-// the first launch's and the benchmark's wall clock. A kernel that computes
+// the first launch's and the benchmark's wall clock; prepare_ms is the
+// prepare stages' time (the faster of a run before validation and one after
+// the timing, when PoCL no longer generates code). A kernel that computes
 // Winograd F(m x m, 3 x 3) (winograd_tile = m) is checked against that
 // algorithm's error bound, any other against the direct sum's.
 void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
                      const harness::BenchmarkPlan& plan, Outcome* out, int winograd_tile = 0);
+
+// Runs a confirmation candidate's prepare stages (StagedKernel) once, before
+// the rounds time its launches; false, with the candidate's result a
+// runtime_error saying why, when they fail.
+template <typename Runner>
+bool PrepareForRounds(Runner& runner, ConfirmResult* result) {
+  if (!runner.has_prepare()) return true;
+  harness::LaunchResult r = runner.Prepare();
+  if (r.ok()) return true;
+  result->status = Status::kRuntimeError;
+  result->error_text = r.message;
+  return false;
+}
 
 // Warm-up rounds, then rounds that launch every live candidate once in turn
 // (A B C A B C ...) until each one's median is stable (plan.target_rel_ci,

@@ -3,8 +3,11 @@
 // main kernel, all from one program and bound to the same buffers, the
 // workspace after the contract's ones. The device time of a launch is the
 // sum of its kernels' (each waited for, as one kernel is): what a caller of
-// the exported library would wait for. One template for both backends: the
-// kernel type and how to make one are the caller's.
+// the exported library would wait for. Prepare stages (the weights' own
+// transform) are not part of a launch: Prepare runs them, once, before the
+// launches that use what they left in the workspace — as the exported
+// library's beast_conv2d_prepare does once per weight buffer. One template
+// for both backends: the kernel type and how to make one are the caller's.
 #pragma once
 
 #include <functional>
@@ -40,9 +43,26 @@ class StagedKernel {
   bool ok() const { return message_.empty(); }
   const std::string& message() const { return message_; }
   const Kernel& main() const { return *main_; }
+  bool has_prepare() const { return !stages_.before.empty() && stages_.before[0].prepare; }
 
-  // Each kernel in order, `first` passed to the first launch only (CUDA's
-  // L2 flush); stops at the first that fails.
+  // The prepare stages in order (device time: their sum); stops at the
+  // first that fails. Launch needs it done once first.
+  harness::LaunchResult Prepare() {
+    harness::LaunchResult total;
+    total.status = harness::LaunchStatus::kOk;
+    for (size_t i = 0; i < before_.size() && stages_.before[i].prepare; ++i) {
+      harness::LaunchResult r = before_[i]->Launch(stages_.before[i].geometry);
+      if (!r.ok()) {
+        r.message = "prepare stage " + stages_.before[i].kernel + ": " + r.message;
+        return r;
+      }
+      total.kernel_ms += r.kernel_ms;
+    }
+    return total;
+  }
+
+  // The other kernels in order, `first` passed to the first launch only
+  // (CUDA's L2 flush); stops at the first that fails.
   template <typename... First>
   harness::LaunchResult Launch(const harness::LaunchGeometry& geometry, First... first) {
     harness::LaunchResult total;
@@ -56,6 +76,7 @@ class StagedKernel {
       return r;
     };
     for (size_t i = 0; i < before_.size(); ++i) {
+      if (stages_.before[i].prepare) continue;
       harness::LaunchResult r = run(*before_[i], stages_.before[i].geometry);
       if (!r.ok()) {
         r.message = "stage " + stages_.before[i].kernel + ": " + r.message;

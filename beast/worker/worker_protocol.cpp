@@ -186,6 +186,7 @@ std::string EncodeOutcome(const Outcome& o, bool worker_exits) {
   w.OptF64(o.spread);
   w.OptF64(o.max_error);
   w.OptF64(o.compile_ms);
+  w.OptF64(o.prepare_ms);
   w.Str(o.error_text);
   w.Str(o.build_log);
   WriteResources(w, o.resources);
@@ -206,6 +207,7 @@ Outcome DecodeOutcome(const std::string& payload, bool* worker_exits) {
   o.spread = r.OptF64();
   o.max_error = r.OptF64();
   o.compile_ms = r.OptF64();
+  o.prepare_ms = r.OptF64();
   o.error_text = r.Str();
   o.build_log = r.Str();
   o.resources = ReadResources(r);

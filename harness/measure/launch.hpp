@@ -35,10 +35,13 @@ struct LaunchGeometry {
 // same program, and the device workspace they share (a multi-stage config:
 // Winograd's transforms as launches of their own). One measurement times
 // the whole sequence. Every kernel of the sequence takes the contract's
-// buffers and, when workspace_bytes > 0, the workspace after them.
+// buffers and, when workspace_bytes > 0, the workspace after them. Prepare
+// stages (first in the list) depend on the weights alone and fill part of
+// the workspace: they run once before the timed launches, not in each.
 struct StageLaunch {
   std::string kernel;
   LaunchGeometry geometry;
+  bool prepare = false;
 };
 struct LaunchSequence {
   std::vector<StageLaunch> before;

@@ -35,7 +35,7 @@ result_rows AS (
          c.template_id, t.name AS template_name, t.hash AS template_hash, t.source_path,
          m.config_id, c.config_key, c.params_json, m.status, m.is_default, m.median_ms,
          m.spread, m.gflops, m.max_error, m.compile_ms, m.error_text, m.registers,
-         m.spill_bytes, m.stack_bytes, m.shared_bytes, m.strategy,
+         m.spill_bytes, m.stack_bytes, m.shared_bytes, m.strategy, m.prepare_ms,
          (SELECT dm.median_ms FROM measurements dm JOIN configs dc ON dc.id = dm.config_id
            WHERE dm.device_id = m.device_id AND dm.problem_id = m.problem_id
              AND dc.template_id = c.template_id AND dm.is_default = 1
@@ -96,7 +96,7 @@ SELECT measurement_id, run_id, device_id, backend, device_name, problem_id, prob
        template_id, template_name, template_hash, config_id, config_key, params_json, status,
        is_default, median_ms, spread, gflops, max_error, compile_ms, default_ms, error_text,
        registers, spill_bytes, stack_bytes, shared_bytes, confirmed_ms, default_confirmed_ms,
-       strategy
+       strategy, prepare_ms
 )SQL";
 
 const std::string kOrder = R"SQL(
@@ -220,6 +220,7 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
     row.stack_bytes = query.ColumnOptionalInt(24);
     row.shared_bytes = query.ColumnOptionalInt(25);
     row.strategy = query.ColumnText(28);
+    row.prepare_ms = query.ColumnOptionalDouble(29);
     rows.push_back(std::move(row));
   }
   impl_->AttachBaselines(rows, filter.device_id);

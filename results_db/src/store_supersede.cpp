@@ -25,9 +25,10 @@ void Store::SupersedeMeasurement(int64_t measurement_id, const MeasurementRecord
   auto& keep = impl_->Prepared(
       "INSERT INTO superseded_measurements (measurement_id, superseded_by_run, run_id, status, "
       "samples_json, median_ms, compile_ms, error_text, build_log, created_at, compiler, "
-      "compiler_version, strategy, attempts) "
+      "compiler_version, strategy, attempts, prepare_ms) "
       "SELECT id, ?2, run_id, status, samples_json, median_ms, compile_ms, error_text, build_log, "
-      "created_at, compiler, compiler_version, strategy, attempts FROM measurements WHERE id = ?1",
+      "created_at, compiler, compiler_version, strategy, attempts, prepare_ms FROM measurements "
+      "WHERE id = ?1",
       "keeping a superseded measurement");
   {
     internal::StatementScope scope(keep);
@@ -46,13 +47,14 @@ void Store::SupersedeMeasurement(int64_t measurement_id, const MeasurementRecord
       "spread = ?6, gflops = ?7, max_error = ?8, compile_ms = ?9, error_text = ?10, "
       "build_log = ?11, compiler = ?12, compiler_version = ?13, registers = ?14, "
       "spill_bytes = ?15, stack_bytes = ?16, shared_bytes = ?17, attempts = ?18, "
-      "created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1",
+      "prepare_ms = ?19, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1",
       "recording a measurement again");
   internal::StatementScope scope(update);
   update.BindInt(1, measurement_id);
   update.BindInt(2, m.run_id);
   internal::BindOutcome(update, 3, m);
   update.BindInt(18, m.attempts);
+  update.BindOptionalDouble(19, m.prepare_ms);
   update.Run();
   if (own) own->Commit();
 }

@@ -159,9 +159,9 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
       "INSERT INTO measurements (run_id, device_id, problem_id, config_id, is_default, status, "
       "samples_json, median_ms, spread, gflops, max_error, compile_ms, error_text, build_log, "
       "compiler, compiler_version, registers, spill_bytes, stack_bytes, shared_bytes, strategy, "
-      "attempts) "
+      "attempts, prepare_ms) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-      "?19, ?20, ?21, ?22) "
+      "?19, ?20, ?21, ?22, ?23) "
       "ON CONFLICT (device_id, problem_id, config_id) DO NOTHING",
       "recording a measurement");
   internal::StatementScope scope(insert);
@@ -173,6 +173,7 @@ bool Store::RecordMeasurement(const MeasurementRecord& m) {
   internal::BindOutcome(insert, 6, m);
   insert.BindText(21, m.strategy);
   insert.BindInt(22, m.attempts);
+  insert.BindOptionalDouble(23, m.prepare_ms);
   insert.Run();
   if (sqlite3_changes(impl_->connection.get()) > 0) return true;
   if (m.is_default) {

@@ -72,6 +72,9 @@ struct ResultRow {
   std::optional<double> gflops;
   std::optional<double> max_error;
   std::optional<double> compile_ms;
+  // The device time of the config's prepare stages, run once per weight
+  // buffer and not part of median_ms (MeasurementRecord); unset without them.
+  std::optional<double> prepare_ms;
   // The compiled kernel's resources (MeasurementRecord); unset when unknown.
   std::optional<int64_t> registers, spill_bytes, stack_bytes, shared_bytes;
   // The strategy that chose the config ("model", "random", "exhaustive",

@@ -62,6 +62,10 @@ struct MeasurementRecord {
   // How many times the config was measured for this outcome (schema
   // version 6): 2 after a device worker died under it once.
   int attempts = 1;
+  // The device time of the config's prepare stages (schema version 7): the
+  // weights' transform, run once per weight buffer, not in median_ms; unset
+  // for a config without them.
+  std::optional<double> prepare_ms;
 };
 
 // One measured config of a (device, problem, template version), as a search

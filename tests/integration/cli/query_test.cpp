@@ -177,6 +177,7 @@ TEST_F(QueryCli, StatusAsJson) {
           "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
           "\"config\": \"MWG=64,VW=4\", \"params\": {\"MWG\": 64, \"VW\": 4}, \"status\": "
           "\"compile_error\", \"is_default\": false, \"strategy\": \"\", \"median_ms\": null, "
+          "\"prepare_ms\": null, "
           "\"spread\": null, "
           "\"gflops\": null, \"max_error\": null, \"speedup_vs_default\": null, \"speedup_basis\": "
           "null, "
@@ -232,7 +233,8 @@ TEST_F(QueryCli, CompiledResourcesWherePresent) {
           "\"gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32\", \"template\": \"gemm/tiled\", "
           "\"config\": \"MWG=16,VW=1\", \"params\": {\"MWG\": 16, \"VW\": 1}, \"status\": "
           "\"compiled\", "
-          "\"is_default\": false, \"strategy\": \"\", \"median_ms\": null, \"spread\": null, "
+          "\"is_default\": false, \"strategy\": \"\", \"median_ms\": null, "
+          "\"prepare_ms\": null, \"spread\": null, "
           "\"gflops\": null, "
           "\"max_error\": null, \"speedup_vs_default\": null, \"speedup_basis\": null, "
           "\"confirmed_ms\": null, "
@@ -345,14 +347,14 @@ TEST_F(QueryCli, DatabasesOfOtherVersions) {
   EXPECT_EQ(upgraded.exit_code, 0);
   EXPECT_EQ(upgraded.output,
             std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,,\n");
-  EXPECT_EQ(SqlCount(v1, "PRAGMA user_version"), 6);
+  EXPECT_EQ(SqlCount(v1, "PRAGMA user_version"), 7);
 
   // A newer one is refused, untouched.
-  SqlExec(db_, "PRAGMA user_version = 7");
+  SqlExec(db_, "PRAGMA user_version = 8");
   EXPECT_EQ(Fails("--best", 1), "beast query: " + db_ +
-                                    ": database schema version 7 is newer than this beast (6): "
+                                    ": database schema version 8 is newer than this beast (7): "
                                     "upgrade beast\n");
-  EXPECT_EQ(SqlCount(db_, "PRAGMA user_version"), 7);
+  EXPECT_EQ(SqlCount(db_, "PRAGMA user_version"), 8);
   const std::string text = (dir_ / "notes.txt").string();
   std::ofstream(text) << "not a database\n";
   auto r = RunCommand(BeastBinary() + " query --db " + text);

@@ -135,7 +135,7 @@ TEST(SpaceLoader, LaunchesBeforeTheKernelAndTheirWorkspace) {
                                       "launch:\n  global: [64]\n  local: [8]\n"
                                       "  before:\n"
                                       "    - {kernel: k_first, when: A, global: [16, 2], "
-                                      "local: [4]}\n"
+                                      "local: [4], prepare: true}\n"
                                       "    - {kernel: k_second, global: [8], local: [8]}\n"
                                       "  workspace_bytes: A * 256\n");
   SpaceSpec spec = SpaceSpec::Load(t.dir(), name);
@@ -145,6 +145,8 @@ TEST(SpaceLoader, LaunchesBeforeTheKernelAndTheirWorkspace) {
   EXPECT_EQ(spec.stages_before[0].global[1].text(), "2");
   EXPECT_EQ(spec.stages_before[0].local[1].text(), "1");
   EXPECT_EQ(spec.stages_before[1].when.text(), "1");
+  EXPECT_TRUE(spec.stages_before[0].prepare);
+  EXPECT_FALSE(spec.stages_before[1].prepare);
   EXPECT_TRUE(spec.has_workspace);
   EXPECT_EQ(spec.launch_workspace_bytes.text(), "A * 256");
   // Each mistake in one line naming the file and line.
@@ -158,10 +160,25 @@ TEST(SpaceLoader, LaunchesBeforeTheKernelAndTheirWorkspace) {
             "FILE:10: launch before: kernel \"k\" must name another kernel");
   EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
                                   "    - {kernel: k_first, global: [1], local: [1], if: A}\n"),
-            "FILE:10: unknown key \"if\" in launch before (allowed: global, kernel, local, when)");
+            "FILE:10: unknown key \"if\" in launch before (allowed: global, kernel, local, "
+            "prepare, when)");
   EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
                                   "    - {kernel: k_first, global: [B], local: [1]}\n"),
             "FILE: launch expression \"B\" names unknown parameter \"B\"");
+  // A prepare stage: a flag, first in the list, with a workspace to fill.
+  EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
+                                  "    - {kernel: k_first, global: [1], local: [1], prepare: 1}\n"
+                                  "  workspace_bytes: 4\n"),
+            "FILE:10: launch before k_first prepare must be true or false");
+  EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
+                                  "    - {kernel: k_first, global: [1], local: [1]}\n"
+                                  "    - {kernel: k_w, global: [1], local: [1], prepare: true}\n"
+                                  "  workspace_bytes: 4\n"),
+            "FILE:11: launch before k_w: a prepare stage must come before the stages that are not");
+  EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
+                                  "    - {kernel: k_w, global: [1], local: [1], prepare: true}\n"),
+            "FILE:7: launch before k_w is a prepare stage: its result lives in the workspace, so "
+            "launch needs workspace_bytes");
 }
 
 TEST(SpaceLoader, UnknownTemplateListsTheKnownOnes) {
