@@ -68,6 +68,7 @@ constexpr SkeletonFile kSkeleton[] = {
     {"src/beast_dispatch.c", "src/beast_dispatch.c", CommentStyle::kC, false},
     {"src/beast_entry_failures.c", "src/beast_entry_failures.c", CommentStyle::kC, false},
     {"src/beast_launch.c", "src/beast_launch.c", CommentStyle::kC, false},
+    {"src/beast_prepared.c", "src/beast_prepared.c", CommentStyle::kC, false},
     {"src/beast_host.c", "src/beast_host.c", CommentStyle::kC, false},
     {"src/beast_program_cache.c", "src/beast_program_cache.c", CommentStyle::kC, false},
     {"src/beast_generic.c", "src/beast_generic.c", CommentStyle::kC, false},

@@ -174,7 +174,7 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
     out += "static const beast_stage kStages" + std::to_string(i) + "[] = {\n";
     for (const Instance::Stage& s : e.before)
       out += "    {" + CStringLiteral(s.kernel, "") + ", " + Sizes(s.global) + ", " +
-             Sizes(s.local) + "},\n";
+             Sizes(s.local) + ", " + (s.prepare ? "1" : "0") + "},\n";
     out += "};\n";
   }
   out += "const beast_entry beast_entries[] = {\n";

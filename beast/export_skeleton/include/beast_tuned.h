@@ -108,6 +108,35 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
 beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, void* a, void* b,
                         void* c, void* queue);
 
+/* Weights prepared once for many convolutions. Some tuned kernels transform
+ * the weights before the convolution proper (Winograd's filter transform,
+ * a config's `prepare` stages): their tuned time is that of the convolution
+ * with the weights already transformed, and a plain beast_conv2d_forward
+ * transforms them again in every call. beast_conv2d_prepare picks the kernel
+ * a call with this problem would run and, when it has such stages, runs
+ * them once, into device memory the handle owns (a tuned entry's
+ * workspace); beast_conv2d_forward_prepared then runs only the rest. With a
+ * kernel that has none (or the generic one) the handle just remembers the
+ * problem and weights, and its calls are plain beast_conv2d_forward calls.
+ * The handle refers to w and bias (device buffers as beast_conv2d_forward
+ * takes them; not copied): keep them alive while it lives. What it prepared
+ * is a snapshot: after the weights change, prepare again. Calls with one
+ * handle share its workspace, so they must run one after another (one
+ * in-order queue or stream, or NULL); calls with different handles may run
+ * at once. The prepare stages run on `queue` and are waited for. */
+typedef struct beast_conv2d_prepared beast_conv2d_prepared;
+beast_status beast_conv2d_prepare(beast_context* ctx, const beast_conv2d_problem* problem, void* w,
+                                  void* bias, void* queue, beast_conv2d_prepared** prepared);
+/* The convolution of x with the prepared weights into y, as
+ * beast_conv2d_forward(ctx, problem, x, w, bias, y, queue) computes it. A
+ * prepared kernel that fails here is passed over as there: the call then
+ * runs what a plain call would. */
+beast_status beast_conv2d_forward_prepared(beast_context* ctx, beast_conv2d_prepared* prepared,
+                                           void* x, void* y, void* queue);
+/* Frees the handle and its workspace (NULL: nothing), after the work of
+ * ctx's device that may use it has finished. */
+void beast_conv2d_prepared_destroy(beast_conv2d_prepared* prepared);
+
 /* Host-memory entry points: copy the inputs to the device, run the call above
  * on ctx's own queue, copy the output back. Blocking. The arrays hold
  * elements of problem->dtype: float, double, or uint16_t for f16 and bf16. */

@@ -56,6 +56,17 @@ beast_status beast_cuda_gemm(struct beast_context* ctx, const beast_gemm_problem
                              const long long shape[BEAST_SHAPE_FIELDS], const char* key,
                              void* const buffers[3], const size_t bytes[3], void* stream);
 
+/* beast_conv2d_entry_phase (beast_runtime.h) on a CUDA context; the
+ * phases are beast_phase values. */
+beast_status beast_cuda_conv2d_phase(struct beast_context* ctx, const beast_entry* e,
+                                     const beast_conv2d_problem* problem, void* const buffers[4],
+                                     void* workspace, int phase, void* stream, const char* fn);
+/* A prepared handle's workspace on the GPU, and its release (after the
+ * context's work is done: calls on the caller's streams may read it). */
+beast_status beast_cuda_workspace_alloc(struct beast_context* ctx, long long bytes,
+                                        void** workspace);
+void beast_cuda_workspace_free(struct beast_context* ctx, void* workspace);
+
 /* The host-memory calls: device buffers for the n arrays (the last one the
  * output; a NULL input gets none), `run` on them, the output copied back. */
 typedef beast_status (*beast_cuda_device_call)(struct beast_context* ctx, const void* problem,

@@ -54,6 +54,7 @@ static void LoadDriver(void) {
   BEAST_RESOLVE(StreamCreate, "cuStreamCreate");
   BEAST_RESOLVE(StreamDestroy, "cuStreamDestroy_v2");
   BEAST_RESOLVE(StreamSynchronize, "cuStreamSynchronize");
+  BEAST_RESOLVE(CtxSynchronize, "cuCtxSynchronize");
   BEAST_RESOLVE(PointerGetAttribute, "cuPointerGetAttribute");
   BEAST_RESOLVE(GetErrorName, "cuGetErrorName");
   if (missing) {

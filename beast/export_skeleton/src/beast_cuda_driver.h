@@ -45,6 +45,7 @@ typedef struct beast_cuda_driver {
   beast_cu_result (*StreamCreate)(beast_cu_stream* stream, unsigned flags);
   beast_cu_result (*StreamDestroy)(beast_cu_stream stream);
   beast_cu_result (*StreamSynchronize)(beast_cu_stream stream);
+  beast_cu_result (*CtxSynchronize)(void);
   beast_cu_result (*PointerGetAttribute)(void* data, int attribute, beast_cu_ptr ptr);
   beast_cu_result (*GetErrorName)(beast_cu_result error, const char** name);
   /* Optional (NULL on a driver without it): the stream's context. */

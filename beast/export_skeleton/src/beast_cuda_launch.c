@@ -124,15 +124,20 @@ static beast_status LaunchOf(beast_context* ctx, const beast_entry* e, const cha
   return Launch(ctx, f, what, global, local, dynamic, carveout, params, s);
 }
 
-/* Entry e on stream s with the n pointers of ptrs (params point at them):
- * the kernels before its own first, and with a workspace (allocated for the
- * call, after the contract's pointers in every kernel) the stream is waited
- * for before it is freed. */
+/* `phase` of entry e on stream s with the n pointers of ptrs (params point
+ * at them): the kernels before its own first, with the workspace after the
+ * contract's pointers in every kernel — `given` (a prepared handle's), else
+ * one allocated for the call, and then the stream is waited for before it
+ * is freed. */
 static beast_status RunEntry(beast_context* ctx, const beast_entry* e, beast_cu_ptr* ptrs,
-                             void** params, int n, beast_cu_stream s) {
+                             void** params, int n, beast_cu_stream s, beast_cu_ptr given,
+                             beast_phase phase) {
   const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
   beast_cu_ptr workspace = 0;
-  if (e->workspace_bytes > 0) {
+  if (given) {
+    ptrs[n] = given;
+    params[n] = &ptrs[n];
+  } else if (e->workspace_bytes > 0) {
     beast_cu_result r = d->MemAlloc(&workspace, (size_t)e->workspace_bytes);
     if (r != 0) {
       return beast_fail(BEAST_ERROR_DEVICE, "%s: no workspace of %lld bytes for %s: %s",
@@ -145,9 +150,12 @@ static beast_status RunEntry(beast_context* ctx, const beast_entry* e, beast_cu_
   beast_status status = BEAST_OK;
   for (int i = 0; i < e->n_before && status == BEAST_OK; ++i) {
     const beast_stage* st = &e->before[i];
+    if ((phase == BEAST_PHASE_PREPARE && !st->prepare) ||
+        (phase == BEAST_PHASE_PREPARED && st->prepare))
+      continue;
     status = LaunchOf(ctx, e, st->kernel, st->global, st->local, -1, -1, params, s);
   }
-  if (status == BEAST_OK) {
+  if (status == BEAST_OK && phase != BEAST_PHASE_PREPARE) {
     status = LaunchOf(ctx, e, e->kernel_name, e->global, e->local, e->dynamic_local_bytes,
                       e->shared_carveout, params, s);
   }
@@ -184,7 +192,7 @@ static beast_status Run(beast_context* ctx, beast_op op, const long long shape[B
       ptrs[i] = (beast_cu_ptr)(size_t)buffers[i];
       params[i] = &ptrs[i];
     }
-    beast_status status = RunEntry(ctx, e, ptrs, params, n, s);
+    beast_status status = RunEntry(ctx, e, ptrs, params, n, s, 0, BEAST_PHASE_ALL);
     if (!beast_entry_fell_over(ctx, e, status)) return Wait(ctx, status, stream);
   }
   beast_clear_error(); /* beast_select's NOT_TUNED: the generic kernel serves the call */
@@ -294,4 +302,59 @@ beast_status beast_cuda_host_call(beast_context* ctx, const char* fn, const void
                                   beast_cuda_device_call run) {
   beast_cu_context saved = Enter(ctx);
   return Leave(saved, HostCall(ctx, fn, problem, data, bytes, n, out, run));
+}
+
+/* beast_conv2d_entry_phase on a CUDA context: the given pointers checked as
+ * beast_conv2d_forward checks them, then the phase on the given workspace. */
+static beast_status Conv2dPhase(beast_context* ctx, const beast_entry* e,
+                                const beast_conv2d_problem* p, void* const buffers[4],
+                                void* workspace, beast_phase phase, void* stream, const char* fn) {
+  static const char* const kNames[4] = {"x", "w", "bias", "y"};
+  beast_status status = CheckPointers(ctx, fn, buffers, 4, kNames);
+  if (status == BEAST_OK) status = CheckStream(ctx, fn, stream);
+  if (status != BEAST_OK) return status;
+  /* As in Run: a tuned kernel was validated on 16-byte aligned buffers. */
+  for (int i = 0; i < 4; ++i) {
+    if ((size_t)buffers[i] % 16 != 0) {
+      return beast_fail(BEAST_ERROR_NOT_TUNED, "%s: %s is not on a 16-byte boundary", fn,
+                        kNames[i]);
+    }
+  }
+  beast_cu_ptr ptrs[5];
+  void* params[32];
+  void* const without[3] = {buffers[0], buffers[1], buffers[3]};
+  void* const* contract = p->bias ? buffers : without;
+  const int n = p->bias ? 4 : 3;
+  for (int i = 0; i < n; ++i) {
+    ptrs[i] = (beast_cu_ptr)(size_t)contract[i];
+    params[i] = &ptrs[i];
+  }
+  beast_cu_stream s = stream ? (beast_cu_stream)stream : ctx->cuda->stream;
+  status = RunEntry(ctx, e, ptrs, params, n, s, (beast_cu_ptr)(size_t)workspace, phase);
+  return Wait(ctx, status, phase == BEAST_PHASE_PREPARE ? NULL : stream);
+}
+
+beast_status beast_cuda_conv2d_phase(beast_context* ctx, const beast_entry* e,
+                                     const beast_conv2d_problem* p, void* const buffers[4],
+                                     void* workspace, int phase, void* stream, const char* fn) {
+  beast_cu_context saved = Enter(ctx);
+  return Leave(saved, Conv2dPhase(ctx, e, p, buffers, workspace, (beast_phase)phase, stream, fn));
+}
+
+beast_status beast_cuda_workspace_alloc(beast_context* ctx, long long bytes, void** workspace) {
+  beast_cu_context saved = Enter(ctx);
+  beast_cu_ptr mem = 0;
+  beast_cu_result r = beast_cuda_load_driver(NULL)->MemAlloc(&mem, (size_t)bytes);
+  *workspace = r == 0 ? (void*)(size_t)mem : NULL;
+  return Leave(saved, r == 0 ? BEAST_OK
+                             : beast_fail(BEAST_ERROR_DEVICE, "%s: no workspace of %lld bytes: %s",
+                                          ctx->device_name, bytes, beast_cuda_error_name(r)));
+}
+
+void beast_cuda_workspace_free(beast_context* ctx, void* workspace) {
+  beast_cu_context saved = Enter(ctx);
+  /* Calls on the caller's streams may still read it. */
+  beast_cuda_load_driver(NULL)->CtxSynchronize();
+  beast_cuda_load_driver(NULL)->MemFree((beast_cu_ptr)(size_t)workspace);
+  Leave(saved, BEAST_OK);
 }

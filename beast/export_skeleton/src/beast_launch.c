@@ -147,17 +147,26 @@ static beast_status RunKernel(beast_context* ctx, cl_command_queue queue, const 
   return status;
 }
 
-/* Enqueues a tuned entry with its tuned geometry: the kernels before its own
- * first, all with the call's buffers and, when the entry has one, a
- * workspace of this call's after them. */
+int beast_entry_prepares(const beast_entry* e) { return e->n_before > 0 && e->before[0].prepare; }
+
+/* Enqueues `phase` of a tuned entry with its tuned geometry: the kernels
+ * before its own first, all with the call's buffers and, when the entry has
+ * one, the workspace after them: `given` (a prepared handle's), else one of
+ * this call's. */
 static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const beast_entry* e,
-                             const cl_mem* buffers, int n_buffers, int wait) {
+                             const cl_mem* buffers, int n_buffers, int wait, cl_mem given,
+                             beast_phase phase) {
   cl_program program = NULL;
   beast_status status = beast_program(ctx, e, &program);
   if (status != BEAST_OK) return status;
   cl_mem with_workspace[5];
   cl_mem workspace = NULL;
-  if (e->workspace_bytes > 0) {
+  if (given) {
+    for (int i = 0; i < n_buffers; ++i) with_workspace[i] = buffers[i];
+    with_workspace[n_buffers] = given;
+    buffers = with_workspace;
+    ++n_buffers;
+  } else if (e->workspace_bytes > 0) {
     cl_int err = CL_SUCCESS;
     workspace =
         clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)e->workspace_bytes, NULL, &err);
@@ -176,10 +185,13 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
   const int in_order = !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   for (int i = 0; i < e->n_before && status == BEAST_OK; ++i) {
     const beast_stage* s = &e->before[i];
+    if ((phase == BEAST_PHASE_PREPARE && !s->prepare) ||
+        (phase == BEAST_PHASE_PREPARED && s->prepare))
+      continue;
     status = RunKernel(ctx, queue, e, program, s->kernel, s->global, s->local, -1, buffers,
-                       n_buffers, wait || !in_order);
+                       n_buffers, wait || !in_order || phase == BEAST_PHASE_PREPARE);
   }
-  if (status == BEAST_OK) {
+  if (status == BEAST_OK && phase != BEAST_PHASE_PREPARE) {
     status = RunKernel(ctx, queue, e, program, e->kernel_name, e->global, e->local,
                        e->dynamic_local_bytes, buffers, n_buffers, wait);
   }
@@ -257,7 +269,8 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
   const cl_mem with_bias[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
   const cl_mem without[3] = {(cl_mem)x, (cl_mem)w, (cl_mem)y};
   for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_CONV2D, shape, key)) != NULL;) {
-    status = RunEntry(ctx, q, e, p->bias ? with_bias : without, p->bias ? 4 : 3, queue == NULL);
+    status = RunEntry(ctx, q, e, p->bias ? with_bias : without, p->bias ? 4 : 3, queue == NULL,
+                      NULL, BEAST_PHASE_ALL);
     if (!beast_entry_fell_over(ctx, e, status)) return status;
   }
   /* The generic kernel always takes b; without a bias it gets NULL, unread. */
@@ -298,10 +311,55 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
   const beast_gemm_problem* p = problem;
   const cl_mem buffers[3] = {(cl_mem)a, (cl_mem)b, (cl_mem)c};
   for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_GEMM, shape, key)) != NULL;) {
-    status = RunEntry(ctx, q, e, buffers, 3, queue == NULL);
+    status = RunEntry(ctx, q, e, buffers, 3, queue == NULL, NULL, BEAST_PHASE_ALL);
     if (!beast_entry_fell_over(ctx, e, status)) return status;
   }
   const int ints[] = {p->m, p->n, p->k, p->trans_a, p->trans_b, p->col_major};
   return RunGeneric(ctx, q, beast_generic_kernel(BEAST_OP_GEMM, p->dtype), ints, 6, buffers, 3,
                     bytes[2] / beast_dtype_bytes(p->dtype), queue == NULL);
+}
+
+beast_status beast_conv2d_entry_phase(beast_context* ctx, const beast_entry* e,
+                                      const beast_conv2d_problem* p, void* x, void* w, void* bias,
+                                      void* y, void* workspace, beast_phase phase, void* queue,
+                                      const char* fn) {
+  size_t bytes[4];
+  beast_conv2d_bytes(p, bytes);
+  void* const args[4] = {x, w, bias, y};
+  beast_status status = CheckDtype(ctx, p->dtype, fn);
+  if (status != BEAST_OK) return status;
+  if (ctx->backend == BEAST_BACKEND_CUDA)
+    return beast_cuda_conv2d_phase(ctx, e, p, args, workspace, phase, queue, fn);
+  cl_command_queue q = NULL;
+  status = ResolveQueue(ctx, queue, fn, &q);
+  static const char* const kNames[4] = {"x", "w", "bias", "y"};
+  for (int i = 0; i < 4 && status == BEAST_OK; ++i) {
+    if (args[i]) status = CheckBuffer(ctx, args[i], kNames[i], bytes[i], fn);
+  }
+  if (status != BEAST_OK) return status;
+  const cl_mem with_bias[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
+  const cl_mem without[3] = {(cl_mem)x, (cl_mem)w, (cl_mem)y};
+  return RunEntry(ctx, q, e, p->bias ? with_bias : without, p->bias ? 4 : 3, queue == NULL,
+                  (cl_mem)workspace, phase);
+}
+
+beast_status beast_workspace_alloc(beast_context* ctx, long long bytes, void** workspace) {
+  if (ctx->backend == BEAST_BACKEND_CUDA) return beast_cuda_workspace_alloc(ctx, bytes, workspace);
+  cl_int err = CL_SUCCESS;
+  *workspace = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    *workspace = NULL;
+    return beast_fail(BEAST_ERROR_DEVICE, "%s: no workspace of %lld bytes (error %d)",
+                      ctx->device_name, bytes, (int)err);
+  }
+  return BEAST_OK;
+}
+
+void beast_workspace_free(beast_context* ctx, void* workspace) {
+  if (!workspace) return;
+  if (ctx->backend == BEAST_BACKEND_CUDA) {
+    beast_cuda_workspace_free(ctx, workspace);
+  } else {
+    clReleaseMemObject((cl_mem)workspace);
+  }
 }

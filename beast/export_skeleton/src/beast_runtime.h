@@ -109,6 +109,33 @@ int beast_entry_failed(const beast_context* ctx, const beast_entry* e);
 int beast_entry_failure_note(beast_context* ctx, beast_op op,
                              const long long shape[BEAST_SHAPE_FIELDS], char* buf, size_t len);
 
+/* Which kernels of a tuned entry a run launches (prepare stages: beast_stage). */
+typedef enum beast_phase {
+  BEAST_PHASE_ALL = 0,     /* every stage and the entry's kernel, on a workspace of the call's */
+  BEAST_PHASE_PREPARE = 1, /* the prepare stages only, into the given workspace */
+  BEAST_PHASE_PREPARED = 2 /* the other stages and the kernel, on the given workspace */
+} beast_phase;
+
+/* Whether entry e has prepare stages (what beast_conv2d_prepare can save). */
+int beast_entry_prepares(const beast_entry* e);
+
+/* Runs `phase` of the tuned conv2d entry e on ctx with the buffers x, w,
+ * bias, y (x and y NULL for BEAST_PHASE_PREPARE: those kernels do not read
+ * them) and `workspace` (a cl_mem, or a CUdeviceptr as void*, of
+ * e->workspace_bytes), on `queue` as beast_conv2d_forward takes it. The
+ * buffers given are checked as that call checks them. NOT_TUNED when the
+ * entry cannot serve these buffers (a CUDA pointer off a 16-byte boundary):
+ * the caller then makes a plain call. fn names the public call in messages. */
+beast_status beast_conv2d_entry_phase(beast_context* ctx, const beast_entry* e,
+                                      const beast_conv2d_problem* problem, void* x, void* w,
+                                      void* bias, void* y, void* workspace, beast_phase phase,
+                                      void* queue, const char* fn);
+
+/* A workspace of `bytes` on ctx's device for a prepared handle, and its
+ * release (DEVICE with the reason when the device has no room). */
+beast_status beast_workspace_alloc(beast_context* ctx, long long bytes, void** workspace);
+void beast_workspace_free(beast_context* ctx, void* workspace);
+
 /* The built program of entry->program on ctx, building it on first use. */
 beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_program* program);
 

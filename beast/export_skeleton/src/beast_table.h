@@ -18,11 +18,15 @@ typedef enum beast_op { BEAST_OP_CONV2D = 0, BEAST_OP_GEMM = 1 } beast_op;
 #define BEAST_SHAPE_DTYPE 16
 
 /* A kernel launched before an entry's own (a multi-stage config), from the
- * same program, with the same buffers and the entry's workspace after them. */
+ * same program, with the same buffers and the entry's workspace after them.
+ * A prepare stage (first in the list) reads only the weights (and bias) and
+ * writes part of the workspace: beast_conv2d_prepare runs it once per
+ * weight buffer, a plain call runs it every time. */
 typedef struct beast_stage {
   const char* kernel;
   size_t global[3];
   size_t local[3];
+  int prepare; /* 1: a prepare stage */
 } beast_stage;
 
 typedef struct beast_entry {

@@ -1,0 +1,137 @@
+/* Runs conv2d N=1 C=8 H=W=10 K=8 3x3 pad 1 with a bias through an exported
+ * library whose tuned entry is conv2d/winograd_split (its filter transform a
+ * prepare stage), on the consumer's own OpenCL buffers, and checks:
+ *   1. beast_conv2d_prepare then beast_conv2d_forward_prepared computes the
+ *      convolution, for two different inputs with one prepared handle;
+ *   2. the handle is a snapshot: after the weights are zeroed in place, a
+ *      prepared call still computes with the weights it prepared — the
+ *      filter transform did not run again — while a plain
+ *      beast_conv2d_forward computes with the zeros (only the bias is left);
+ *   3. preparing again takes the new weights;
+ *   4. bad arguments get INVALID_ARGUMENT and one line.
+ * Prints a line per check; exits 0 only when every one holds. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "beast_tuned.h"
+
+enum { C = 8, H = 10, W = 10, K = 8, R = 3, S = 3, P = 10, Q = 10 };
+#define NX (C * H * W)
+#define NW (K * C * R * S)
+#define NY (K * P * Q)
+
+static float x1[NX], x2[NX], w[NW], b[K], zeros[NW];
+static int failures = 0;
+
+static void Check(int ok, const char* what) {
+  printf("%s: %s\n", ok ? "ok" : "FAILED", what);
+  if (!ok) ++failures;
+}
+
+/* The largest error of y against the double-precision convolution of x and
+ * wt plus the bias, relative to the sum of |terms| of that output. */
+static double WorstError(const float* y, const float* x, const float* wt) {
+  double worst = 0;
+  for (int k = 0; k < K; ++k)
+    for (int p = 0; p < P; ++p)
+      for (int q = 0; q < Q; ++q) {
+        double ref = b[k], scale = fabs(b[k]);
+        for (int c = 0; c < C; ++c)
+          for (int r = 0; r < R; ++r)
+            for (int s = 0; s < S; ++s) {
+              const int h = p + r - 1, ww = q + s - 1;
+              if (h < 0 || h >= H || ww < 0 || ww >= W) continue;
+              const double t = (double)x[(c * H + h) * W + ww] * wt[((k * C + c) * R + r) * S + s];
+              ref += t;
+              scale += fabs(t);
+            }
+        const double err = fabs(y[(k * P + p) * Q + q] - ref) / (scale > 0 ? scale : 1);
+        if (!(err <= worst)) worst = err; /* NaN counts as the worst */
+      }
+  return worst;
+}
+
+int main(void) {
+  for (int i = 0; i < NX; ++i) {
+    x1[i] = (float)((i * 7 % 23) - 11) / 8.0f;
+    x2[i] = (float)((i * 11 % 17) - 8) / 4.0f;
+  }
+  for (int i = 0; i < NW; ++i) w[i] = (float)((i * 5 % 19) - 9) / 16.0f;
+  for (int k = 0; k < K; ++k) b[k] = (float)k - 3.5f;
+  beast_context* ctx = NULL;
+  if (beast_context_create(BEAST_BACKEND_OPENCL, 0, &ctx) != BEAST_OK) {
+    fprintf(stderr, "context: %s\n", beast_last_error());
+    return 1;
+  }
+  void *cl_ctx = NULL, *queue = NULL;
+  beast_context_opencl(ctx, &cl_ctx, NULL, &queue);
+  cl_command_queue q = (cl_command_queue)queue;
+  cl_int err = CL_SUCCESS;
+  cl_mem xb = clCreateBuffer((cl_context)cl_ctx, CL_MEM_READ_WRITE, sizeof x1, NULL, &err);
+  cl_mem wb = clCreateBuffer((cl_context)cl_ctx, CL_MEM_READ_WRITE, sizeof w, NULL, &err);
+  cl_mem bb = clCreateBuffer((cl_context)cl_ctx, CL_MEM_READ_WRITE, sizeof b, NULL, &err);
+  cl_mem yb = clCreateBuffer((cl_context)cl_ctx, CL_MEM_READ_WRITE, sizeof(float) * NY, NULL, &err);
+  clEnqueueWriteBuffer(q, wb, CL_TRUE, 0, sizeof w, w, 0, NULL, NULL);
+  clEnqueueWriteBuffer(q, bb, CL_TRUE, 0, sizeof b, b, 0, NULL, NULL);
+  static float y[NY];
+  const double tolerance = 1e-4; /* Winograd F(4x4) in float: far below */
+
+  beast_conv2d_problem problem = {
+      1, C, H, W, K, R, S, 1, 1, 1, 1, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 1};
+  char why[1024];
+  beast_explain_conv2d(ctx, &problem, why, sizeof why);
+  printf("%s\n", why);
+  Check(strstr(why, "exact tuned: conv2d/winograd_split") != NULL,
+        "the tuned entry is conv2d/winograd_split");
+
+  beast_conv2d_prepared* prepared = NULL;
+  Check(beast_conv2d_prepare(ctx, &problem, wb, bb, NULL, &prepared) == BEAST_OK && prepared,
+        "beast_conv2d_prepare");
+  const float* inputs[2] = {x1, x2};
+  for (int i = 0; i < 2; ++i) {
+    clEnqueueWriteBuffer(q, xb, CL_TRUE, 0, sizeof x1, inputs[i], 0, NULL, NULL);
+    const beast_status st = beast_conv2d_forward_prepared(ctx, prepared, xb, yb, NULL);
+    clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+    const double e = WorstError(y, inputs[i], w);
+    printf("input %d: max relative error %g\n", i + 1, e);
+    Check(st == BEAST_OK && e <= tolerance, "a prepared call computes the convolution");
+  }
+
+  /* The weights zeroed in place: the handle keeps what it prepared. */
+  clEnqueueWriteBuffer(q, wb, CL_TRUE, 0, sizeof zeros, zeros, 0, NULL, NULL);
+  beast_conv2d_forward_prepared(ctx, prepared, xb, yb, NULL);
+  clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+  Check(WorstError(y, x2, w) <= tolerance,
+        "a prepared call after the weights changed computes with the prepared ones");
+  beast_conv2d_forward(ctx, &problem, xb, wb, bb, yb, NULL);
+  clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+  Check(WorstError(y, x2, zeros) <= tolerance, "a plain call transforms the new weights");
+  beast_conv2d_prepared_destroy(prepared);
+  prepared = NULL;
+  Check(beast_conv2d_prepare(ctx, &problem, wb, bb, NULL, &prepared) == BEAST_OK,
+        "preparing again");
+  beast_conv2d_forward_prepared(ctx, prepared, xb, yb, NULL);
+  clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+  Check(WorstError(y, x2, zeros) <= tolerance, "preparing again takes the new weights");
+
+  /* Mistakes, each refused with one line. */
+  beast_status st = beast_conv2d_forward_prepared(ctx, prepared, NULL, yb, NULL);
+  printf("%s\n", beast_last_error());
+  Check(st == BEAST_ERROR_INVALID_ARGUMENT, "a NULL input is refused");
+  beast_conv2d_prepared* none = NULL;
+  st = beast_conv2d_prepare(ctx, &problem, wb, NULL, NULL, &none);
+  printf("%s\n", beast_last_error());
+  Check(st == BEAST_ERROR_INVALID_ARGUMENT && none == NULL, "a missing bias is refused");
+  beast_conv2d_prepared_destroy(prepared);
+  beast_conv2d_prepared_destroy(NULL);
+  clReleaseMemObject(xb);
+  clReleaseMemObject(wb);
+  clReleaseMemObject(bb);
+  clReleaseMemObject(yb);
+  beast_context_destroy(ctx);
+  printf("%d failed\n", failures);
+  return failures == 0 ? 0 : 1;
+}
