@@ -69,6 +69,30 @@ std::vector<std::string> ReadShapes(const std::string& path) {
   return problems;
 }
 
+// Which calls an entry serves, as --json and the summary say it.
+const char* CallsName(EntryCalls calls) {
+  switch (calls) {
+    case EntryCalls::kPrepared:
+      return "prepared";
+    case EntryCalls::kPlain:
+      return "plain";
+    default:
+      return "all";
+  }
+}
+
+// " (+ 2.1 ms prepare once per weight buffer; prepared calls)" and the like.
+std::string CallsNote(const ExportEntry& e) {
+  char prepare[96] = "";
+  if (e.prepare_ms)
+    std::snprintf(prepare, sizeof prepare, " + %.4g ms prepare once per weight buffer",
+                  *e.prepare_ms);
+  const std::string calls = e.calls == EntryCalls::kPrepared ? "; calls with prepared weights"
+                            : e.calls == EntryCalls::kPlain  ? "; plain calls"
+                                                             : "";
+  return prepare + calls;
+}
+
 void PrintJson(const ExportSummary& s) {
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   for (const ExportEntry& e : s.entries) {
@@ -81,6 +105,8 @@ void PrintJson(const ExportSummary& s) {
       entry["source_problem"] = e.source_problem;
       entry["distance"] = e.distance;
     }
+    entry["calls"] = CallsName(e.calls);
+    entry["prepare_ms"] = e.prepare_ms ? nlohmann::ordered_json(*e.prepare_ms) : nullptr;
     entries.push_back(entry);
   }
   const nlohmann::ordered_json out = {{"out", s.out_dir},
@@ -121,8 +147,9 @@ void PrintSummary(const ExportOptions& options, const ExportSummary& s) {
                   e.problem_key.c_str(), e.template_name.c_str(), e.config_key.c_str(),
                   e.source_problem.c_str(), e.distance, e.device_name.c_str(), e.median_ms);
     } else {
-      std::printf("  %s  %s  %s  on %s (%.4g ms)\n", e.problem_key.c_str(), e.template_name.c_str(),
-                  e.config_key.c_str(), e.device_name.c_str(), e.median_ms);
+      std::printf("  %s  %s  %s  on %s (%.4g ms%s)\n", e.problem_key.c_str(),
+                  e.template_name.c_str(), e.config_key.c_str(), e.device_name.c_str(), e.median_ms,
+                  CallsNote(e).c_str());
     }
   }
   for (const auto& line : s.skipped) std::printf("skipped %s\n", line.c_str());

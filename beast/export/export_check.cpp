@@ -48,6 +48,7 @@ std::string DescribeNearest(const ExportEntry& e) {
 struct Stamp {
   std::map<EntryKey, ExportEntry> exact;    // "entry" lines
   std::map<EntryKey, ExportEntry> nearest;  // "nearest" lines
+  std::map<EntryKey, ExportEntry> plain;    // "plain" lines: plain calls' own winners
   std::vector<std::string> requested;       // "requested" lines
   std::vector<std::string> devices;         // "device" lines: the --device filter
   std::string beast_version;                // of the beast that exported it
@@ -68,7 +69,7 @@ Stamp ReadStamp(const fs::path& dir) {
     if (line.rfind("beast_version ", 0) == 0) stamp.beast_version = line.substr(14);
     if (f.size() == 2 && f[0] == "requested") stamp.requested.push_back(f[1]);
     if (f.size() == 2 && f[0] == "device") stamp.devices.push_back(f[1]);
-    if (f.empty() || (f[0] != "entry" && f[0] != "nearest")) continue;
+    if (f.empty() || (f[0] != "entry" && f[0] != "nearest" && f[0] != "plain")) continue;
     stamp.has_entries = true;
     const bool nearest = f[0] == "nearest";
     if (f.size() != (nearest ? 10u : 8u)) {
@@ -88,7 +89,8 @@ Stamp ReadStamp(const fs::path& dir) {
       e.source_problem = f[8];
       e.distance = std::stod(f[9]);
     }
-    (nearest ? stamp.nearest : stamp.exact)[KeyOf(e)] = e;
+    if (f[0] == "plain") e.calls = EntryCalls::kPlain;
+    (nearest ? stamp.nearest : f[0] == "plain" ? stamp.plain : stamp.exact)[KeyOf(e)] = e;
   }
   return stamp;
 }
@@ -147,18 +149,22 @@ std::string FormatStampEntry(const ExportEntry& e) {
   ms << e.median_ms;
   distance.precision(17);
   distance << e.distance;
-  return std::string(e.nearest ? "nearest" : "entry") + "\t" + e.device_name + "\t" +
-         e.device_driver + "\t" + e.problem_key + "\t" + e.template_name + "\t" + e.template_hash +
-         "\t" + e.config_key + "\t" + ms.str() +
+  const char* kind = e.nearest ? "nearest" : e.calls == EntryCalls::kPlain ? "plain" : "entry";
+  return std::string(kind) + "\t" + e.device_name + "\t" + e.device_driver + "\t" + e.problem_key +
+         "\t" + e.template_name + "\t" + e.template_hash + "\t" + e.config_key + "\t" + ms.str() +
          (e.nearest ? "\t" + e.source_problem + "\t" + distance.str() : "");
 }
 
 namespace {
 
-// The entries an export of the database would write now, by key.
-std::map<EntryKey, ExportEntry> CurrentEntries(const std::vector<results_db::WinnerRow>& every) {
+// The exact entries an export of the database would write now, by key: the
+// winners every call or calls with prepared weights run, and (*plain) the
+// plain calls' own winners where they differ.
+std::map<EntryKey, ExportEntry> CurrentEntries(const std::vector<results_db::WinnerRow>& every,
+                                               const std::vector<results_db::WinnerRow>& plain_rows,
+                                               std::map<EntryKey, ExportEntry>* plain) {
   std::map<EntryKey, ExportEntry> now;
-  for (const auto& row : BestPerProblem(every)) {
+  for (const auto& [row, calls] : ExportedWinners(every, plain_rows)) {
     std::string why;
     if (!Exportable(row, &why)) continue;  // as the export leaves it out
     ExportEntry e;
@@ -169,16 +175,18 @@ std::map<EntryKey, ExportEntry> CurrentEntries(const std::vector<results_db::Win
     e.template_hash = row.template_hash;
     e.config_key = row.config_key;
     e.median_ms = row.median_ms;
-    now[KeyOf(e)] = e;
+    (calls == EntryCalls::kPlain ? *plain : now)[KeyOf(e)] = e;
   }
   return now;
 }
 
-// Exact entries exported and not (or no longer) the database's best.
+// Exact entries exported and not (or no longer) the database's best; `what`
+// names the calls they serve in the messages ("" for the main entries).
 void CompareEntries(const std::map<EntryKey, ExportEntry>& exported,
-                    const std::map<EntryKey, ExportEntry>& now, std::vector<std::string>* stale) {
+                    const std::map<EntryKey, ExportEntry>& now, std::vector<std::string>* stale,
+                    const std::string& what = "") {
   for (const auto& [key, e] : exported) {
-    const std::string where = e.problem_key + " on " + e.device_name;
+    const std::string where = e.problem_key + " on " + e.device_name + what;
     auto it = now.find(key);
     if (it == now.end()) {
       stale->push_back(where + ": exported " + Describe(e) + ", no longer in the database");
@@ -191,7 +199,7 @@ void CompareEntries(const std::map<EntryKey, ExportEntry>& exported,
   }
   for (const auto& [key, e] : now) {
     if (!exported.count(key)) {
-      stale->push_back(e.problem_key + " on " + e.device_name + ": tuned (" + Describe(e) +
+      stale->push_back(e.problem_key + " on " + e.device_name + what + ": tuned (" + Describe(e) +
                        ") but not in the export");
     }
   }
@@ -203,6 +211,7 @@ void CompareTemplates(const Stamp& stamp, const std::string& templates_dir,
   std::map<std::string, std::string> hashes;  // template -> hash exported
   for (const auto& [key, e] : stamp.exact) hashes[e.template_name] = e.template_hash;
   for (const auto& [key, e] : stamp.nearest) hashes[e.template_name] = e.template_hash;
+  for (const auto& [key, e] : stamp.plain) hashes[e.template_name] = e.template_hash;
   for (const auto& [name, hash] : hashes) {
     std::string current;
     try {
@@ -223,7 +232,7 @@ void CompareTemplates(const Stamp& stamp, const std::string& templates_dir,
 ExportCheck CheckExport(const ExportOptions& options) {
   const Stamp stamp = ReadStamp(options.out_dir);
   ExportCheck check;
-  check.entries = stamp.exact.size() + stamp.nearest.size();
+  check.entries = stamp.exact.size() + stamp.nearest.size() + stamp.plain.size();
   if (!stamp.has_entries) {
     check.stale.push_back(
         "the export records no entries (written by an older beast): export again");
@@ -234,13 +243,16 @@ ExportCheck CheckExport(const ExportOptions& options) {
     check.stale.push_back("exported by beast " + stamp.beast_version + ", this is beast " +
                           BEAST_VERSION + ": export again");
   }
-  std::vector<results_db::WinnerRow> every;
+  std::vector<results_db::WinnerRow> every, plain_rows;
   {
     results_db::Store store = results_db::Store::OpenExisting(options.db_path);
     every = OfDevices(store.Winners(), stamp.devices);
+    plain_rows = OfDevices(store.Winners(std::nullopt, true), stamp.devices);
   }
-  const std::map<EntryKey, ExportEntry> now = CurrentEntries(every);
+  std::map<EntryKey, ExportEntry> plain_now;
+  const std::map<EntryKey, ExportEntry> now = CurrentEntries(every, plain_rows, &plain_now);
   CompareEntries(stamp.exact, now, &check.stale);
+  CompareEntries(stamp.plain, plain_now, &check.stale, " (plain calls)");
   CheckNearest(stamp, every, now, options.templates_dir, &check.stale);
   CompareTemplates(stamp, options.templates_dir, &check.stale);
   return check;

@@ -155,9 +155,16 @@ std::string EntryRows(const std::vector<PlannedKernel>& kernels) {
     std::ostringstream distance;
     distance.precision(3);
     distance << std::fixed << e.distance;
-    const std::string tier =
+    std::string tier =
         e.nearest ? "nearest: " + cell(e.source_problem) + " (distance " + distance.str() + ")"
                   : "exact";
+    if (e.calls == EntryCalls::kPrepared) tier += ", calls with prepared weights";
+    if (e.calls == EntryCalls::kPlain) tier += ", plain calls";
+    if (e.prepare_ms) {
+      std::ostringstream prepare;
+      prepare << *e.prepare_ms;
+      median << " (+ " << prepare.str() << " prepare, once per weight buffer)";
+    }
     rows += "| " + cell(e.problem_key) + " | " + tier + " | " + e.template_name + " | " +
             cell(e.config_key) + " | " + e.device_name + " (" + e.device_driver + ") | " +
             median.str() + " |\n";

@@ -67,18 +67,39 @@ bool Exportable(const results_db::WinnerRow& row, std::string* why) {
 // The fastest winner over every template, per (device, problem). Winners()
 // comes ordered by device, problem, template name, so a tie keeps the first
 // template by name.
-std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::WinnerRow> rows) {
+std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::WinnerRow> rows,
+                                                  bool plain) {
+  auto cost = [plain](const results_db::WinnerRow& r) {
+    return r.median_ms + (plain ? r.prepare_ms.value_or(0) : 0);
+  };
   std::vector<results_db::WinnerRow> best;
   std::map<std::pair<int64_t, int64_t>, size_t> index;
   for (auto& row : rows) {
     auto [it, fresh] = index.emplace(std::make_pair(row.device_id, row.problem_id), best.size());
     if (fresh) {
       best.push_back(std::move(row));
-    } else if (row.median_ms < best[it->second].median_ms) {
+    } else if (cost(row) < cost(best[it->second])) {
       best[it->second] = std::move(row);
     }
   }
   return best;
+}
+
+std::vector<ExportedWinner> ExportedWinners(const std::vector<results_db::WinnerRow>& every,
+                                            const std::vector<results_db::WinnerRow>& plain) {
+  std::map<std::pair<int64_t, int64_t>, results_db::WinnerRow> plain_best;
+  for (auto& row : BestPerProblem(plain, true))
+    plain_best.emplace(std::make_pair(row.device_id, row.problem_id), std::move(row));
+  std::vector<ExportedWinner> out;
+  for (auto& row : BestPerProblem(every)) {
+    auto it = plain_best.find({row.device_id, row.problem_id});
+    const bool split =
+        row.prepare_ms && it != plain_best.end() &&
+        (it->second.template_id != row.template_id || it->second.config_id != row.config_id);
+    out.push_back({row, split ? EntryCalls::kPrepared : EntryCalls::kAll});
+    if (split) out.push_back({it->second, EntryCalls::kPlain});
+  }
+  return out;
 }
 
 namespace {
@@ -122,6 +143,7 @@ class Planner {
     e.device_driver = row.driver_version;
     e.device_arch = row.arch;
     e.median_ms = row.median_ms;
+    e.prepare_ms = row.prepare_ms;
     for (int d = 0; d < 3; ++d) {
       e.global[d] = instance.global[d];
       e.local[d] = instance.local[d];
@@ -180,23 +202,25 @@ ExportPlan PlanExport(const ExportOptions& options) {
   std::vector<Problem> requested;  // parsed first: a typo fails before the slow part
   for (const auto& key : options.requested) requested.push_back(Problem::Parse(key));
   std::vector<results_db::WinnerRow> every;  // each template's winner per device and problem
+  std::vector<results_db::WinnerRow> plain;  // the same, for calls without prepared weights
   {
     results_db::Store store = results_db::Store::OpenExisting(options.db_path);
     every = OfDevices(store.Winners(), options.devices);
+    plain = OfDevices(store.Winners(std::nullopt, true), options.devices);
   }
-  std::vector<results_db::WinnerRow> winners = BestPerProblem(every);
+  std::vector<ExportedWinner> winners = ExportedWinners(every, plain);
   if (winners.empty()) {
     throw Error(ErrorCode::kDatabase, options.db_path + ": no ok measurement to export");
   }
   ExportPlan plan;
-  std::vector<const results_db::WinnerRow*> exported;
-  for (const auto& row : winners) {
+  std::vector<const ExportedWinner*> exported;
+  for (const auto& w : winners) {
     std::string why;
-    if (Exportable(row, &why)) {
-      exported.push_back(&row);
+    if (Exportable(w.row, &why)) {
+      exported.push_back(&w);
     } else {
-      plan.skipped.push_back(row.problem_key + " on " + row.backend + " device " + row.device_name +
-                             ": " + why);
+      plan.skipped.push_back(w.row.problem_key + " on " + w.row.backend + " device " +
+                             w.row.device_name + ": " + why);
     }
   }
   if (exported.empty()) {
@@ -206,9 +230,10 @@ ExportPlan PlanExport(const ExportOptions& options) {
   }
   Planner planner(options);
   bool cuda = false;
-  for (const auto* row : exported) {
-    plan.kernels.push_back(planner.Plan(*row));
-    cuda = cuda || ParseBackend(row->backend) == Backend::kCuda;
+  for (const auto* w : exported) {
+    plan.kernels.push_back(planner.Plan(w->row));
+    plan.kernels.back().entry.calls = w->calls;
+    cuda = cuda || ParseBackend(w->row.backend) == Backend::kCuda;
   }
   plan.toolchain = planner.Toolchain(cuda);
   if (requested.empty()) return plan;

@@ -33,8 +33,23 @@ struct ExportPlan {
 };
 
 // The fastest ok row over every template, per (device, problem), of rows as
-// Store::Winners() returns them.
-std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::WinnerRow> rows);
+// Store::Winners() returns them; with `plain`, by time plus prepare_ms (of
+// Store::Winners(device, true)).
+std::vector<results_db::WinnerRow> BestPerProblem(std::vector<results_db::WinnerRow> rows,
+                                                  bool plain = false);
+
+// A winner the library carries and the calls it serves (ExportEntry::calls).
+struct ExportedWinner {
+  results_db::WinnerRow row;
+  EntryCalls calls = EntryCalls::kAll;
+};
+
+// Per (device, problem): BestPerProblem(every), serving every call — unless
+// it has prepare stages and BestPerProblem(plain, true) is another config:
+// then the first serves calls with prepared weights, the second plain ones
+// (listed after it). Ordered by device, problem.
+std::vector<ExportedWinner> ExportedWinners(const std::vector<results_db::WinnerRow>& every,
+                                            const std::vector<results_db::WinnerRow>& plain);
 
 // The rows tuned on one of `devices` (exact names); all rows when it is empty.
 std::vector<results_db::WinnerRow> OfDevices(std::vector<results_db::WinnerRow> rows,

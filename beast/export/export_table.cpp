@@ -200,7 +200,8 @@ std::string KernelTableSource(const std::vector<PlannedKernel>& kernels,
            median + ", " + (e.nearest ? "1" : "0") + ", " + q(e.source_problem) + ", " + distance +
            ", " + (e.backend == Backend::kCuda ? "1" : "0") + ",\n     " +
            (e.before.empty() ? std::string("NULL") : "kStages" + std::to_string(i)) + ", " +
-           std::to_string(e.before.size()) + ", " + std::to_string(e.workspace_bytes) + "LL},\n";
+           std::to_string(e.before.size()) + ", " + std::to_string(e.workspace_bytes) + "LL, " +
+           std::to_string(static_cast<int>(e.calls)) + "},\n";
   }
   out += "};\nconst int beast_entry_count = " + std::to_string(kernels.size()) + ";\n\n";
   out += "const char beast_export_stamp[] =\n" + CStringLiteral(export_stamp, "    ") + ";\n";

@@ -3,6 +3,7 @@
 // kernel for each tuned problem on the device it was tuned on.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct ExportOptions {
   static ExportOptions Defaults();
 };
 
+enum class EntryCalls { kAll = 0, kPrepared = 1, kPlain = 2 };
+
 // One tuned kernel of the library: the fastest ok config, over every template,
 // of one problem on one device; or, for a requested problem nobody tuned
 // there (nearest), the config of a nearby tuned problem rendered for it.
@@ -58,6 +61,12 @@ struct ExportEntry {
   bool nearest = false;
   std::string source_problem;  // nearest: the tuned problem the config comes from
   double distance = 0;         // nearest: ShapeDistance to it
+  // Which calls it serves (beast_entry.calls): every one; or, where the
+  // fastest config has prepare stages and another is faster when those run
+  // in the call, calls with prepared weights (beast_conv2d_prepare) only,
+  // and the other config plain calls only.
+  EntryCalls calls = EntryCalls::kAll;
+  std::optional<double> prepare_ms;  // the prepare stages' time, when it has some
 };
 
 struct ExportSummary {

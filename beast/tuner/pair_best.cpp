@@ -56,6 +56,7 @@ void SummarizePairBest(results_db::Store& store, int64_t device_id, const Planne
   ps->has_best = true;
   ps->best_config = row->config_key;
   ps->best_ms = row->median_ms.value_or(0);
+  ps->best_prepare_ms = row->prepare_ms;
   ps->best_gflops = row->gflops.value_or(0);
   ps->speedup_vs_default = row->speedup_vs_default.value_or(0);
   ps->speedup_from_confirmed = row->speedup_from_confirmed;

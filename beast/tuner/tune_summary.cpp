@@ -202,6 +202,12 @@ std::string FastestLines(const TuneSummary& s) {
     std::snprintf(line, sizeof line, "fastest on %s: %s %.4f ms", p.problem_key.c_str(),
                   tuned[0]->template_name.c_str(), tuned[0]->best_ms);
     out += line;
+    if (tuned[0]->best_prepare_ms) {
+      // Its time leaves out what beast_conv2d_prepare does once per weight buffer.
+      std::snprintf(line, sizeof line, " (+ %.4f ms weight transform once per weight buffer)",
+                    *tuned[0]->best_prepare_ms);
+      out += line;
+    }
     for (size_t i = 1; i < tuned.size(); ++i) {
       std::snprintf(line, sizeof line, "%s %.2fx over %s", i == 1 ? "," : ";",
                     tuned[i]->best_ms / tuned[0]->best_ms, tuned[i]->template_name.c_str());

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -138,6 +139,9 @@ struct PairSummary {
   bool has_best = false;
   std::string best_config;
   double best_ms = 0;
+  // The best config's prepare stages (run once per weight buffer, not in
+  // best_ms), when it has some.
+  std::optional<double> best_prepare_ms;
   double best_gflops = 0;
   double speedup_vs_default = 0;  // 0 when the default did not run ok
   // The speed-up compares the confirmed medians of the winner and the

@@ -78,18 +78,25 @@ std::string RowsCte(size_t param_matches) {
 // by lowest median, first recorded on a tie — kept only for the newest
 // version of each template name that has an ok row there: an edited
 // template's winners replace the old.
-const std::string kBestCte = R"SQL(,
+// With `plain`, a call without prepared weights runs the prepare stages
+// too: rows rank by their time plus prepare_ms.
+std::string BestCte(bool plain) {
+  const std::string extra = plain ? " + COALESCE(prepare_ms, 0)" : "";
+  return R"SQL(,
 best_rows AS (
   SELECT * FROM (
     SELECT result_rows.*,
            ROW_NUMBER() OVER (PARTITION BY device_id, problem_id, template_id
-                              ORDER BY confirmed_ms IS NULL, confirmed_ms, median_ms,
+                              ORDER BY confirmed_ms IS NULL, confirmed_ms)SQL" +
+         extra + ", median_ms" + extra + R"SQL(,
                                        measurement_id) AS rank_in_version,
            MAX(template_id) OVER (PARTITION BY device_id, problem_id, template_name)
              AS newest_template_id
     FROM result_rows WHERE status = 'ok' AND median_ms IS NOT NULL)
   WHERE rank_in_version <= ?8 AND template_id = newest_template_id
 ))SQL";
+}
+const std::string kBestCte = BestCte(false);
 
 const std::string kResultColumns = R"SQL(
 SELECT measurement_id, run_id, device_id, backend, device_name, problem_id, problem_key,
@@ -133,12 +140,17 @@ void BindParamValue(internal::Statement& query, int index, const std::string& va
   query.BindText(index, value);
 }
 
-const std::string kWinnersSql = RowsCte(0) + kBestCte + R"SQL(
+std::string WinnersSql(bool plain) {
+  return RowsCte(0) + BestCte(plain) + R"SQL(
 SELECT device_id, backend, device_name, vendor, driver_version, arch, problem_id, problem_key,
        op, template_id, template_name, template_hash, source_path, config_id, config_key,
        params_json, median_ms, gflops, default_ms, limits_json, confirmed_ms,
-       default_confirmed_ms
-FROM best_rows)SQL" + kOrder;
+       default_confirmed_ms, prepare_ms
+FROM best_rows)SQL" +
+         kOrder;
+}
+const std::string kWinnersSql = WinnersSql(false);
+const std::string kPlainWinnersSql = WinnersSql(true);
 
 std::optional<double> Speedup(std::optional<double> default_ms, std::optional<double> median_ms) {
   if (!default_ms || !median_ms || !(*median_ms > 0)) return std::nullopt;
@@ -227,8 +239,8 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
   return rows;
 }
 
-std::vector<WinnerRow> Store::Winners(std::optional<int64_t> device_id) {
-  auto& query = impl_->Prepared(kWinnersSql, "finding the winners");
+std::vector<WinnerRow> Store::Winners(std::optional<int64_t> device_id, bool plain) {
+  auto& query = impl_->Prepared(plain ? kPlainWinnersSql : kWinnersSql, "finding the winners");
   internal::StatementScope scope(query);
   query.BindOptionalInt(4, device_id);
   query.BindInt(6, -1);
@@ -259,6 +271,7 @@ std::vector<WinnerRow> Store::Winners(std::optional<int64_t> device_id) {
         SpeedupOverDefault(query.ColumnOptionalDouble(18), row.median_ms,
                            query.ColumnOptionalDouble(21), query.ColumnOptionalDouble(20));
     row.limits_json = query.ColumnText(19);
+    row.prepare_ms = query.ColumnOptionalDouble(22);
     rows.push_back(std::move(row));
   }
   return rows;

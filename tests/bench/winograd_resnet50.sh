@@ -6,8 +6,13 @@
 # conv2d/winograd (fused) and conv2d/winograd_split (four launches) — with the
 # same budget per template in the same run;
 # then oneDNN (PyTorch's CPU F.conv2d on every core, onednn_job_estimate.py)
-# times the same shapes in the same script. Prints per layer each algorithm's
-# best time, Winograd against the best of the others, and the fastest against
+# times the same shapes in the same script, twice: as F.conv2d (weights
+# reordered in every call) and prepacked (weights reordered once, activations
+# in oneDNN's layout: --prepacked), the counterpart of beast's prepared
+# weights; the faster of the two is the reference. Prints per layer each algorithm's
+# best time (winograd_split without its filter transform, a prepare stage run
+# once per weight buffer, whose time is printed apart), Winograd against the
+# best of the others, and the fastest against
 # oneDNN, with geometric means. Not a CTest test: tens of minutes.
 # Usage: tests/bench/winograd_resnet50.sh [DB]   (default: a new file in /tmp;
 #        an existing one resumes)
@@ -37,31 +42,40 @@ echo "tuned in $(( $(date +%s) - start )) s" >&2
 printf '%s\n' "${LAYERS[@]}" > "$WORK/layers.job"
 /usr/bin/python3 "$ROOT/tests/bench/onednn_job_estimate.py" "$WORK/layers.job" --reps 30 --json \
   > "$WORK/onednn.json"
+/usr/bin/python3 "$ROOT/tests/bench/onednn_job_estimate.py" "$WORK/layers.job" --reps 30 --json \
+  --prepacked > "$WORK/onednn_prepacked.json"
 python3 - "$WORK" "${LAYERS[@]}" <<'PY'
 import json, math, sys
 work, layers = sys.argv[1], sys.argv[2:]
 best = json.load(open(f"{work}/best.json"))
 onednn = json.load(open(f"{work}/onednn.json"))
+prepacked = json.load(open(f"{work}/onednn_prepacked.json"))
 def canon(key):  # the database's key of a layer: its C, H
     return [r for r in best if f"C={key.split('C=')[1].split(',')[0]}," in r["problem"]
             and f",H={key.split(',H=')[1].split(',')[0]}," in r["problem"]]
 names = ["conv2d/direct_nchw", "conv2d/implicit_gemm", "conv2d/winograd", "conv2d/winograd_split"]
 print(f"{'layer':<16}" + "".join(f"{n.split('/')[1]:>15}" for n in names)
-      + f"{'wino/other':>12}{'oneDNN':>10}{'best/oneDNN':>13}")
+      + f"{'prepare':>10}{'wino/other':>12}{'oneDNN':>10}{'prepacked':>11}{'best/oneDNN':>13}")
 ratios, vs_onednn = [], []
-for key, ref in zip(layers, onednn["problems"]):
+for key, plain, packed in zip(layers, onednn["problems"], prepacked["problems"]):
+    ref_ms = min(plain["median_ms"], packed["median_ms"])  # oneDNN's faster way
     rows = {r["template"]: r["median_ms"] for r in canon(key)}
+    prepare = {r["template"]: r.get("prepare_ms") for r in canon(key)}.get(names[3])
     times = [rows.get(n) for n in names]
     other = min(t for t in times[:2] if t)
     wino = min(t for t in times[2:] if t)  # the faster Winograd layout
     fastest = min(t for t in times if t)
     ratios.append(other / wino)
-    vs_onednn.append(ref["median_ms"] / fastest)
+    vs_onednn.append(ref_ms / fastest)
     c, h = key.split("C=")[1].split(",")[0], key.split(",H=")[1].split(",")[0]
     print(f"{c + '->' + c + ' @' + h:<16}" + "".join(f"{t:>15.4f}" for t in times)
-          + f"{other / wino:>12.2f}{ref['median_ms']:>10.4f}{ref['median_ms'] / fastest:>13.2f}")
+          + (f"{prepare:>10.4f}" if prepare is not None else f"{'-':>10}")
+          + f"{other / wino:>12.2f}{plain['median_ms']:>10.4f}{packed['median_ms']:>11.4f}"
+          + f"{ref_ms / fastest:>13.2f}")
 geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))
 print(f"geomean: Winograd {geo(ratios):.2f}x the best direct/implicit-GEMM winner; "
-      f"the fastest algorithm {geo(vs_onednn):.2f}x oneDNN's speed "
-      f"(PyTorch {onednn['torch']}, {onednn['threads']} threads); times in ms, medians")
+      f"the fastest algorithm {geo(vs_onednn):.2f}x the speed of oneDNN's faster way "
+      f"(PyTorch {onednn['torch']}, {onednn['threads']} threads); times in ms, medians; "
+      "prepare: winograd_split's filter transform, run once per weight buffer "
+      "(beast_conv2d_prepare), not in its time")
 PY

@@ -3,6 +3,7 @@
 // for tests that need winners in a database without tuning (the export tests).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "beast/core/config.hpp"
@@ -15,10 +16,12 @@ namespace beast::testing {
 
 // Records `config` of `spec` for `problem` on `device` in the database at
 // `db`: ok at `ms` (three samples of it), or a compile error when ms <= 0.
-// template_hash: the hash to record (empty: the template's own).
+// template_hash: the hash to record (empty: the template's own); prepare_ms:
+// its prepare stages' time, when it has some.
 inline void RecordMeasurement(const std::string& db, const DeviceInfo& device,
                               const Problem& problem, const SpaceSpec& spec, const Config& config,
-                              double ms, const std::string& template_hash = "") {
+                              double ms, const std::string& template_hash = "",
+                              std::optional<double> prepare_ms = std::nullopt) {
   results_db::Store store = results_db::Store::Open(db);
   int64_t device_id =
       store.UpsertDevice({device.backend, device.name, device.vendor, device.driver_version,
@@ -37,6 +40,7 @@ inline void RecordMeasurement(const std::string& db, const DeviceInfo& device,
   if (ms > 0) {
     m.samples_ms = {ms, ms, ms};
     m.median_ms = ms;
+    m.prepare_ms = prepare_ms;
   }
   store.RecordMeasurement(m);
   store.FinishRun(run, results_db::RunEnd::kFinished);

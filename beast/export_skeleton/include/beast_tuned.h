@@ -134,7 +134,7 @@ beast_status beast_conv2d_prepare(beast_context* ctx, const beast_conv2d_problem
 beast_status beast_conv2d_forward_prepared(beast_context* ctx, beast_conv2d_prepared* prepared,
                                            void* x, void* y, void* queue);
 /* Frees the handle and its workspace (NULL: nothing), after the work of
- * ctx's device that may use it has finished. */
+ * ctx's device that may use it has finished and before ctx is destroyed. */
 void beast_conv2d_prepared_destroy(beast_conv2d_prepared* prepared);
 
 /* Host-memory entry points: copy the inputs to the device, run the call above

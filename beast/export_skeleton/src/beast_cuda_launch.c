@@ -187,7 +187,7 @@ static beast_status Run(beast_context* ctx, beast_op op, const long long shape[B
    * served by the generic kernel, which reads element by element. */
   int aligned = 1;
   for (int i = 0; i < n; ++i) aligned = aligned && (size_t)buffers[i] % 16 == 0;
-  for (const beast_entry* e; aligned && (e = beast_select(ctx, op, shape, key)) != NULL;) {
+  for (const beast_entry* e; aligned && (e = beast_select(ctx, op, shape, key, 0)) != NULL;) {
     for (int i = 0; i < n; ++i) {
       ptrs[i] = (beast_cu_ptr)(size_t)buffers[i];
       params[i] = &ptrs[i];

@@ -203,13 +203,16 @@ static int Better(const beast_context* ctx, const beast_entry* a, const beast_en
 }
 
 const beast_entry* beast_select(beast_context* ctx, beast_op op,
-                                const long long shape[BEAST_SHAPE_FIELDS], const char* key) {
+                                const long long shape[BEAST_SHAPE_FIELDS], const char* key,
+                                int prepared) {
   const beast_entry* best = NULL;
   int tuned = 0, failed = 0;
+  const int other_calls = prepared ? BEAST_CALLS_PLAIN : BEAST_CALLS_PREPARED;
   pthread_mutex_lock(&ctx->mutex);
   for (int i = 0; i < beast_entry_count; ++i) {
     const beast_entry* e = &beast_entries[i];
     if (e->op != op || memcmp(e->shape, shape, sizeof e->shape) != 0) continue;
+    if (e->calls == other_calls) continue;         /* the winner for the other kind of call */
     if (e->backend != (int)ctx->backend) continue; /* compiled for the other kind of device */
     ++tuned;
     if (beast_entry_failed(ctx, e)) {
@@ -254,7 +257,7 @@ static int TunedHere(const beast_context* ctx) {
 static beast_status Explain(beast_context* ctx, beast_op op,
                             const long long shape[BEAST_SHAPE_FIELDS], const char* key, char* buf,
                             size_t len) {
-  const beast_entry* e = beast_select(ctx, op, shape, key);
+  const beast_entry* e = beast_select(ctx, op, shape, key, 0);
   char failure[1200];
   beast_entry_failure_note(ctx, op, shape, failure, sizeof failure);
   const char* untuned = TunedHere(ctx) ? "" : " (this library was not tuned on this device)";
@@ -296,6 +299,16 @@ static beast_status Explain(beast_context* ctx, beast_op op,
            e->nearest ? e->source_problem : "", ctx->device_name,
            same ? "" : " (not the tuning device: a kernel tuned elsewhere)", untuned,
            failure[0] ? "; " : "", failure);
+  /* Calls with prepared weights may run another winner (beast_table.h). */
+  const beast_entry* p = beast_select(ctx, op, shape, key, 1);
+  beast_clear_error();
+  if (p && p != e) {
+    const size_t used = strlen(buf);
+    snprintf(buf + used, len - used,
+             "; with prepared weights (beast_conv2d_prepare): %s (kernel %s) config %s at %.6g "
+             "ms, its weight transform run once",
+             p->template_name, p->kernel_name, p->config_key, p->median_ms);
+  }
   return BEAST_OK;
 }
 

@@ -268,7 +268,7 @@ beast_status beast_conv2d_forward(beast_context* ctx, const beast_conv2d_problem
    * kernel that fails here is passed over for the next, or the generic one. */
   const cl_mem with_bias[4] = {(cl_mem)x, (cl_mem)w, (cl_mem)bias, (cl_mem)y};
   const cl_mem without[3] = {(cl_mem)x, (cl_mem)w, (cl_mem)y};
-  for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_CONV2D, shape, key)) != NULL;) {
+  for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_CONV2D, shape, key, 0)) != NULL;) {
     status = RunEntry(ctx, q, e, p->bias ? with_bias : without, p->bias ? 4 : 3, queue == NULL,
                       NULL, BEAST_PHASE_ALL);
     if (!beast_entry_fell_over(ctx, e, status)) return status;
@@ -310,7 +310,7 @@ beast_status beast_gemm(beast_context* ctx, const beast_gemm_problem* problem, v
 
   const beast_gemm_problem* p = problem;
   const cl_mem buffers[3] = {(cl_mem)a, (cl_mem)b, (cl_mem)c};
-  for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_GEMM, shape, key)) != NULL;) {
+  for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_GEMM, shape, key, 0)) != NULL;) {
     status = RunEntry(ctx, q, e, buffers, 3, queue == NULL, NULL, BEAST_PHASE_ALL);
     if (!beast_entry_fell_over(ctx, e, status)) return status;
   }

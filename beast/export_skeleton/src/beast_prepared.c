@@ -53,7 +53,7 @@ beast_status beast_conv2d_prepare(beast_context* ctx, const beast_conv2d_problem
   p->bias = bias;
   /* The entry a plain call would run now; one that fails while preparing is
    * passed over for the next, as a call passes it over. */
-  for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_CONV2D, shape, key)) != NULL;) {
+  for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_CONV2D, shape, key, 1)) != NULL;) {
     if (!beast_entry_prepares(e)) break;
     status = beast_workspace_alloc(ctx, e->workspace_bytes, &p->workspace);
     if (status == BEAST_OK) {

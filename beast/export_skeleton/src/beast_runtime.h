@@ -81,7 +81,9 @@ size_t beast_dtype_bytes(beast_dtype dtype);
  * "beast_generic_gemm_f16" for f16, ...). */
 const char* beast_generic_kernel(beast_op op, beast_dtype dtype);
 
-/* The entry to run for (op, shape) on ctx's device, in tiers: the winner
+/* The entry to run for (op, shape) on ctx's device — for a call with
+ * prepared weights when `prepared` is 1, else a plain one (beast_entry.calls)
+ * — in tiers: the winner
  * tuned for this shape on this device (by name; the same driver preferred),
  * else a nearest entry for this device (a nearby shape's winner config,
  * chosen at export time), else the fastest exact, then nearest, entry tuned
@@ -89,7 +91,8 @@ const char* beast_generic_kernel(beast_op op, beast_dtype dtype);
  * not failed here. NULL, with the reason recorded as a NOT_TUNED error, when
  * there is none: the caller then runs the generic kernel. */
 const beast_entry* beast_select(beast_context* ctx, beast_op op,
-                                const long long shape[BEAST_SHAPE_FIELDS], const char* key);
+                                const long long shape[BEAST_SHAPE_FIELDS], const char* key,
+                                int prepared);
 
 /* The failed tuned entries of a context (beast_entry_failures.c). init
  * allocates the table, free releases it and the reasons. */

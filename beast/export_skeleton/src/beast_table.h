@@ -67,7 +67,16 @@ typedef struct beast_entry {
   const beast_stage* before;
   int n_before;
   long long workspace_bytes;
+  /* Which calls it serves: BEAST_CALLS_ALL; or, where the fastest config has
+   * prepare stages and another is faster with them run in every call,
+   * BEAST_CALLS_PREPARED (beast_conv2d_forward_prepared) for the first and
+   * BEAST_CALLS_PLAIN for the second. */
+  int calls;
 } beast_entry;
+
+#define BEAST_CALLS_ALL 0
+#define BEAST_CALLS_PREPARED 1
+#define BEAST_CALLS_PLAIN 2
 
 /* A CUDA entry's kernel: NVRTC's cubin for the tuning GPU's architecture,
  * and the same source as PTX, which the driver JIT-compiles for a GPU of

@@ -115,6 +115,8 @@ struct WinnerRow {
   std::string config_key;
   std::string params_json;
   double median_ms = 0;
+  // The config's prepare stages (not in median_ms); unset without them.
+  std::optional<double> prepare_ms;
   std::optional<double> gflops;
   std::optional<double> speedup_vs_default;
 };

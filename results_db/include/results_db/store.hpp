@@ -138,8 +138,10 @@ class Store {
                                      const QueryFilter& filter);
   // Best ok config per (device, problem, template) as QueryFilter::best_only
   // picks it, for one device or (nullopt) all; ordered by device, problem,
-  // template name.
-  std::vector<WinnerRow> Winners(std::optional<int64_t> device_id = std::nullopt);
+  // template name. With `plain`, ranked for a call without prepared weights:
+  // by time plus prepare_ms (a config's prepare stages then run every call).
+  std::vector<WinnerRow> Winners(std::optional<int64_t> device_id = std::nullopt,
+                                 bool plain = false);
   // The wall time spent on each (device, problem) over every run, read from
   // the record timestamps: each measurement, baseline and confirmation is
   // charged the time since the previous record of its run on its device (the

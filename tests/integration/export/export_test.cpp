@@ -177,6 +177,7 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                                                      "src/beast_host.c",
                                                      "src/beast_kernels.c",
                                                      "src/beast_launch.c",
+                                                     "src/beast_prepared.c",
                                                      "src/beast_program_cache.c",
                                                      "src/beast_runtime.h",
                                                      "src/beast_table.h"}));
