@@ -39,6 +39,7 @@ start=$(date +%s)
   --baselines none --quiet > "$WORK/summary.txt"
 echo "tuned in $(( $(date +%s) - start )) s" >&2
 "$BEAST" query --db "$DB" --best --json > "$WORK/best.json"
+"$BEAST" query --db "$DB" --status ok --json > "$WORK/all.json"
 printf '%s\n' "${LAYERS[@]}" > "$WORK/layers.job"
 /usr/bin/python3 "$ROOT/tests/bench/onednn_job_estimate.py" "$WORK/layers.job" --reps 30 --json \
   > "$WORK/onednn.json"
@@ -48,15 +49,17 @@ python3 - "$WORK" "${LAYERS[@]}" <<'PY'
 import json, math, sys
 work, layers = sys.argv[1], sys.argv[2:]
 best = json.load(open(f"{work}/best.json"))
+every = json.load(open(f"{work}/all.json"))
 onednn = json.load(open(f"{work}/onednn.json"))
 prepacked = json.load(open(f"{work}/onednn_prepacked.json"))
-def canon(key):  # the database's key of a layer: its C, H
-    return [r for r in best if f"C={key.split('C=')[1].split(',')[0]}," in r["problem"]
+def canon(key, rows=None):  # the rows of a layer (the database's key): by its C, H
+    return [r for r in (best if rows is None else rows)
+            if f"C={key.split('C=')[1].split(',')[0]}," in r["problem"]
             and f",H={key.split(',H=')[1].split(',')[0]}," in r["problem"]]
 names = ["conv2d/direct_nchw", "conv2d/implicit_gemm", "conv2d/winograd", "conv2d/winograd_split"]
 print(f"{'layer':<16}" + "".join(f"{n.split('/')[1]:>15}" for n in names)
       + f"{'prepare':>10}{'wino/other':>12}{'oneDNN':>10}{'prepacked':>11}{'best/oneDNN':>13}")
-ratios, vs_onednn = [], []
+ratios, vs_onednn, plain_ratios = [], [], []
 for key, plain, packed in zip(layers, onednn["problems"], prepacked["problems"]):
     ref_ms = min(plain["median_ms"], packed["median_ms"])  # oneDNN's faster way
     rows = {r["template"]: r["median_ms"] for r in canon(key)}
@@ -66,6 +69,11 @@ for key, plain, packed in zip(layers, onednn["problems"], prepacked["problems"])
     wino = min(t for t in times[2:] if t)  # the faster Winograd layout
     fastest = min(t for t in times if t)
     ratios.append(other / wino)
+    # A plain call (no prepared weights) transforms them every time: the
+    # split layout's best config by time plus transform, against the others.
+    split_plain = min(r["median_ms"] + (r.get("prepare_ms") or 0)
+                      for r in canon(key, every) if r["template"] == names[3])
+    plain_ratios.append(other / min(t for t in (times[2], split_plain) if t))
     vs_onednn.append(ref_ms / fastest)
     c, h = key.split("C=")[1].split(",")[0], key.split(",H=")[1].split(",")[0]
     print(f"{c + '->' + c + ' @' + h:<16}" + "".join(f"{t:>15.4f}" for t in times)
@@ -78,4 +86,6 @@ print(f"geomean: Winograd {geo(ratios):.2f}x the best direct/implicit-GEMM winne
       f"(PyTorch {onednn['torch']}, {onednn['threads']} threads); times in ms, medians; "
       "prepare: winograd_split's filter transform, run once per weight buffer "
       "(beast_conv2d_prepare), not in its time")
+print(f"plain calls (the weight transform in every call): Winograd {geo(plain_ratios):.2f}x the "
+      "best direct/implicit-GEMM winner (" + ", ".join(f"{r:.2f}" for r in plain_ratios) + ")")
 PY
