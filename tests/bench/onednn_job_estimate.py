@@ -23,8 +23,8 @@ import statistics
 import time
 
 import torch
-import torch.utils.mkldnn
 import torch.nn.functional as F
+import torch.utils.mkldnn
 
 
 def parse(line):

@@ -21,6 +21,16 @@ const char* beast_generic_kernel(beast_op op, beast_dtype dtype) {
   return op == BEAST_OP_CONV2D ? kConv[dtype] : kGemm[dtype];
 }
 
+beast_status beast_conv2d_call_shape(const char* fn, const beast_conv2d_problem* problem,
+                                     const void* bias, long long shape[BEAST_SHAPE_FIELDS],
+                                     char* key, size_t key_len) {
+  if ((problem->bias == 1) != (bias != NULL)) {
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: problem->bias is %d but bias is %s", fn,
+                      problem->bias, bias ? "given" : "NULL");
+  }
+  return beast_conv2d_shape(problem, shape, key, key_len);
+}
+
 static long long OutSize(long long in, long long pad, long long dilation, long long taps,
                          long long stride) {
   long long span = in + 2 * pad - dilation * (taps - 1) - 1;

@@ -71,13 +71,9 @@ beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_pr
   if (!ctx || !problem || !x || !w || !y) {
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: a NULL argument", kFn);
   }
-  if ((problem->bias == 1) != (bias != NULL)) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: problem->bias is %d but bias is %s", kFn,
-                      problem->bias, bias ? "given" : "NULL");
-  }
   long long shape[BEAST_SHAPE_FIELDS];
   char key[512];
-  beast_status status = beast_conv2d_shape(problem, shape, key, sizeof key);
+  beast_status status = beast_conv2d_call_shape(kFn, problem, bias, shape, key, sizeof key);
   if (status != BEAST_OK) return status;
   size_t bytes[4];
   beast_conv2d_bytes(problem, bytes);

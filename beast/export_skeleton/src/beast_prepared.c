@@ -37,13 +37,9 @@ beast_status beast_conv2d_prepare(beast_context* ctx, const beast_conv2d_problem
     return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: a NULL argument", kFn);
   }
   *prepared = NULL;
-  if ((problem->bias == 1) != (bias != NULL)) {
-    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT, "%s: problem->bias is %d but bias is %s", kFn,
-                      problem->bias, bias ? "given" : "NULL");
-  }
   long long shape[BEAST_SHAPE_FIELDS];
   char key[512];
-  beast_status status = beast_conv2d_shape(problem, shape, key, sizeof key);
+  beast_status status = beast_conv2d_call_shape(kFn, problem, bias, shape, key, sizeof key);
   if (status != BEAST_OK) return status;
   beast_conv2d_prepared* p = (beast_conv2d_prepared*)calloc(1, sizeof *p);
   if (!p) return beast_fail(BEAST_ERROR_DEVICE, "%s: out of host memory", kFn);

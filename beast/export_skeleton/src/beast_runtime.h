@@ -66,6 +66,12 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* problem,
 beast_status beast_gemm_shape(const beast_gemm_problem* problem,
                               long long shape[BEAST_SHAPE_FIELDS], char* key, size_t key_len);
 
+/* beast_conv2d_shape after the check every conv2d call makes of its bias
+ * argument: given exactly when problem->bias is 1 (fn names the call). */
+beast_status beast_conv2d_call_shape(const char* fn, const beast_conv2d_problem* problem,
+                                     const void* bias, long long shape[BEAST_SHAPE_FIELDS],
+                                     char* key, size_t key_len);
+
 /* The bytes of each buffer of a problem that passed the checks above:
  * conv2d x, w, bias (0 without one), y; gemm a, b, c. */
 void beast_conv2d_bytes(const beast_conv2d_problem* problem, size_t bytes[4]);
