@@ -93,6 +93,13 @@ std::vector<ExportedWinner> ExportedWinners(const std::vector<results_db::Winner
   std::vector<ExportedWinner> out;
   for (auto& row : BestPerProblem(every)) {
     auto it = plain_best.find({row.device_id, row.problem_id});
+    // Only convolutions have a prepared call (beast_conv2d_prepare): any
+    // other op's calls all run the prepare stages, so its one entry is the
+    // plain ranking's.
+    if (row.op != "conv2d") {
+      out.push_back({it != plain_best.end() ? it->second : row, EntryCalls::kAll});
+      continue;
+    }
     const bool split =
         row.prepare_ms && it != plain_best.end() &&
         (it->second.template_id != row.template_id || it->second.config_id != row.config_id);

@@ -47,7 +47,8 @@ struct ExportedWinner {
 // Per (device, problem): BestPerProblem(every), serving every call — unless
 // it has prepare stages and BestPerProblem(plain, true) is another config:
 // then the first serves calls with prepared weights, the second plain ones
-// (listed after it). Ordered by device, problem.
+// (listed after it). Only conv2d has prepared calls: another op's entry is
+// BestPerProblem(plain, true). Ordered by device, problem.
 std::vector<ExportedWinner> ExportedWinners(const std::vector<results_db::WinnerRow>& every,
                                             const std::vector<results_db::WinnerRow>& plain);
 

@@ -79,16 +79,20 @@ std::string RowsCte(size_t param_matches) {
 // version of each template name that has an ok row there: an edited
 // template's winners replace the old.
 // With `plain`, a call without prepared weights runs the prepare stages
-// too: rows rank by their time plus prepare_ms.
+// too: rows rank by their time plus prepare_ms (the confirmed ones still
+// first: a confirmation re-measures a pair's top configs, picked by time
+// alone, so a cheaper transform outside them is not considered).
 std::string BestCte(bool plain) {
-  const std::string extra = plain ? " + COALESCE(prepare_ms, 0)" : "";
+  const std::string order = plain ? "confirmed_ms IS NULL, confirmed_ms + COALESCE(prepare_ms, 0), "
+                                    "median_ms + COALESCE(prepare_ms, 0)"
+                                  : "confirmed_ms IS NULL, confirmed_ms, median_ms";
   return R"SQL(,
 best_rows AS (
   SELECT * FROM (
     SELECT result_rows.*,
            ROW_NUMBER() OVER (PARTITION BY device_id, problem_id, template_id
-                              ORDER BY confirmed_ms IS NULL, confirmed_ms)SQL" +
-         extra + ", median_ms" + extra + R"SQL(,
+                              ORDER BY )SQL" +
+         order + R"SQL(,
                                        measurement_id) AS rank_in_version,
            MAX(template_id) OVER (PARTITION BY device_id, problem_id, template_name)
              AS newest_template_id

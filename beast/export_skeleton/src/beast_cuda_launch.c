@@ -331,7 +331,17 @@ static beast_status Conv2dPhase(beast_context* ctx, const beast_entry* e,
   }
   beast_cu_stream s = stream ? (beast_cu_stream)stream : ctx->cuda->stream;
   status = RunEntry(ctx, e, ptrs, params, n, s, (beast_cu_ptr)(size_t)workspace, phase);
-  return Wait(ctx, status, phase == BEAST_PHASE_PREPARE ? NULL : stream);
+  /* A launch refused is the kernel's (the caller passes it over); waited
+   * for are the prepare stages on the stream they ran on, and a call on
+   * ctx's own stream. A fault seen there ends the context for every kernel,
+   * as in Run: DEVICE, which passes nothing over. */
+  if (status != BEAST_OK || (stream && phase != BEAST_PHASE_PREPARE)) return status;
+  beast_cu_result r = beast_cuda_load_driver(NULL)->StreamSynchronize(s);
+  if (r != 0) {
+    return beast_fail(BEAST_ERROR_DEVICE, "%s: a kernel failed on %s: %s", fn, ctx->device_name,
+                      beast_cuda_error_name(r));
+  }
+  return BEAST_OK;
 }
 
 beast_status beast_cuda_conv2d_phase(beast_context* ctx, const beast_entry* e,

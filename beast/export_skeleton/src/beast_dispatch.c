@@ -310,7 +310,7 @@ static beast_status Explain(beast_context* ctx, beast_op op,
            same ? "" : " (not the tuning device: a kernel tuned elsewhere)", untuned,
            failure[0] ? "; " : "", failure);
   /* Calls with prepared weights may run another winner (beast_table.h). */
-  const beast_entry* p = beast_select(ctx, op, shape, key, 1);
+  const beast_entry* p = op == BEAST_OP_CONV2D ? beast_select(ctx, op, shape, key, 1) : NULL;
   beast_clear_error();
   if (p && p != e) {
     const size_t used = strlen(buf);

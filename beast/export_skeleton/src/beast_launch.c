@@ -344,8 +344,8 @@ beast_status beast_workspace_alloc(beast_context* ctx, long long bytes, void** w
   cl_int err = CL_SUCCESS;
   *workspace = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)bytes, NULL, &err);
   if (err != CL_SUCCESS) {
-    *workspace = NULL;
-    return beast_fail(BEAST_ERROR_DEVICE, "%s: no workspace of %lld bytes (error %d)",
+    *workspace = NULL; /* as RunEntry maps it: too large for this device is the entry's */
+    return beast_fail(LaunchFailure(err), "%s: no workspace of %lld bytes (error %d)",
                       ctx->device_name, bytes, (int)err);
   }
   return BEAST_OK;

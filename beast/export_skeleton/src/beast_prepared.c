@@ -47,8 +47,9 @@ beast_status beast_conv2d_prepare(beast_context* ctx, const beast_conv2d_problem
   p->problem = *problem;
   p->w = w;
   p->bias = bias;
-  /* The entry a plain call would run now; one that fails while preparing is
-   * passed over for the next, as a call passes it over. */
+  /* The entry a call with prepared weights runs (beast_select's prepared
+   * tier); one that fails while preparing is passed over for the next, as a
+   * call passes it over. */
   for (const beast_entry* e; (e = beast_select(ctx, BEAST_OP_CONV2D, shape, key, 1)) != NULL;) {
     if (!beast_entry_prepares(e)) break;
     status = beast_workspace_alloc(ctx, e->workspace_bytes, &p->workspace);
@@ -85,6 +86,13 @@ beast_status beast_conv2d_forward_prepared(beast_context* ctx, beast_conv2d_prep
                       "%s: the handle was prepared on another beast context", kFn);
   }
   beast_conv2d_prepared* p = prepared;
+  if (p->entry) {
+    /* Retired since by another call on this context: a plain call serves. */
+    pthread_mutex_lock(&ctx->mutex);
+    const int failed = beast_entry_failed(ctx, p->entry);
+    pthread_mutex_unlock(&ctx->mutex);
+    if (failed) Unprepare(p);
+  }
   if (p->entry) {
     beast_status status = beast_conv2d_entry_phase(ctx, p->entry, &p->problem, x, p->w, p->bias, y,
                                                    p->workspace, BEAST_PHASE_PREPARED, queue, kFn);

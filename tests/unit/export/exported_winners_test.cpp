@@ -14,8 +14,10 @@ namespace beast {
 namespace {
 
 results_db::WinnerRow Row(int64_t problem, int64_t template_id, int64_t config, double ms,
-                          std::optional<double> prepare = std::nullopt) {
+                          std::optional<double> prepare = std::nullopt,
+                          const std::string& op = "conv2d") {
   results_db::WinnerRow r;
+  r.op = op;
   r.device_id = 1;
   r.problem_id = problem;
   r.problem_key = "p" + std::to_string(problem);
@@ -56,6 +58,14 @@ TEST(ExportedWinners, APrepareStageSplitsTheWinnerOnlyWhenAPlainCallWouldRunAnot
   EXPECT_EQ(Describe(ExportedWinners({Row(4, 20, 203, 1.0), Row(4, 30, 300, 1.0)},
                                      {Row(4, 20, 203, 1.0), Row(4, 30, 300, 1.0)})),
             "p4:c203:0 ");
+}
+
+TEST(ExportedWinners, AnotherOpHasOnlyPlainCallsSoItsOneEntryIsThePlainRankings) {
+  // A GEMM whose fastest config has 5 ms of prepare stages: every beast_gemm
+  // call runs them, so the 2 ms config is its entry, for every call.
+  const std::vector<results_db::WinnerRow> every = {Row(5, 10, 500, 1.0, 5.0, "gemm"),
+                                                    Row(5, 20, 501, 2.0, std::nullopt, "gemm")};
+  EXPECT_EQ(Describe(ExportedWinners(every, every)), "p5:c501:0 ");
 }
 
 }  // namespace
