@@ -30,17 +30,23 @@ namespace fs = std::filesystem;
 using testing::BeastBinary;
 using testing::RunCommand;
 
-const char kProblem[] =
-    "conv2d:N=1,C=8,H=10,W=10,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
-    "dilation_w=1,groups=1,layout=NCHW,dtype=f32,bias=1";
+// The consumer's problem with an image of side hw (its CONSUMER_HW). The two
+// tests take different sides: CTest runs them at once, and PoCL's kernel
+// cache, shared between tests, is then not asked for one program twice.
+std::string ProblemOfSide(int hw) {
+  const std::string side = std::to_string(hw);
+  return "conv2d:N=1,C=8,H=" + side + ",W=" + side +
+         ",K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,dilation_w=1,groups=1,"
+         "layout=NCHW,dtype=f32,bias=1";
+}
 
 // Exports db into dir/tuned (its summary must hold each of `summary`, and
 // `beast export --check` must find it up to date), puts the table's source
 // in *table, then builds prepared_consumer on the export and runs it with
-// `args`.
+// `args`, built for an image of side hw.
 testing::CommandResult ExportAndRunConsumer(const fs::path& dir, const std::string& db,
                                             const std::vector<std::string>& summary,
-                                            const std::string& args, std::string* table) {
+                                            const std::string& args, std::string* table, int hw) {
   const fs::path out = dir / "tuned";
   testing::CommandResult exported =
       RunCommand(BeastBinary() + " export --db " + db + " --out " + out.string());
@@ -56,7 +62,8 @@ testing::CommandResult ExportAndRunConsumer(const fs::path& dir, const std::stri
       std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/prepared_consumer";
   const fs::path build = dir / "consumer";
   testing::CommandResult configured = RunCommand("cmake -S " + consumer + " -B " + build.string() +
-                                                 " -DBEAST_TUNED_SOURCE_DIR=" + out.string());
+                                                 " -DBEAST_TUNED_SOURCE_DIR=" + out.string() +
+                                                 " -DCONSUMER_HW=" + std::to_string(hw));
   EXPECT_EQ(configured.exit_code, 0) << configured.output;
   testing::CommandResult built = RunCommand("cmake --build " + build.string());
   EXPECT_EQ(built.exit_code, 0) << built.output;
@@ -69,7 +76,7 @@ TEST(PreparedExport, AWinogradWinnerRunsOnWeightsPreparedOnce) {
   const std::string db = (dir / "beast.db").string();
   // The default config and one more: both have the prepare stage.
   testing::CommandResult tuned = RunCommand(
-      BeastBinary() + " tune --template conv2d/winograd_split --problem " + kProblem +
+      BeastBinary() + " tune --template conv2d/winograd_split --problem " + ProblemOfSide(10) +
       " --device opencl:0 --baselines none --max-configs 2 --max-reps 5 --confirm-top 0 --quiet"
       " --db " +
       db + " --cache-dir " + (dir / "cache").string());
@@ -92,7 +99,7 @@ TEST(PreparedExport, AWinogradWinnerRunsOnWeightsPreparedOnce) {
       << query.output;
   std::string table;
   testing::CommandResult ran =
-      ExportAndRunConsumer(dir, db, {"ms prepare once per weight buffer)"}, "", &table);
+      ExportAndRunConsumer(dir, db, {"ms prepare once per weight buffer)"}, "", &table, 10);
   // The filter transform is marked a prepare stage (the last field), the
   // input transform and the GEMM are not.
   EXPECT_NE(table.find("{\"conv2d_winograd_filter\", {64, 8, 1}, {64, 1, 1}, 1},"),
@@ -120,7 +127,7 @@ TEST(PreparedExport, PlainCallsRunTheirOwnWinnerWhenTheTransformMakesWinogradSlo
   const std::string db = (dir / "beast.db").string();
   std::vector<DeviceInfo> devices = harness::ListOpenClDevices();
   ASSERT_FALSE(devices.empty());
-  const Problem problem = Problem::Parse(kProblem);
+  const Problem problem = Problem::Parse(ProblemOfSide(9));
   const std::string templates = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
   // Recorded times (the selection is what is tested; the kernels are real):
   // Winograd 1 ms with a 5 ms filter transform, the direct kernel 2 ms.
@@ -137,7 +144,7 @@ TEST(PreparedExport, PlainCallsRunTheirOwnWinnerWhenTheTransformMakesWinogradSlo
       {"exported 2 tuned kernels",
        "(1 ms + 5 ms prepare once per weight buffer; calls with prepared weights)",
        "(2 ms; plain calls)"},
-      "conv2d/direct_nchw", &table);
+      "conv2d/direct_nchw", &table, 9);
   // Both entries, each marked with the calls it serves (the last field).
   EXPECT_NE(table.find("kStages0, 3, "), std::string::npos) << table;
   EXPECT_NE(table.find("LL, 1},\n"), std::string::npos) << table;

@@ -1,4 +1,4 @@
-/* Runs conv2d N=1 C=8 H=W=10 K=8 3x3 pad 1 with a bias through an exported
+/* Runs conv2d N=1 C=8 H=W=10 (CONSUMER_HW) K=8 3x3 pad 1 with a bias through an exported
  * library whose tuned entry is conv2d/winograd_split (its filter transform a
  * prepare stage), on the consumer's own OpenCL buffers, and checks:
  *   1. beast_conv2d_prepare then beast_conv2d_forward_prepared computes the
@@ -21,7 +21,12 @@
 
 #include "beast_tuned.h"
 
-enum { C = 8, H = 10, W = 10, K = 8, R = 3, S = 3, P = 10, Q = 10 };
+/* The image's side: 10, or another one the build names (-DCONSUMER_HW=9),
+ * so the two tests that run at once build different programs. */
+#ifndef CONSUMER_HW
+#define CONSUMER_HW 10
+#endif
+enum { C = 8, H = CONSUMER_HW, W = CONSUMER_HW, K = 8, R = 3, S = 3, P = H, Q = W };
 #define NX (C * H * W)
 #define NW (K * C * R * S)
 #define NY (K * P * Q)
