@@ -88,6 +88,8 @@ constexpr SkeletonFile kPytorchSkeleton[] = {
     {"pytorch/src/gemm_op.cpp", "pytorch/src/gemm_op.cpp", CommentStyle::kC, false},
     {"pytorch/src/host_buffers.h", "pytorch/src/host_buffers.h", CommentStyle::kC, false},
     {"pytorch/src/host_buffers.cpp", "pytorch/src/host_buffers.cpp", CommentStyle::kC, false},
+    {"pytorch/src/prepared_conv2d.h", "pytorch/src/prepared_conv2d.h", CommentStyle::kC, false},
+    {"pytorch/src/prepared_conv2d.cpp", "pytorch/src/prepared_conv2d.cpp", CommentStyle::kC, false},
     {"pytorch/src/register_ops.cpp", "pytorch/src/register_ops.cpp", CommentStyle::kC, false},
     {"pytorch/beast_torch/__init__.py", "pytorch/beast_torch/__init__.py", CommentStyle::kHash,
      false},

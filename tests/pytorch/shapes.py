@@ -44,6 +44,11 @@ TUNED_CONV = dict(
 )
 # A one-channel shape too: its winners' channel vectors fit every channel count.
 TUNED_CONV_ONE_CHANNEL = dict(TUNED_CONV, C=1, K=4)
+# A Winograd layer (NCHW): its tuned kernel transforms the weights in a stage
+# of its own, which prepared calls run once (test_prepared.py). Larger than
+# the other tuned shapes, so that the random shapes' nearest tuned problem
+# stays the direct ones.
+TUNED_WINOGRAD = dict(TUNED_CONV, N=1, C=32, H=16, W=16, K=32)
 TUNED_GEMM = dict(M=48, N=40, K=32, transA=0, transB=0)
 
 

@@ -279,8 +279,8 @@ def test_replace_convs_keeps_a_models_logits_and_state_dict(beast_torch, fmt):
 @pytest.mark.parametrize("mode", ["copy", "wrap", "map"])
 def test_both_cpu_transfers_give_torchs_result_and_a_bad_one_is_named(beast_torch, mode):
     """CPU tensors wrapped as OpenCL buffers (the default) or copied by the
-    host API (BEAST_TORCH_CPU_TRANSFER=copy): a fresh process each, since the
-    mode is read once."""
+    host API (BEAST_TORCH_CPU_TRANSFER=copy), in plain and prepared calls: a
+    fresh process each, since the mode is read once."""
     script = (
         "import torch, beast_torch, torch.nn.functional as F\n"
         "g = torch.Generator().manual_seed(9)\n"
@@ -288,6 +288,8 @@ def test_both_cpu_transfers_give_torchs_result_and_a_bad_one_is_named(beast_torc
         "b = torch.randn(4, generator=g)\n"
         "y = torch.ops.beast.conv2d(x, w, b, [1, 2], [1, 0], [1, 1], 2)\n"
         "torch.testing.assert_close(y, F.conv2d(x, w, b, (1, 2), (1, 0), 1, 2))\n"
+        "p = beast_torch.prepare_conv2d(x, w, b, (1, 2), (1, 0), 1, 2)\n"
+        "torch.testing.assert_close(p.forward(x), y)\n"
         "a, m = torch.randn(7, 5, generator=g), torch.randn(5, 3, generator=g)\n"
         "torch.testing.assert_close(torch.ops.beast.gemm(a, m), a @ m)\n"
         "print('ok')\n"

@@ -47,3 +47,21 @@ def test_gemm_on_cuda_equals_matmul_without_tf32(beast_torch):
         a = torch.randn(g["M"], g["K"], generator=gen).cuda()
         b = torch.randn(g["K"], g["N"], generator=gen).cuda()
         torch.testing.assert_close(torch.ops.beast.gemm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_a_prepared_conv2d_on_cuda_is_a_snapshot_and_equals_torchs(beast_torch):
+    """The prepared path on the GPU: the Winograd shape's prepare stage runs
+    once on the current stream, and zeroing the weights afterwards changes
+    nothing its calls compute."""
+    torch.backends.cudnn.allow_tf32 = False
+    s = shapes.TUNED_WINOGRAD
+    gen = torch.Generator().manual_seed(13)
+    x = torch.randn(s["N"], s["C"], s["H"], s["W"], generator=gen).cuda()
+    w = torch.randn(s["K"], s["C"], 3, 3, generator=gen).cuda()
+    b = torch.randn(s["K"], generator=gen).cuda()
+    expected = F.conv2d(x, w, b, padding=1)
+    prepared = beast_torch.prepare_conv2d(x, w, b, 1, 1)
+    w.zero_()
+    torch.testing.assert_close(prepared.forward(x), expected, rtol=1e-3, atol=1e-3)
+    del prepared  # waits for its stream before freeing the workspace
+    torch.cuda.synchronize()

@@ -2,7 +2,8 @@
 
 Importing it loads the operator library (libbeast_torch_ops.so beside this
 file, or the file $BEAST_TORCH_LIBRARY names), which registers
-torch.ops.beast.conv2d, gemm, linear, explain_conv2d and explain_gemm. The
+torch.ops.beast.conv2d, conv2d_prepare, gemm, linear, explain_conv2d and
+explain_gemm. The
 functions and modules below add what the raw operators leave out: a backward
 pass (PyTorch's own gradients), padding modes and string paddings, and the
 swap of a model's nn.Conv2d layers (replace_convs).
@@ -30,6 +31,7 @@ from .modules import (
     explain_gemm,
     gemm,
     linear,
+    prepare_conv2d,
     replace_convs,
 )
 
@@ -40,5 +42,6 @@ __all__ = [
     "explain_gemm",
     "gemm",
     "linear",
+    "prepare_conv2d",
     "replace_convs",
 ]

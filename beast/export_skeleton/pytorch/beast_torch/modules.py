@@ -3,6 +3,9 @@
 The library tunes forward kernels only. When an input needs a gradient, the
 forward pass still runs beast's kernel and the backward pass runs PyTorch's
 own convolution gradients (torch.nn.grad), with a warning the first time.
+When none does (inference), Conv2d prepares its weights once per input
+shape and weight version (torch.ops.beast.conv2d_prepare): a tuned kernel
+that transforms its weights first (Winograd) then does it once, not per call.
 """
 
 import collections
@@ -102,6 +105,21 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return torch.ops.beast.conv2d(x, weight, bias, stride, padding, dilation, groups)
 
 
+def prepare_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """The weights prepared once for convolutions of inputs shaped as x (its
+    shape, dtype, device and memory format): call .forward(input) on what it
+    returns. It holds a snapshot of what it prepared: after the weights
+    change, prepare again. No backward (inference)."""
+    stride, dilation = _pair(stride), _pair(dilation)
+    padded, padding = _explicit_padding(x, weight, padding, dilation)
+    if padded is not x:
+        raise ValueError(
+            "prepare_conv2d: padding='same' with an even dilated filter pads the input "
+            "unevenly; pad it first (torch.nn.functional.pad) and pass padding=0"
+        )
+    return torch.ops.beast.conv2d_prepare(x, weight, bias, stride, padding, dilation, groups)
+
+
 def explain_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Which kernel conv2d would run for these arguments, and why."""
     stride, dilation = _pair(stride), _pair(dilation)
@@ -126,9 +144,56 @@ def explain_gemm(a, b):
     return torch.ops.beast.explain_gemm(a, b)
 
 
+def _identity(t):
+    """What tells a tensor's memory and contents apart from another's or an
+    earlier version's: a prepared convolution is valid while it is the same."""
+    if t is None:
+        return None
+    return (t.data_ptr(), t._version, t.shape, t.stride(), t.dtype, t.device)
+
+
 class Conv2d(torch.nn.Conv2d):
     """torch.nn.Conv2d whose forward pass runs beast's kernels: the same
-    constructor, parameters and state dict."""
+    constructor, parameters and state dict.
+
+    When no gradient is needed (torch.no_grad() or torch.inference_mode(),
+    or parameters that need none), the forward pass runs on weights prepared
+    once (beast_torch.prepare_conv2d), kept for the last `prepared_shapes`
+    input shapes and made again when a parameter changes in place or is
+    replaced. A change PyTorch does not count (one made through .data) is
+    not seen: call release_prepared() after it, or set prepare_weights to
+    False to prepare in every call."""
+
+    prepare_weights = True
+    prepared_shapes = 4
+
+    def _prepared_for(self, input, padding):
+        """The prepared convolution for input (padded as the layer pads it)."""
+        cache = self.__dict__.setdefault("_beast_prepared", collections.OrderedDict())
+        params = (_identity(self.weight), _identity(self.bias))
+        key = (tuple(input.shape), input.stride(), input.dtype, input.device, params)
+        prepared = cache.get(key)
+        if prepared is not None:
+            cache.move_to_end(key)
+            return prepared
+        for stale in [k for k in cache if k[4] != params]:
+            del cache[stale]  # what the parameters were before: never valid again
+        while len(cache) >= max(1, self.prepared_shapes):
+            cache.popitem(last=False)
+        prepared = prepare_conv2d(
+            input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
+        )
+        cache[key] = prepared
+        return prepared
+
+    def release_prepared(self):
+        """Drops the prepared weights (the next forward pass prepares again)."""
+        self.__dict__.pop("_beast_prepared", None)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_beast_prepared", None)  # device memory: not copied, prepared again
+        return state
 
     def _padded(self, input):
         """(input, padding) for the zero-padded convolution this layer is:
@@ -139,9 +204,12 @@ class Conv2d(torch.nn.Conv2d):
 
     def forward(self, input):
         input, padding = self._padded(input)
-        return conv2d(
-            input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
-        )
+        if not self.prepare_weights or _needs_grad(input, self.weight, self.bias):
+            return conv2d(
+                input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
+            )
+        input, padding = _explicit_padding(input, self.weight, padding, _pair(self.dilation))
+        return self._prepared_for(input, padding).forward(input)
 
     def explain(self, input):
         """Which kernel this layer runs for input, and why."""

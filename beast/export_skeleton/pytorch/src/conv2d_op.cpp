@@ -13,15 +13,6 @@
 namespace beast_torch {
 namespace {
 
-// A call prepared: the problem, the inputs in the layout it names, and what
-// had to be copied to get them there.
-struct Conv2dCall {
-  beast_conv2d_problem problem{};
-  at::Tensor x, weight, bias;
-  at::MemoryFormat format = at::MemoryFormat::Contiguous;
-  std::string copies;  // "", or which inputs were copied and why
-};
-
 int64_t At(at::IntArrayRef values, size_t i, const char* what) {
   TORCH_CHECK(values.size() == 1 || values.size() == 2, "beast::conv2d: ", what,
               " needs 1 or 2 values, not ", values.size());
@@ -38,9 +29,16 @@ at::Tensor InFormat(const at::Tensor& t, at::MemoryFormat format, const char* na
   return t.contiguous(format);
 }
 
-Conv2dCall Prepare(const at::Tensor& x, const at::Tensor& weight,
-                   const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
-                   at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups) {
+int64_t OutSize(int64_t in, int pad, int dilation, int kernel, int stride) {
+  const int64_t span = in + 2 * pad - static_cast<int64_t>(dilation) * (kernel - 1) - 1;
+  return span < 0 ? 0 : span / stride + 1;
+}
+
+}  // namespace
+
+Conv2dCall MakeConv2dCall(const at::Tensor& x, const at::Tensor& weight,
+                          const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                          at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups) {
   TORCH_CHECK(x.dim() == 4, "beast::conv2d: input must be 4-D (N, C, H, W), not ", x.dim(), "-D");
   TORCH_CHECK(weight.dim() == 4, "beast::conv2d: weight must be 4-D (K, C/groups, R, S), not ",
               weight.dim(), "-D");
@@ -89,29 +87,27 @@ Conv2dCall Prepare(const at::Tensor& x, const at::Tensor& weight,
       InFormat(x, call.format, "input", "the weight's format, or strides of neither", &call.copies);
   call.weight = InFormat(weight, call.format, "weight", "the input's format", &call.copies);
   if (has_bias) call.bias = bias->contiguous();
+  TORCH_CHECK(p.stride_h > 0 && p.stride_w > 0 && p.dilation_h > 0 && p.dilation_w > 0,
+              "beast::conv2d: stride and dilation must be positive");
+  call.out_h = OutSize(p.h, p.pad_h, p.dilation_h, p.r, p.stride_h);
+  call.out_w = OutSize(p.w, p.pad_w, p.dilation_w, p.s, p.stride_w);
+  TORCH_CHECK(call.out_h > 0 && call.out_w > 0, "beast::conv2d: the ", p.r, "x", p.s,
+              " filter (dilated, padded) does not fit the ", p.h, "x", p.w, " input");
   return call;
 }
 
-int64_t OutSize(int64_t in, int pad, int dilation, int kernel, int stride) {
-  const int64_t span = in + 2 * pad - static_cast<int64_t>(dilation) * (kernel - 1) - 1;
-  return span < 0 ? 0 : span / stride + 1;
+at::Tensor EmptyConv2dOutput(const Conv2dCall& call) {
+  const beast_conv2d_problem& p = call.problem;
+  return at::empty({p.n, p.k, call.out_h, call.out_w}, call.x.options().memory_format(call.format));
 }
-
-}  // namespace
 
 at::Tensor Conv2d(const at::Tensor& x, const at::Tensor& weight,
                   const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
                   at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups) {
   RefuseAutograd("conv2d", {&x, &weight, bias ? &*bias : nullptr});
-  Conv2dCall call = Prepare(x, weight, bias, stride, padding, dilation, groups);
+  Conv2dCall call = MakeConv2dCall(x, weight, bias, stride, padding, dilation, groups);
   const beast_conv2d_problem& p = call.problem;
-  TORCH_CHECK(p.stride_h > 0 && p.stride_w > 0 && p.dilation_h > 0 && p.dilation_w > 0,
-              "beast::conv2d: stride and dilation must be positive");
-  const int64_t out_h = OutSize(p.h, p.pad_h, p.dilation_h, p.r, p.stride_h);
-  const int64_t out_w = OutSize(p.w, p.pad_w, p.dilation_w, p.s, p.stride_w);
-  TORCH_CHECK(out_h > 0 && out_w > 0, "beast::conv2d: the ", p.r, "x", p.s,
-              " filter (dilated, padded) does not fit the ", p.h, "x", p.w, " input");
-  at::Tensor y = at::empty({p.n, p.k, out_h, out_w}, x.options().memory_format(call.format));
+  at::Tensor y = EmptyConv2dOutput(call);
   if (y.numel() == 0) return y;
   beast_context* ctx = ContextFor(x.device());
   void* bias_ptr = p.bias ? call.bias.data_ptr() : nullptr;
@@ -138,7 +134,7 @@ at::Tensor Conv2d(const at::Tensor& x, const at::Tensor& weight,
 std::string ExplainConv2d(const at::Tensor& x, const at::Tensor& weight,
                           const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
                           at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups) {
-  Conv2dCall call = Prepare(x, weight, bias, stride, padding, dilation, groups);
+  Conv2dCall call = MakeConv2dCall(x, weight, bias, stride, padding, dilation, groups);
   char text[2048];
   Check(beast_explain_conv2d(ContextFor(x.device()), &call.problem, text, sizeof text),
         "explain_conv2d");

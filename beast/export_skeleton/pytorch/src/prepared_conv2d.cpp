@@ -1,0 +1,92 @@
+// PreparedConv2d (prepared_conv2d.h). CPU tensors in the copy mode
+// (BEAST_TORCH_CPU_TRANSFER=copy) have no device buffers to prepare into:
+// their calls are the host API's plain calls, the weight's format copy
+// still made once.
+#include "prepared_conv2d.h"
+
+#include <c10/util/Exception.h>
+
+#include <utility>
+
+#include "contexts.h"
+
+#ifdef BEAST_TORCH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace beast_torch {
+
+PreparedConv2d::PreparedConv2d(Conv2dCall call) : call_(std::move(call)) {
+  const at::Tensor& x = call_.x;
+  RefuseAutograd("conv2d_prepare", {&call_.weight, &call_.bias});
+  ctx_ = ContextFor(x.device());
+  const beast_conv2d_problem& p = call_.problem;
+  void* bias = p.bias ? call_.bias.data_ptr() : nullptr;
+  if (x.is_cuda()) {
+    last_stream_ = CurrentStream(x.device());
+    Check(beast_conv2d_prepare(ctx_, &p, call_.weight.data_ptr(), bias, last_stream_, &handle_),
+          "conv2d_prepare");
+  } else if (CpuTensorsWrapped()) {
+    weights_ = std::make_unique<HostBuffers>(ctx_);
+    Check(beast_conv2d_prepare(ctx_, &p, weights_->Wrap(call_.weight, false),
+                               weights_->Wrap(p.bias ? call_.bias : at::Tensor(), false), nullptr,
+                               &handle_),
+          "conv2d_prepare");
+  }
+  call_.x = at::Tensor();  // only its shape was needed: the handle keeps no input alive
+}
+
+PreparedConv2d::~PreparedConv2d() {
+#ifdef BEAST_TORCH_CUDA
+  // The workspace is freed below: the kernels queued on the last stream may
+  // still read it.
+  if (last_stream_ != nullptr) cudaStreamSynchronize(static_cast<cudaStream_t>(last_stream_));
+#endif
+  beast_conv2d_prepared_destroy(handle_);
+}
+
+at::Tensor PreparedConv2d::Forward(const at::Tensor& x) {
+  RefuseAutograd("conv2d_prepared", {&x});
+  const beast_conv2d_problem& p = call_.problem;
+  TORCH_CHECK(x.dim() == 4 && x.size(0) == p.n && x.size(1) == p.c && x.size(2) == p.h &&
+                  x.size(3) == p.w && x.scalar_type() == call_.weight.scalar_type() &&
+                  x.device() == call_.weight.device(),
+              "beast::PreparedConv2d: prepared for a ", call_.weight.scalar_type(), " input of (",
+              p.n, ", ", p.c, ", ", p.h, ", ", p.w, ") on ", call_.weight.device(), ", not a ",
+              x.scalar_type(), " input of ", x.sizes(), " on ", x.device());
+  const at::Tensor input = x.contiguous(call_.format);
+  at::Tensor y =
+      at::empty({p.n, p.k, call_.out_h, call_.out_w}, input.options().memory_format(call_.format));
+  if (y.numel() == 0) return y;
+  if (x.is_cuda()) {
+    void* stream = CurrentStream(x.device());
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      last_stream_ = stream;
+    }
+    Check(beast_conv2d_forward_prepared(ctx_, handle_, input.data_ptr(), y.data_ptr(), stream),
+          "conv2d_prepared");
+  } else if (handle_ != nullptr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    HostBuffers buffers(ctx_);
+    Check(beast_conv2d_forward_prepared(ctx_, handle_, buffers.Wrap(input, false),
+                                        buffers.Wrap(y, true), nullptr),
+          "conv2d_prepared");
+    buffers.Finish("conv2d_prepared");
+  } else {
+    Check(beast_conv2d_forward_host(ctx_, &p, input.data_ptr(), call_.weight.data_ptr(),
+                                    p.bias ? call_.bias.data_ptr() : nullptr, y.data_ptr()),
+          "conv2d_prepared");
+  }
+  return y;
+}
+
+c10::intrusive_ptr<PreparedConv2d> PrepareConv2d(const at::Tensor& x, const at::Tensor& weight,
+                                                 const c10::optional<at::Tensor>& bias,
+                                                 at::IntArrayRef stride, at::IntArrayRef padding,
+                                                 at::IntArrayRef dilation, int64_t groups) {
+  return c10::make_intrusive<PreparedConv2d>(
+      MakeConv2dCall(x, weight, bias, stride, padding, dilation, groups));
+}
+
+}  // namespace beast_torch
