@@ -33,24 +33,15 @@ done
 "$BEAST" export --db "$DB" --out "$WORK/tuned" --pytorch > /dev/null
 cmake -S "$WORK/tuned/pytorch" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$WORK/build" -j "$(nproc)" > /dev/null
-PYTHONPATH="$WORK/build" /usr/bin/python3 - "$REPS" <<'PY'
-import statistics, sys, time
+PYTHONPATH="$WORK/build:$ROOT/tests/bench" /usr/bin/python3 - "$REPS" <<'PY'
+import sys
 import torch
 import torch.nn.functional as F
 import beast_torch
+from onednn_job_estimate import median_ms  # a warm-up call, then the median of reps
 
 reps = int(sys.argv[1])
 threads = torch.get_num_threads()
-
-
-def median_ms(call):
-    call()  # warm-up: builds (or loads) the kernels, prepares
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 torch.manual_seed(0)
@@ -60,12 +51,12 @@ for c, hw in ((128, 28), (256, 14)):
     x = torch.randn(1, c, hw, hw)
     conv = beast_torch.Conv2d(c, c, 3, padding=1).eval()
     with torch.inference_mode():
-        ms_torch = median_ms(lambda: F.conv2d(x, conv.weight, conv.bias, padding=1))
+        ms_torch = median_ms(lambda: F.conv2d(x, conv.weight, conv.bias, padding=1), reps)
         torch.set_num_threads(1)  # PoCL's threads take the cores (examples/pytorch)
         conv.prepare_weights = False
-        ms_plain = median_ms(lambda: conv(x))
+        ms_plain = median_ms(lambda: conv(x), reps)
         conv.prepare_weights = True
-        ms_prepared = median_ms(lambda: conv(x))
+        ms_prepared = median_ms(lambda: conv(x), reps)
         torch.set_num_threads(threads)
         expected = F.conv2d(x, conv.weight, conv.bias, padding=1)
         assert torch.allclose(conv(x), expected, rtol=1e-3, atol=1e-3)

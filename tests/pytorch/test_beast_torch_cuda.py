@@ -59,6 +59,8 @@ def test_a_prepared_conv2d_on_cuda_is_a_snapshot_and_equals_torchs(beast_torch):
     x = torch.randn(s["N"], s["C"], s["H"], s["W"], generator=gen).cuda()
     w = torch.randn(s["K"], s["C"], 3, 3, generator=gen).cuda()
     b = torch.randn(s["K"], generator=gen).cuda()
+    # A kernel with a prepare step, or the snapshot below means nothing.
+    assert "conv2d/winograd_split" in beast_torch.explain_conv2d(x, w, b, 1, 1)
     expected = F.conv2d(x, w, b, padding=1)
     prepared = beast_torch.prepare_conv2d(x, w, b, 1, 1)
     w.zero_()

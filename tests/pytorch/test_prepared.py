@@ -133,6 +133,42 @@ def test_a_layer_with_prepared_weights_copies_and_pickles_without_them(beast_tor
     assert len(handles(conv)) == 1
 
 
+def test_empty_batches_new_geometry_and_inference_parameters(beast_torch):
+    s = shapes.TUNED_CONV
+    x, w, b = conv_tensors(s, torch.Generator().manual_seed(38))
+    conv = layer(beast_torch, s, w, b)
+    with torch.no_grad():
+        empty = conv(x[:0])  # nothing to prepare: an empty output, as F.conv2d gives
+        assert empty.shape == (0, s["K"], s["H"], s["W"])
+        conv(x)
+        conv.padding = (0, 0)  # the layer's geometry is part of what was prepared
+        torch.testing.assert_close(conv(x), F.conv2d(x, w, b), rtol=1e-5, atol=1e-4)
+        assert len(handles(conv)) == 1
+    with torch.inference_mode():
+        made_here = layer(beast_torch, s, w, b)  # inference tensors: no version to watch
+        torch.testing.assert_close(
+            made_here(x), F.conv2d(x, w, b, **conv_args(s)), rtol=1e-5, atol=1e-4
+        )
+    assert handles(made_here) == []
+
+
+def test_a_handle_keeps_the_weights_it_was_given_when_the_layer_gets_new_ones(beast_torch):
+    """Module.to() and the like give a parameter new memory (param.data =
+    ...): a handle made before keeps reading the memory it was given."""
+    s = shapes.TUNED_CONV
+    x, w, b = conv_tensors(s, torch.Generator().manual_seed(39))
+    a = conv_args(s)
+    conv = layer(beast_torch, s, w, b)
+    with torch.no_grad():
+        prepared = beast_torch.prepare_conv2d(x, conv.weight, conv.bias, **a)
+        conv.weight.data = torch.zeros_like(w)
+        torch.testing.assert_close(
+            prepared.forward(x), F.conv2d(x, w, b, **a), rtol=1e-5, atol=1e-4
+        )
+        bias_only = b.reshape(1, -1, 1, 1).expand(s["N"], -1, s["H"], s["W"])
+        torch.testing.assert_close(conv(x), bias_only)
+
+
 def test_bad_prepared_calls_are_named(beast_torch):
     s = shapes.TUNED_WINOGRAD
     x, w, b = conv_tensors(s, torch.Generator().manual_seed(37))
@@ -142,7 +178,7 @@ def test_bad_prepared_calls_are_named(beast_torch):
         prepared.forward(x[:, :16])
     with pytest.raises(RuntimeError, match="prepared for a Float input"):
         prepared.forward(x.double())
-    with pytest.raises(RuntimeError, match="beast::conv2d_prepare has no backward"):
+    with pytest.raises(RuntimeError, match=r"beast::conv2d_prepare has no backward \(prepared"):
         beast_torch.prepare_conv2d(x, w.requires_grad_(), b, **a)
     with pytest.raises(ValueError, match="pads the input unevenly"):
         beast_torch.prepare_conv2d(x, torch.zeros(4, 32, 2, 2), None, padding="same")

@@ -6,7 +6,8 @@ with beast's tuned kernels (beast_torch.replace_convs), on the same inputs.
 
 The second form needs beast_torch importable (PYTHONPATH=<export>/pytorch/build).
 It checks that both give the same logits, then prints the median time per
-forward pass of each and their ratio.
+forward pass of each and their ratio, and beast's time again without
+prepared weights (each forward pass transforming them anew).
 """
 
 import argparse
@@ -129,14 +130,23 @@ def main():
     # would take cores from them, so the rest of the model runs on one.
     torch.set_num_threads(1)
     ms_beast = median_ms(tuned, x, args.runs)
+    # The same without prepared weights: a kernel that transforms its weights
+    # first (Winograd) then does it in every forward pass.
+    convs = [m for m in tuned.modules() if isinstance(m, beast_torch.Conv2d)]
+    for conv in convs:
+        conv.prepare_weights = False
+    ms_per_call = median_ms(tuned, x, args.runs)
+    for conv in convs:
+        conv.prepare_weights = True
     print("SmallCnn, batch %d, %dx%d, %s" % (args.batch, args.size, args.size, layout))
     print(
         "  PyTorch %s conv (%d threads): %8.2f ms per forward pass"
         % (torch.__version__, args.threads, ms_torch)
     )
     print("  beast_torch (OpenCL device):  %8.2f ms per forward pass" % ms_beast)
+    print("    preparing weights per call: %8.2f ms per forward pass" % ms_per_call)
     print("  beast / PyTorch: %.2fx the time (logits agree to %.1e)" % (ms_beast / ms_torch, error))
-    for conv in [m for m in tuned.modules() if isinstance(m, beast_torch.Conv2d)][:1]:
+    for conv in convs[:1]:
         print("first layer: " + conv.explain(x).replace("\n", "\n  "))
 
 

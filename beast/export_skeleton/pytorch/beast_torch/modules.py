@@ -9,6 +9,7 @@ that transforms its weights first (Winograd) then does it once, not per call.
 """
 
 import collections
+import threading
 import warnings
 
 import torch
@@ -108,8 +109,11 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def prepare_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """The weights prepared once for convolutions of inputs shaped as x (its
     shape, dtype, device and memory format): call .forward(input) on what it
-    returns. It holds a snapshot of what it prepared: after the weights
-    change, prepare again. No backward (inference)."""
+    returns. A kernel with a prepare step (Winograd's filter transform) reads
+    what that step made of the weights, one without reads the weights
+    themselves: after they change, prepare again. It holds a workspace of
+    device memory sized for x's shape until it is freed. No backward
+    (inference)."""
     stride, dilation = _pair(stride), _pair(dilation)
     padded, padding = _explicit_padding(x, weight, padding, dilation)
     if padded is not x:
@@ -144,12 +148,21 @@ def explain_gemm(a, b):
     return torch.ops.beast.explain_gemm(a, b)
 
 
+_cache_lock = threading.Lock()  # the layers' caches of prepared convolutions
+
+
 def _identity(t):
     """What tells a tensor's memory and contents apart from another's or an
     earlier version's: a prepared convolution is valid while it is the same."""
     if t is None:
         return None
     return (t.data_ptr(), t._version, t.shape, t.stride(), t.dtype, t.device)
+
+
+def _versioned(*tensors):
+    """Whether PyTorch counts the in-place changes of every tensor given (an
+    inference tensor, made under torch.inference_mode(), has no version)."""
+    return not any(t is not None and t.is_inference() for t in tensors)
 
 
 class Conv2d(torch.nn.Conv2d):
@@ -159,31 +172,44 @@ class Conv2d(torch.nn.Conv2d):
     When no gradient is needed (torch.no_grad() or torch.inference_mode(),
     or parameters that need none), the forward pass runs on weights prepared
     once (beast_torch.prepare_conv2d), kept for the last `prepared_shapes`
-    input shapes and made again when a parameter changes in place or is
-    replaced. A change PyTorch does not count (one made through .data) is
-    not seen: call release_prepared() after it, or set prepare_weights to
-    False to prepare in every call."""
+    input shapes (each with a workspace of device memory for its shape) and
+    made again when a parameter changes in place or is replaced, or the
+    layer's stride, padding, dilation or groups change. A change PyTorch
+    does not count (one made through .data) is not seen: call
+    release_prepared() after it, or set prepare_weights to False to prepare
+    in every call. Parameters made under torch.inference_mode() have no
+    version to watch: their layers prepare in every call."""
 
     prepare_weights = True
     prepared_shapes = 4
 
     def _prepared_for(self, input, padding):
         """The prepared convolution for input (padded as the layer pads it)."""
-        cache = self.__dict__.setdefault("_beast_prepared", collections.OrderedDict())
-        params = (_identity(self.weight), _identity(self.bias))
-        key = (tuple(input.shape), input.stride(), input.dtype, input.device, params)
-        prepared = cache.get(key)
-        if prepared is not None:
-            cache.move_to_end(key)
-            return prepared
-        for stale in [k for k in cache if k[4] != params]:
-            del cache[stale]  # what the parameters were before: never valid again
-        while len(cache) >= max(1, self.prepared_shapes):
-            cache.popitem(last=False)
+        layer = (
+            _identity(self.weight),
+            _identity(self.bias),
+            tuple(self.stride),
+            tuple(padding),
+            tuple(self.dilation),
+            self.groups,
+        )
+        key = (tuple(input.shape), input.stride(), input.dtype, input.device, layer)
+        with _cache_lock:
+            cache = self.__dict__.setdefault("_beast_prepared", collections.OrderedDict())
+            prepared = cache.get(key)
+            if prepared is not None:
+                cache.move_to_end(key)
+                return prepared
         prepared = prepare_conv2d(
             input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
         )
-        cache[key] = prepared
+        with _cache_lock:
+            for stale in [k for k in cache if k[4] != layer]:
+                del cache[stale]  # what the layer was before: never valid again
+            cache[key] = prepared
+            cache.move_to_end(key)
+            while len(cache) > max(1, self.prepared_shapes):
+                cache.popitem(last=False)
         return prepared
 
     def release_prepared(self):
@@ -195,6 +221,11 @@ class Conv2d(torch.nn.Conv2d):
         state.pop("_beast_prepared", None)  # device memory: not copied, prepared again
         return state
 
+    def _replicate_for_data_parallel(self):
+        replica = super()._replicate_for_data_parallel()
+        replica.__dict__.pop("_beast_prepared", None)  # its own weights, its own cache
+        return replica
+
     def _padded(self, input):
         """(input, padding) for the zero-padded convolution this layer is:
         another padding_mode pads the input with PyTorch first."""
@@ -204,7 +235,11 @@ class Conv2d(torch.nn.Conv2d):
 
     def forward(self, input):
         input, padding = self._padded(input)
-        if not self.prepare_weights or _needs_grad(input, self.weight, self.bias):
+        if (
+            not self.prepare_weights
+            or _needs_grad(input, self.weight, self.bias)
+            or not _versioned(self.weight, self.bias)
+        ):
             return conv2d(
                 input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
             )

@@ -86,13 +86,18 @@ beast_dtype DTypeOf(const at::Tensor& t, const char* op) {
   }
 }
 
-void RefuseAutograd(const char* op, std::initializer_list<const at::Tensor*> inputs) {
+void RefuseAutograd(const char* op, std::initializer_list<const at::Tensor*> inputs,
+                    bool python_backward) {
   if (!at::GradMode::is_enabled()) return;
   for (const at::Tensor* t : inputs) {
-    TORCH_CHECK(t == nullptr || !t->defined() || !t->requires_grad(), "beast::", op,
+    if (t == nullptr || !t->defined() || !t->requires_grad()) continue;
+    TORCH_CHECK(!python_backward, "beast::", op,
                 " has no backward: call it under torch.no_grad() or torch.inference_mode(), or "
                 "use beast_torch.",
                 op, ", whose backward runs PyTorch's own gradient (beast tunes the forward pass)");
+    TORCH_CHECK(false, "beast::", op,
+                " has no backward (prepared weights are for inference): call it under "
+                "torch.no_grad() or torch.inference_mode()");
   }
 }
 

@@ -26,8 +26,10 @@ void* CurrentStream(const c10::Device& device);
 beast_dtype DTypeOf(const at::Tensor& t, const char* op);
 
 // A RuntimeError when any input would need a gradient: the operators have
-// no backward of their own (beast_torch's functions and modules add one).
-void RefuseAutograd(const char* op, std::initializer_list<const at::Tensor*> inputs);
+// no backward of their own (beast_torch's functions and modules add one,
+// named in the message when `python_backward`).
+void RefuseAutograd(const char* op, std::initializer_list<const at::Tensor*> inputs,
+                    bool python_backward = true);
 
 // A size or parameter as the C API's int, or a RuntimeError naming it.
 int Narrow(int64_t value, const char* op, const char* what);

@@ -18,11 +18,18 @@ namespace beast_torch {
 
 PreparedConv2d::PreparedConv2d(Conv2dCall call) : call_(std::move(call)) {
   const at::Tensor& x = call_.x;
-  RefuseAutograd("conv2d_prepare", {&call_.weight, &call_.bias});
+  RefuseAutograd("conv2d_prepare", {&call_.weight, &call_.bias}, /*python_backward=*/false);
+  // Tensors of their own over the same memory: `param.data = other` (what
+  // Module.to() does) changes the parameter's memory, not these.
+  call_.weight = call_.weight.detach();
+  if (call_.bias.defined()) call_.bias = call_.bias.detach();
   ctx_ = ContextFor(x.device());
   const beast_conv2d_problem& p = call_.problem;
   void* bias = p.bias ? call_.bias.data_ptr() : nullptr;
-  if (x.is_cuda()) {
+  if (p.n == 0 || p.k == 0) {
+    // An empty output: nothing to prepare (the library refuses the shape),
+    // and Forward returns before any call.
+  } else if (x.is_cuda()) {
     last_stream_ = CurrentStream(x.device());
     Check(beast_conv2d_prepare(ctx_, &p, call_.weight.data_ptr(), bias, last_stream_, &handle_),
           "conv2d_prepare");
@@ -36,17 +43,32 @@ PreparedConv2d::PreparedConv2d(Conv2dCall call) : call_(std::move(call)) {
   call_.x = at::Tensor();  // only its shape was needed: the handle keeps no input alive
 }
 
-PreparedConv2d::~PreparedConv2d() {
+// The library waits for the device before it frees a CUDA workspace.
+PreparedConv2d::~PreparedConv2d() { beast_conv2d_prepared_destroy(handle_); }
+
+namespace {
+
+// Makes `next` wait for the work queued on `last` (CUDA streams).
+void OrderStreams(void* last, void* next) {
 #ifdef BEAST_TORCH_CUDA
-  // The workspace is freed below: the kernels queued on the last stream may
-  // still read it.
-  if (last_stream_ != nullptr) cudaStreamSynchronize(static_cast<cudaStream_t>(last_stream_));
+  if (last == nullptr || last == next) return;
+  cudaEvent_t done = nullptr;
+  TORCH_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess &&
+                  cudaEventRecord(done, static_cast<cudaStream_t>(last)) == cudaSuccess &&
+                  cudaStreamWaitEvent(static_cast<cudaStream_t>(next), done, 0) == cudaSuccess,
+              "beast::PreparedConv2d: ordering the streams of two calls failed: ",
+              cudaGetErrorString(cudaGetLastError()));
+  cudaEventDestroy(done);
+#else
+  (void)last;
+  (void)next;
 #endif
-  beast_conv2d_prepared_destroy(handle_);
 }
 
+}  // namespace
+
 at::Tensor PreparedConv2d::Forward(const at::Tensor& x) {
-  RefuseAutograd("conv2d_prepared", {&x});
+  RefuseAutograd("PreparedConv2d.forward", {&x}, /*python_backward=*/false);
   const beast_conv2d_problem& p = call_.problem;
   TORCH_CHECK(x.dim() == 4 && x.size(0) == p.n && x.size(1) == p.c && x.size(2) == p.h &&
                   x.size(3) == p.w && x.scalar_type() == call_.weight.scalar_type() &&
@@ -58,16 +80,14 @@ at::Tensor PreparedConv2d::Forward(const at::Tensor& x) {
   at::Tensor y =
       at::empty({p.n, p.k, call_.out_h, call_.out_w}, input.options().memory_format(call_.format));
   if (y.numel() == 0) return y;
+  std::lock_guard<std::mutex> lock(mutex_);
   if (x.is_cuda()) {
     void* stream = CurrentStream(x.device());
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      last_stream_ = stream;
-    }
+    OrderStreams(last_stream_, stream);
+    last_stream_ = stream;
     Check(beast_conv2d_forward_prepared(ctx_, handle_, input.data_ptr(), y.data_ptr(), stream),
           "conv2d_prepared");
   } else if (handle_ != nullptr) {
-    std::lock_guard<std::mutex> lock(mutex_);
     HostBuffers buffers(ctx_);
     Check(beast_conv2d_forward_prepared(ctx_, handle_, buffers.Wrap(input, false),
                                         buffers.Wrap(y, true), nullptr),

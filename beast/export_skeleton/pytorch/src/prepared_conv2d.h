@@ -20,13 +20,18 @@ namespace beast_torch {
 
 class PreparedConv2d : public torch::CustomClassHolder {
  public:
-  // Prepares `call` (its weight and bias are kept alive with the handle).
+  // Prepares `call`. The handle holds its own references to the weight's
+  // and bias's memory (a parameter given other memory later, as Module.to()
+  // does, leaves this memory alive), and a workspace outside PyTorch's
+  // allocator: a tuned entry's, sized for this input shape.
   explicit PreparedConv2d(Conv2dCall call);
   ~PreparedConv2d() override;
 
-  // The convolution of x (the shape, dtype, device and memory format it was
-  // prepared for; else a RuntimeError naming the difference) with the
-  // weights as they were when prepared.
+  // The convolution of x (the shape, dtype and device it was prepared for;
+  // else a RuntimeError naming the difference; another memory format is
+  // copied into the prepared one first) with the prepared weights: a kernel
+  // with a prepare step reads what that step made of them, one without
+  // reads the weights themselves. Prepare again after they change.
   at::Tensor Forward(const at::Tensor& x);
 
  private:
@@ -36,10 +41,11 @@ class PreparedConv2d : public torch::CustomClassHolder {
   // handle refers to for its life.
   std::unique_ptr<HostBuffers> weights_;
   beast_conv2d_prepared* handle_ = nullptr;
-  // Calls with one handle share its workspace: on the CPU (blocking calls)
-  // they take turns; CUDA calls are ordered by the stream they run on.
+  // Calls with one handle share its workspace (the kernels' intermediate
+  // results too): they take turns enqueueing, and a CUDA call on another
+  // stream than the last one waits for that stream's work first.
   std::mutex mutex_;
-  void* last_stream_ = nullptr;  // CUDA: waited for before the workspace is freed
+  void* last_stream_ = nullptr;  // CUDA
 };
 
 // torch.ops.beast.conv2d_prepare: the arguments of beast::conv2d, x giving
