@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs on a lent GPU machine, from the repository root, with build/device
+# carried (tests/gpu/device_bundle.sh made it here): the GPU tests
+# (CudaGpu.*, what `ctest -L gpu` runs), then the tunings the CUDA half has
+# never had — ResNet-50's four 3x3 layers at N=32 (f32, NCHW, every conv2d
+# template that computes them) beside cuDNN, and a 4096^3 SGEMM (gemm/tiled)
+# beside cuBLAS — each summary and JSON written to $OUT (what the device
+# tool brings back), then the tensor-core bench (tests/bench/tensor_core_gpu.sh).
+# Each step is bounded so the whole fits one 10-minute command (at most
+# 150 s of tests, two tunings measuring for STEP_SECONDS each and the
+# tensor-core bench for at most STEP_SECONDS), and it writes at most
+# seven files to $OUT (the tool brings back eight).
+# Environment: OUT (default /tmp/beast_gpu_out), BEAST_MAX_CONFIGS (per
+# template and problem, default 12), STEP_SECONDS (each tuning's limit,
+# default 100).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-/tmp/beast_gpu_out}
+MAX_CONFIGS=${BEAST_MAX_CONFIGS:-12}
+STEP=${STEP_SECONDS:-100}
+mkdir -p "$OUT"
+BUNDLE=$ROOT/build/device
+[ -x "$BUNDLE/bin/beast" ] || { echo "device_run: no $BUNDLE (run tests/gpu/device_bundle.sh here and carry build/device)" >&2; exit 2; }
+# NVRTC, cuBLAS and cuDNN: the toolkit's, else PyTorch's nvidia packages.
+nvidia_libs=$(python3 - <<'PY' 2>/dev/null
+import glob, os
+try:
+    import nvidia
+    roots = list(nvidia.__path__)
+except Exception:
+    roots = []
+print(":".join(sorted({os.path.dirname(p) for r in roots for p in glob.glob(r + "/*/lib/lib*.so*")})))
+PY
+)
+export LD_LIBRARY_PATH=$BUNDLE/lib:/usr/local/cuda/lib64:${nvidia_libs}:${LD_LIBRARY_PATH:-}
+export BEAST_HOME=$ROOT
+# The test binary holds the source path it was built in (templates, data).
+built_in=$(cat "$BUNDLE/source_dir")
+if [ -n "$built_in" ] && [ ! -e "$built_in" ]; then
+  mkdir -p "$(dirname "$built_in")" && ln -s "$ROOT" "$built_in"
+fi
+BEAST=$BUNDLE/bin/beast
+{
+  nvidia-smi -L
+  "$BEAST" devices
+} 2>&1 | tee "$OUT/devices.txt"
+timeout 150 "$BUNDLE/bin/cuda_tune_test" 2>&1 |
+  tail -n 60 | tee "$OUT/gpu_tests.txt"
+CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32"
+# --time-budget ends the measuring in time for the summary; timeout guards
+# against a hang beyond it.
+timeout $((STEP + 60)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
+  --time-budget "${STEP}s" --baselines nvidia --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" \
+  --problem "conv2d:C=128,H=28,W=28,K=128,$CONV" --problem "conv2d:C=256,H=14,W=14,K=256,$CONV" \
+  --problem "conv2d:C=512,H=7,W=7,K=512,$CONV" 2>&1 | tee "$OUT/resnet50_f32.txt" | tail -n 40
+timeout $((STEP + 60)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
+  --time-budget "${STEP}s" --baselines nvidia --template gemm/tiled \
+  --problem "gemm:M=4096,N=4096,K=4096,transA=0,transB=0,dtype=f32" 2>&1 |
+  tee "$OUT/sgemm_4096.txt" | tail -n 20
+BEAST=$BEAST BEAST_MAX_CONFIGS=$MAX_CONFIGS timeout "$STEP" \
+  "$ROOT/tests/bench/tensor_core_gpu.sh" "$OUT/gpu.db" 2>&1 | tee "$OUT/tensor_cores.txt" | tail -n 20
+"$BEAST" query --db "$OUT/gpu.db" --best --json > "$OUT/best.json" 2>&1 || true
