@@ -6,18 +6,19 @@
 # template that computes them) beside cuDNN, and a 4096^3 SGEMM (gemm/tiled)
 # beside cuBLAS — each summary and JSON written to $OUT (what the device
 # tool brings back), then the tensor-core bench (tests/bench/tensor_core_gpu.sh).
-# Each step is bounded so the whole fits one 10-minute command (at most
-# 150 s of tests, two tunings measuring for STEP_SECONDS each and the
-# tensor-core bench for at most STEP_SECONDS), and it writes at most
+# It stops within seconds when a library, Jinja2 or the GPU is missing.
+# Each step is bounded so the whole fits one 10-minute command with time to
+# spare (at most 120 s of tests, then three tunings of STEP_SECONDS of
+# measuring plus 45 s of guard each), and it writes at most
 # seven files to $OUT (the tool brings back eight).
 # Environment: OUT (default /tmp/beast_gpu_out), BEAST_MAX_CONFIGS (per
 # template and problem, default 12), STEP_SECONDS (each tuning's limit,
-# default 100).
+# default 75).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/beast_gpu_out}
 MAX_CONFIGS=${BEAST_MAX_CONFIGS:-12}
-STEP=${STEP_SECONDS:-100}
+STEP=${STEP_SECONDS:-75}
 mkdir -p "$OUT"
 BUNDLE=$ROOT/build/device
 [ -x "$BUNDLE/bin/beast" ] || { echo "device_run: no $BUNDLE (run tests/gpu/device_bundle.sh here and carry build/device)" >&2; exit 2; }
@@ -34,29 +35,41 @@ PY
 )
 export LD_LIBRARY_PATH=$BUNDLE/lib:/usr/local/cuda/lib64:${nvidia_libs}:${LD_LIBRARY_PATH:-}
 export BEAST_HOME=$ROOT
+# The templates render through Python with Jinja2 (PyTorch brings it): the
+# build's own virtual environment does not travel.
+export BEAST_PYTHON=${BEAST_PYTHON:-$(command -v python3)}
 # The test binary holds the source path it was built in (templates, data).
 built_in=$(cat "$BUNDLE/source_dir")
 if [ -n "$built_in" ] && [ ! -e "$built_in" ]; then
   mkdir -p "$(dirname "$built_in")" && ln -s "$ROOT" "$built_in"
 fi
 BEAST=$BUNDLE/bin/beast
+# The tests run build/beast/beast of the build folder they were built in.
+if [ ! -e "$ROOT/build/beast/beast" ]; then
+  mkdir -p "$ROOT/build/beast" && ln -s "$BUNDLE/bin/beast" "$ROOT/build/beast/beast"
+fi
+# What would make every step fail, found in seconds rather than minutes.
 {
-  nvidia-smi -L
-  "$BEAST" devices
+  echo "library path: $LD_LIBRARY_PATH"
+  missing=$(ldd "$BEAST" "$BUNDLE/bin/cuda_tune_test" | grep 'not found')
+  [ -z "$missing" ] || { echo "device_run: unresolved libraries:"; echo "$missing"; }
+  "$BEAST_PYTHON" -c 'import jinja2' || echo "device_run: $BEAST_PYTHON has no jinja2"
+  timeout 30 nvidia-smi -L
+  timeout 30 "$BEAST" devices
 } 2>&1 | tee "$OUT/devices.txt"
-timeout 150 "$BUNDLE/bin/cuda_tune_test" 2>&1 |
-  tail -n 60 | tee "$OUT/gpu_tests.txt"
+if grep -q '^device_run:' "$OUT/devices.txt"; then exit 3; fi
+timeout 120 "$BUNDLE/bin/cuda_tune_test" 2>&1 | tee "$OUT/gpu_tests.txt" | tail -n 60
 CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32"
 # --time-budget ends the measuring in time for the summary; timeout guards
 # against a hang beyond it.
-timeout $((STEP + 60)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
+timeout $((STEP + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
   --time-budget "${STEP}s" --baselines nvidia --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" \
   --problem "conv2d:C=128,H=28,W=28,K=128,$CONV" --problem "conv2d:C=256,H=14,W=14,K=256,$CONV" \
   --problem "conv2d:C=512,H=7,W=7,K=512,$CONV" 2>&1 | tee "$OUT/resnet50_f32.txt" | tail -n 40
-timeout $((STEP + 60)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
+timeout $((STEP + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
   --time-budget "${STEP}s" --baselines nvidia --template gemm/tiled \
   --problem "gemm:M=4096,N=4096,K=4096,transA=0,transB=0,dtype=f32" 2>&1 |
   tee "$OUT/sgemm_4096.txt" | tail -n 20
-BEAST=$BEAST BEAST_MAX_CONFIGS=$MAX_CONFIGS timeout "$STEP" \
+BEAST=$BEAST BEAST_MAX_CONFIGS=$MAX_CONFIGS BEAST_TIME_BUDGET="$((STEP / 2))s" timeout $((STEP + 45)) \
   "$ROOT/tests/bench/tensor_core_gpu.sh" "$OUT/gpu.db" 2>&1 | tee "$OUT/tensor_cores.txt" | tail -n 20
-"$BEAST" query --db "$OUT/gpu.db" --best --json > "$OUT/best.json" 2>&1 || true
+timeout 30 "$BEAST" query --db "$OUT/gpu.db" --best --json > "$OUT/best.json" || true
