@@ -96,9 +96,9 @@ Conv2dCall MakeConv2dCall(const at::Tensor& x, const at::Tensor& weight,
   return call;
 }
 
-at::Tensor EmptyConv2dOutput(const Conv2dCall& call) {
+at::Tensor EmptyConv2dOutput(const Conv2dCall& call, const at::Tensor& x) {
   const beast_conv2d_problem& p = call.problem;
-  return at::empty({p.n, p.k, call.out_h, call.out_w}, call.x.options().memory_format(call.format));
+  return at::empty({p.n, p.k, call.out_h, call.out_w}, x.options().memory_format(call.format));
 }
 
 at::Tensor Conv2d(const at::Tensor& x, const at::Tensor& weight,
@@ -107,7 +107,7 @@ at::Tensor Conv2d(const at::Tensor& x, const at::Tensor& weight,
   RefuseAutograd("conv2d", {&x, &weight, bias ? &*bias : nullptr});
   Conv2dCall call = MakeConv2dCall(x, weight, bias, stride, padding, dilation, groups);
   const beast_conv2d_problem& p = call.problem;
-  at::Tensor y = EmptyConv2dOutput(call);
+  at::Tensor y = EmptyConv2dOutput(call, call.x);
   if (y.numel() == 0) return y;
   beast_context* ctx = ContextFor(x.device());
   void* bias_ptr = p.bias ? call.bias.data_ptr() : nullptr;

@@ -28,8 +28,9 @@ Conv2dCall MakeConv2dCall(const at::Tensor& x, const at::Tensor& weight,
                           const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
                           at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups);
 
-// The call's output, uninitialised, in the input's memory format.
-at::Tensor EmptyConv2dOutput(const Conv2dCall& call);
+// The call's output for input x (the call's, or one of its shape),
+// uninitialised, in the call's memory format.
+at::Tensor EmptyConv2dOutput(const Conv2dCall& call, const at::Tensor& x);
 
 at::Tensor Conv2d(const at::Tensor& x, const at::Tensor& weight,
                   const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,

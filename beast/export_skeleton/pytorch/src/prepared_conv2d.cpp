@@ -77,23 +77,23 @@ at::Tensor PreparedConv2d::Forward(const at::Tensor& x) {
               p.n, ", ", p.c, ", ", p.h, ", ", p.w, ") on ", call_.weight.device(), ", not a ",
               x.scalar_type(), " input of ", x.sizes(), " on ", x.device());
   const at::Tensor input = x.contiguous(call_.format);
-  at::Tensor y =
-      at::empty({p.n, p.k, call_.out_h, call_.out_w}, input.options().memory_format(call_.format));
+  at::Tensor y = EmptyConv2dOutput(call_, input);
   if (y.numel() == 0) return y;
-  std::lock_guard<std::mutex> lock(mutex_);
   if (x.is_cuda()) {
+    std::lock_guard<std::mutex> lock(mutex_);
     void* stream = CurrentStream(x.device());
     OrderStreams(last_stream_, stream);
     last_stream_ = stream;
     Check(beast_conv2d_forward_prepared(ctx_, handle_, input.data_ptr(), y.data_ptr(), stream),
           "conv2d_prepared");
   } else if (handle_ != nullptr) {
+    std::lock_guard<std::mutex> lock(mutex_);
     HostBuffers buffers(ctx_);
     Check(beast_conv2d_forward_prepared(ctx_, handle_, buffers.Wrap(input, false),
                                         buffers.Wrap(y, true), nullptr),
           "conv2d_prepared");
     buffers.Finish("conv2d_prepared");
-  } else {
+  } else {  // no workspace: plain calls need no turns
     Check(beast_conv2d_forward_host(ctx_, &p, input.data_ptr(), call_.weight.data_ptr(),
                                     p.bias ? call_.bias.data_ptr() : nullptr, y.data_ptr()),
           "conv2d_prepared");
