@@ -119,18 +119,20 @@ STORAGE_PROBE = (
                 "beast_vstore4(v, p + i);",
             ],
         ),
-        # f16 on OpenCL: vload_half / vstore_half, core OpenCL (no cl_khr_fp16);
-        # vectors element by element (PoCL's vload_half4 assumes 8-byte alignment).
+        # f16 on OpenCL: scalars through vload_half / vstore_half_rte, core
+        # OpenCL (no cl_khr_fp16); vectors as ushort bits converted lane-wise
+        # by the prelude (PoCL's vload_half4 assumes 8-byte alignment, and its
+        # scalar conversions are branchy integer code per element).
         (
             "opencl",
             "f16",
             [
                 "half",
                 "vload_half(0, p + (i))",
-                "beast_vload_half4(p + i)",
+                "beast_half_to_float4(vload4(0, (__global const ushort*)(p + i)))",
                 "vload_half(0, p + (i))",
                 "vstore_half_rte(v, 0, p + (i));",
-                "beast_vstore_half4(v, p + i);",
+                "vstore4(beast_float4_to_half(v), 0, (__global ushort*)(p + i));",
             ],
         ),
         # bf16 on OpenCL: 16-bit loads shifted into a float's high half.
@@ -165,6 +167,93 @@ def test_dialect_storage_spellings(env, backend, storage, expected):
     assert text.split("|") == expected
 
 
+LANES_PROBE = (
+    '{% import "_common/dialect.j2" as d with context %}'
+    "{{ d.gload_lanes('float', 2, 'x', ['a', 'b']) }}|"
+    "{{ d.gload_lanes('float', 2, 'x', ['a', 'b'], ['ca', 'cb']) }}|"
+    "{{ d.gload_lanes('float', 1, 'x', ['a'], ['ca']) }}|"
+    "{{ d.gstore_vector('float', 2, 'h', 'v') }}|{{ d.gstore_lane('y', 'j', 'h', 2, 1) }}"
+)
+
+
+@pytest.mark.parametrize(
+    "backend, storage, expected",
+    [
+        (
+            "opencl",
+            "f32",
+            [
+                "((float2)(x[a], x[b]))",
+                "((float2)((ca) ? x[a] : (float)0, (cb) ? x[b] : (float)0))",
+                "((ca) ? x[a] : (float)0)",
+                "const float2 h = v;",
+                "y[j] = h.s1;",
+            ],
+        ),
+        # 16-bit storage on OpenCL: the lanes' bits gathered, then one
+        # vector conversion (and one before the lane stores).
+        (
+            "opencl",
+            "f16",
+            [
+                (
+                    "beast_half_to_float2(((ushort2)(((__global const ushort*)(x))[a], "
+                    "((__global const ushort*)(x))[b])))"
+                ),
+                (
+                    "beast_half_to_float2(((ushort2)((ushort)((ca) ? ((__global const ushort*)(x))[a]"
+                    " : 0), (ushort)((cb) ? ((__global const ushort*)(x))[b] : 0))))"
+                ),
+                (
+                    "beast_half_to_float((ushort)((ushort)((ca) ? ((__global const ushort*)(x))[a]"
+                    " : 0)))"
+                ),
+                "const ushort2 h = beast_float2_to_half(v);",
+                "((__global ushort*)(y))[j] = h.s1;",
+            ],
+        ),
+        (
+            "opencl",
+            "bf16",
+            [
+                (
+                    "as_float2(convert_uint2(((ushort2)(((__global const ushort*)(x))[a], "
+                    "((__global const ushort*)(x))[b]))) << 16)"
+                ),
+                (
+                    "as_float2(convert_uint2(((ushort2)((ushort)((ca) ? ((__global const ushort*)"
+                    "(x))[a] : 0), (ushort)((cb) ? ((__global const ushort*)(x))[b] : 0)))) << 16)"
+                ),
+                (
+                    "as_float(convert_uint((ushort)((ushort)((ca) ? ((__global const ushort*)(x))[a]"
+                    " : 0))) << 16)"
+                ),
+                "const ushort2 h = beast_float2_to_bf16(v);",
+                "((__global ushort*)(y))[j] = h.s1;",
+            ],
+        ),
+        # CUDA converts element by element (one instruction each).
+        (
+            "cuda",
+            "f16",
+            [
+                "beast_float2{ { beast_f16_to_float(x[a]), beast_f16_to_float(x[b]) } }",
+                (
+                    "beast_float2{ { (ca) ? beast_f16_to_float(x[a]) : (float)0, "
+                    "(cb) ? beast_f16_to_float(x[b]) : (float)0 } }"
+                ),
+                "((ca) ? beast_f16_to_float(x[a]) : (float)0)",
+                "const beast_float2 h = v;",
+                "y[j] = beast_float_to_f16(h.s[1]);",
+            ],
+        ),
+    ],
+)
+def test_dialect_lane_spellings(env, backend, storage, expected):
+    text = env.from_string(LANES_PROBE).render(BACKEND=backend, STORAGE=storage)
+    assert text.split("|") == expected
+
+
 def test_dialect_storage_prelude_only_for_16_bit_types(env):
     probe = '{% import "_common/dialect.j2" as d with context %}{{ d.storage_prelude() }}'
     for backend in ("opencl", "cuda"):
@@ -173,6 +262,9 @@ def test_dialect_storage_prelude_only_for_16_bit_types(env):
     assert "cvt.rn.f16.f32" in env.from_string(probe).render(BACKEND="cuda", STORAGE="f16")
     opencl_bf16 = env.from_string(probe).render(BACKEND="opencl", STORAGE="bf16")
     assert "inline ushort16 beast_float16_to_bf16(float16 f)" in opencl_bf16
+    opencl_f16 = env.from_string(probe).render(BACKEND="opencl", STORAGE="f16")
+    assert "inline float beast_half_to_float(ushort h)" in opencl_f16
+    assert "inline ushort16 beast_float16_to_half(float16 f)" in opencl_f16
     with pytest.raises(Exception, match="STORAGE must be f32, f64, f16 or bf16, not 'f8'"):
         env.from_string(probe).render(BACKEND="opencl", STORAGE="f8")
 
