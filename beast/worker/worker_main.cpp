@@ -11,6 +11,7 @@
 
 #include "beast/core/error.hpp"
 #include "beast/worker/device_worker.hpp"
+#include "beast/worker/pocl_affinity.hpp"
 #include "beast/worker/worker_device.hpp"
 #include "beast/worker/worker_protocol.hpp"
 
@@ -142,6 +143,8 @@ std::unique_ptr<WorkerDevice> OpenWorkerDevice(Backend backend, int device_index
 int RunDeviceWorker(Backend backend, int device_index, int fd, const std::string& cache_dir) {
   // Ctrl-C reaches the whole process group; the tuner decides what to stop.
   signal(SIGINT, SIG_IGN);
+  // Before the OpenCL platform opens: PoCL reads its settings then.
+  if (backend == Backend::kOpenCL) PinPoclThreadsWhereAlone();
   std::unique_ptr<WorkerDevice> device;
   try {
     device = OpenWorkerDevice(backend, device_index, cache_dir);
