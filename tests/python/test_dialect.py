@@ -303,3 +303,28 @@ def test_dialect_dynamic_local_memory(env):
         "",
         "extern __shared__ float stage[];",
     ]
+
+
+def test_dialect_gload_each_gathers_only_where_16_bit_storage_converts(env):
+    probe = (
+        '{% import "_common/dialect.j2" as d with context %}'
+        "{{ d.gload_each('float', ['a0', 'a1'], ['p', 'q'], ['i', 'j + 1']) }}"
+    )
+    assert env.from_string(probe).render(BACKEND="opencl", STORAGE="f32") == (
+        "const float a0 = p[i];\nconst float a1 = q[j + 1];\n"
+    )
+    assert env.from_string(probe).render(BACKEND="opencl", STORAGE="f16") == (
+        "const float2 a0_lanes = beast_half_to_float2(((ushort2)(((__global const ushort*)(p))[i],"
+        " ((__global const ushort*)(q))[j + 1])));\n"
+        "const float a0 = a0_lanes.s0;\nconst float a1 = a0_lanes.s1;\n"
+    )
+    # Three elements are no vector width: scalar loads.
+    three = (
+        '{% import "_common/dialect.j2" as d with context %}'
+        "{{ d.gload_each('float', ['a0', 'a1', 'a2'], 'p', [0, 1, 2]) }}"
+    )
+    assert env.from_string(three).render(BACKEND="opencl", STORAGE="f16") == (
+        "const float a0 = vload_half(0, p + (0));\n"
+        "const float a1 = vload_half(0, p + (1));\n"
+        "const float a2 = vload_half(0, p + (2));\n"
+    )
