@@ -1,4 +1,4 @@
-// PoCL's kernel threads pinned, one per core, in the device worker
+// PoCL's kernel threads pinned, one per CPU, in the device worker
 // (pocl_affinity.hpp). Why: unpinned, PoCL's threads are woken where they
 // last ran, and after the worker's own thread has used one core (validating
 // a config's first result, say) both of a 2-core machine's kernel threads
@@ -14,11 +14,12 @@
 
 namespace beast {
 
-PoclAffinityChoice ChoosePoclAffinity(const char* pocl_affinity, const char* max_pthread_count,
+PoclAffinityChoice ChoosePoclAffinity(const char* pocl_affinity, const char* thread_count_variable,
                                       int online_cpus, int allowed_cpus, bool allowed_are_first) {
   if (pocl_affinity) return {false, "POCL_AFFINITY is set: left as it is"};
-  if (max_pthread_count)
-    return {false, "POCL_MAX_PTHREAD_COUNT is set: the machine is shared, threads left unpinned"};
+  if (thread_count_variable)
+    return {false, std::string(thread_count_variable) +
+                       " is set: the threads were decided, left unpinned"};
   if (online_cpus < 2) return {false, "one CPU: nothing to pin"};
   if (allowed_cpus != online_cpus || !allowed_are_first)
     return {false, "the process may not run on every CPU: threads left unpinned"};
@@ -35,8 +36,13 @@ void PinPoclThreadsWhereAlone() {
     allowed_count = CPU_COUNT(&allowed);
     for (long i = 0; i < online && i < CPU_SETSIZE; ++i) first = first && CPU_ISSET(i, &allowed);
   }
+  const char* thread_count_variable = nullptr;
+  for (const char* name :
+       {"POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_COUNT", "POCL_MAX_COMPUTE_UNITS"}) {
+    if (!thread_count_variable && std::getenv(name)) thread_count_variable = name;
+  }
   const PoclAffinityChoice choice =
-      ChoosePoclAffinity(std::getenv("POCL_AFFINITY"), std::getenv("POCL_MAX_PTHREAD_COUNT"),
+      ChoosePoclAffinity(std::getenv("POCL_AFFINITY"), thread_count_variable,
                          static_cast<int>(online), allowed_count, first);
   if (choice.pin) setenv("POCL_AFFINITY", "1", 0);
 }

@@ -19,10 +19,9 @@ TEST(PoclAffinity, LeavesAUsersSettingsAlone) {
   EXPECT_EQ(choice.reason, "POCL_AFFINITY is set: left as it is");
   // MPI ranks sharing a node give each PoCL one thread: pinning would put
   // every rank's thread on CPU 0.
-  choice = ChoosePoclAffinity(nullptr, "1", 16, 16, true);
+  choice = ChoosePoclAffinity(nullptr, "POCL_CPU_MAX_CU_COUNT", 16, 16, true);
   EXPECT_FALSE(choice.pin);
-  EXPECT_EQ(choice.reason,
-            "POCL_MAX_PTHREAD_COUNT is set: the machine is shared, threads left unpinned");
+  EXPECT_EQ(choice.reason, "POCL_CPU_MAX_CU_COUNT is set: the threads were decided, left unpinned");
 }
 
 TEST(PoclAffinity, LeavesThreadsUnpinnedOnARestrictedOrSingleCpu) {
