@@ -311,12 +311,12 @@ def test_dialect_gload_each_gathers_only_where_16_bit_storage_converts(env):
         "{{ d.gload_each('float', ['a0', 'a1'], ['p', 'q'], ['i', 'j + 1']) }}"
     )
     assert env.from_string(probe).render(BACKEND="opencl", STORAGE="f32") == (
-        "const float a0 = p[i];\nconst float a1 = q[j + 1];\n"
+        "const float a0 = p[i];\nconst float a1 = q[j + 1];"
     )
     assert env.from_string(probe).render(BACKEND="opencl", STORAGE="f16") == (
         "const float2 a0_lanes = beast_half_to_float2(((ushort2)(((__global const ushort*)(p))[i],"
         " ((__global const ushort*)(q))[j + 1])));\n"
-        "const float a0 = a0_lanes.s0;\nconst float a1 = a0_lanes.s1;\n"
+        "const float a0 = a0_lanes.s0;\nconst float a1 = a0_lanes.s1;"
     )
     # Three elements are no vector width: scalar loads.
     three = (
@@ -326,5 +326,5 @@ def test_dialect_gload_each_gathers_only_where_16_bit_storage_converts(env):
     assert env.from_string(three).render(BACKEND="opencl", STORAGE="f16") == (
         "const float a0 = vload_half(0, p + (0));\n"
         "const float a1 = vload_half(0, p + (1));\n"
-        "const float a2 = vload_half(0, p + (2));\n"
+        "const float a2 = vload_half(0, p + (2));"
     )
