@@ -398,7 +398,7 @@ def test_unknown_backend_is_an_error(env):
         env, TEMPLATES, {"template": "gemm/tiled.cl.j2", "vars": variables}
     )
     assert reply == {
-        "error": "_common/dialect.j2:26 (from gemm/tiled.cl.j2:34): "
+        "error": "_common/dialect.j2:29 (from gemm/tiled.cl.j2:34): "
         "BACKEND must be 'opencl' or 'cuda', not 'hip'"
     }
 
@@ -442,7 +442,7 @@ def test_missing_variable_is_an_error_naming_it(server):
     del variables["BACKEND"]
     reply = ask(server, {"template": "gemm/tiled.cl.j2", "vars": variables})
     assert reply == {
-        "error": "_common/dialect.j2:25 (from gemm/tiled.cl.j2:34): 'BACKEND' is undefined"
+        "error": "_common/dialect.j2:28 (from gemm/tiled.cl.j2:34): 'BACKEND' is undefined"
     }
 
 
