@@ -105,35 +105,29 @@ class Storage16Kernels : public ::testing::Test {
     program_ = build.program;
   }
 
-  // Runs kernel (in, out) over `items` work-items.
-  void Run(const std::string& kernel, OpenClBuffer& in, OpenClBuffer& out, size_t items) {
+  // Runs `kernel` (in, out) on `values`, `width` elements per work-item:
+  // the device's conversion of each value.
+  template <typename Out, typename In>
+  std::vector<Out> Convert(const std::string& kernel, const std::vector<In>& values, int width) {
+    OpenClBuffer in = context_.Allocate(values.size() * sizeof(In));
+    OpenClBuffer out = context_.Allocate(values.size() * sizeof(Out));
+    context_.Write(in, values.data(), values.size() * sizeof(In));
     LaunchGeometry geometry;
-    geometry.global[0] = items;
-    geometry.local[0] = 0;
+    geometry.global[0] = values.size() / width;
     LaunchResult launch = Launch(context_, program_, kernel, {in, out}, geometry);
-    ASSERT_TRUE(launch.ok()) << kernel << ": " << launch.message;
+    EXPECT_TRUE(launch.ok()) << kernel << ": " << launch.message;
+    std::vector<Out> converted(values.size());
+    context_.Read(out, converted.data(), converted.size() * sizeof(Out));
+    return converted;
   }
 
-  // The device's f16 -> float of `halves` at width n.
+  // The device's f16 -> float of `halves`, and float -> f16 of `floats`, at
+  // width n.
   std::vector<float> ToFloat(const std::vector<uint16_t>& halves, int n) {
-    OpenClBuffer in = context_.Allocate(halves.size() * 2);
-    OpenClBuffer out = context_.Allocate(halves.size() * 4);
-    context_.Write(in, halves.data(), halves.size() * 2);
-    Run("to_float" + std::to_string(n), in, out, halves.size() / n);
-    std::vector<float> floats(halves.size());
-    context_.Read(out, floats.data(), floats.size() * 4);
-    return floats;
+    return Convert<float>("to_float" + std::to_string(n), halves, n);
   }
-
-  // The device's float -> f16 of `floats` at width n.
   std::vector<uint16_t> ToHalf(const std::vector<float>& floats, int n) {
-    OpenClBuffer in = context_.Allocate(floats.size() * 4);
-    OpenClBuffer out = context_.Allocate(floats.size() * 2);
-    context_.Write(in, floats.data(), floats.size() * 4);
-    Run("to_half" + std::to_string(n), in, out, floats.size() / n);
-    std::vector<uint16_t> halves(floats.size());
-    context_.Read(out, halves.data(), halves.size() * 2);
-    return halves;
+    return Convert<uint16_t>("to_half" + std::to_string(n), floats, n);
   }
 
   OpenClContext context_{0};
