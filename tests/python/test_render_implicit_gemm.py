@@ -62,7 +62,7 @@ def test_space_size_on_default_problem():
     # conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW
     # --device opencl:0` on PoCL (the same for layout=NHWC: expressions do
     # not see the layout).
-    assert count_valid(load_space(NAME), CONV_DEFAULT) == (164160, 69804)
+    assert count_valid(load_space(NAME), CONV_DEFAULT) == (328320, 69804)
 
 
 def test_default_config_passes_every_constraint():
