@@ -6,7 +6,7 @@ project's virtual environment: ./run test installs python3-torch,
 libtorch-dev and python3-pytest and runs `python3 -m pytest tests/pytorch`.
 They need beast built (build/beast/beast) and an OpenCL device (PoCL here).
 
-The run tunes five small problems (the default config of each); the export is asked to serve every shape
+The run tunes six small problems (the default config of each); the export is asked to serve every shape
 the tests call (--shapes), so most calls run a tuned template's config
 rendered for their shape (the nearest tier), and shapes no config fits run
 the generic kernel: both paths of the library meet PyTorch.
@@ -30,6 +30,7 @@ TUNED = [
     ("conv2d/direct_nhwc", shapes.conv_key(shapes.TUNED_CONV_ONE_CHANNEL, "NHWC")),
     ("conv2d/winograd_split", shapes.conv_key(shapes.TUNED_WINOGRAD, "NCHW")),
     ("gemm/tiled", shapes.gemm_key(shapes.TUNED_GEMM)),
+    ("conv2d/implicit_gemm", shapes.conv_key(shapes.TUNED_HALF, "NCHW", "f16")),
 ]
 
 

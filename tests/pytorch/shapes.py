@@ -50,6 +50,10 @@ TUNED_CONV_ONE_CHANNEL = dict(TUNED_CONV, C=1, K=4)
 # stays the direct ones.
 TUNED_WINOGRAD = dict(TUNED_CONV, N=1, C=32, H=16, W=16, K=32)
 TUNED_GEMM = dict(M=48, N=40, K=32, transA=0, transB=0)
+# An f16 layer tuned with conv2d/implicit_gemm, whose default config for
+# 16-bit storage reads the input and weights widened to float (WIDEN=1: the
+# weights in a prepare stage, test_widened.py).
+TUNED_HALF = dict(TUNED_CONV, N=1, C=16, H=10, W=10, K=16)
 
 
 def out_size(size, pad, dilation, kernel, stride):
