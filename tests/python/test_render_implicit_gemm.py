@@ -35,12 +35,15 @@ def config(problem=CONV_DEFAULT, **values):
     return c
 
 
-def render(env, problem, cfg, layout, backend="opencl"):
-    # render_ok renders NCHW; the layout is one more template variable.
+def render(env, problem, cfg, layout, backend="opencl", storage=None):
+    # render_ok renders NCHW; the layout is one more template variable, and
+    # so is the storage type (f32 when absent).
     import test_render
 
     space = load_space(NAME)
     variables = test_render.template_vars(space, problem, cfg, backend, layout)
+    if storage:
+        variables["STORAGE"] = storage
     reply = test_render.render.render_request(
         env,
         test_render.TEMPLATES,
@@ -259,6 +262,34 @@ def test_rolled_taps_render(env):
         )
         assert "for (int r = 0; r < 5; ++r) {" in source
         assert "for (int s = 0; s < 5; ++s)" in source
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("staged", [(0, 0), (1, 0), (0, 1)])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_widen_reads_x_and_w_as_floats_from_the_workspace(env, layout, staged, groups):
+    """With WIDEN the kernel's loads of x and w are float loads from the
+    workspace (x from 0, w from W_OFF), after the two widening kernels: no
+    16-bit load or conversion to float is left in its body; without WIDEN
+    the same config converts."""
+    problem = dict(conv_problem(groups=groups), dtype_bytes=2)
+    sa, sb = staged
+    values = dict(SA=sa, SB=sb, KWG=16, UNROLL_RS=0) if sa or sb else {}
+    cfg = config(problem, WIDEN=1, **values)
+    names = complete(load_space(NAME), problem, cfg)
+    head, body = render(env, problem, cfg, layout, storage="f16").split(
+        "void conv2d_implicit_gemm("
+    )
+    assert "void conv2d_implicit_gemm_widen_w(" in head
+    assert "void conv2d_implicit_gemm_widen_x(" in head
+    assert "__global const float* xg = ws" in body
+    assert "__global const float* wg = ws + %d" % names["W_OFF"] in body
+    for load in ("vload_half", "beast_half_to_float", "(__global const ushort*)"):
+        assert load not in body, load
+    narrow = render(env, problem, dict(cfg, WIDEN=0), layout, storage="f16")
+    assert "conv2d_implicit_gemm_widen" not in narrow
+    body = narrow.split("void conv2d_implicit_gemm(")[1]
+    assert "vload_half" in body or "beast_half_to_float" in body
 
 
 def test_unknown_layout_is_an_error(env):
