@@ -141,9 +141,24 @@ def test_linear_equals_torch_on_batched_input(beast_torch):
     torch.testing.assert_close(beast_torch.linear(x, w), F.linear(x, w), rtol=1e-4, atol=1e-4)
 
 
-# The bound of the library's validation: sums in the accumulation type, one
-# rounding of the stored output (f16 2^-11, bf16 2^-8), relative to the sum
-# of |terms| (|x| |w| summed), checked against double sums of the same inputs.
+def rounding_excess(y, x, w, b, s, unit):
+    """How far y exceeds the bound of the library's validation, checked
+    against double sums of the same inputs (<= 0: within it): sums in the
+    accumulation type (f64 for f64, else f32), one rounding of the stored
+    output (unit: f16 2^-11, bf16 2^-8), relative to the sum of |terms|
+    (|x| |w| summed)."""
+    a = conv_args(s)
+    ref = F.conv2d(x.double(), w.double(), None if b is None else b.double(), **a)
+    absref = F.conv2d(
+        x.double().abs(), w.double().abs(), None if b is None else b.double().abs(), **a
+    )
+    terms = s["C"] // s["groups"] * s["R"] * s["S"] + 1
+    bound = 2 * (terms * 2.0**-24 + unit) * absref + 2.0**-24
+    if y.dtype == torch.float64:
+        bound = 2 * terms * unit * absref + 1e-300
+    return ((y.double() - ref).abs() - bound).max().item()
+
+
 @pytest.mark.parametrize(
     "dtype,unit", [(torch.float64, 2.0**-52), (torch.float16, 2.0**-11), (torch.bfloat16, 2.0**-8)]
 )
@@ -155,15 +170,7 @@ def test_every_dtype_within_its_rounding(beast_torch, dtype, unit):
         for fmt in FORMATS:
             y = beast_conv(in_format(x, fmt), in_format(w, fmt), b, a)
             assert y.dtype == dtype
-            ref = F.conv2d(x.double(), w.double(), None if b is None else b.double(), **a)
-            absref = F.conv2d(
-                x.double().abs(), w.double().abs(), None if b is None else b.double().abs(), **a
-            )
-            terms = s["C"] // s["groups"] * s["R"] * s["S"] + 1
-            bound = 2 * (terms * 2.0**-24 + unit) * absref + 2.0**-24
-            if dtype == torch.float64:
-                bound = 2 * terms * unit * absref + 1e-300
-            excess = ((y.double() - ref).abs() - bound).max().item()
+            excess = rounding_excess(y, x, w, b, s, unit)
             assert excess <= 0, "%s %s exceeds the bound by %g" % (dtype, s, excess)
     a_, b_ = (
         torch.randn(33, 17, generator=gen).to(dtype),

@@ -8,25 +8,15 @@ the weights it prepared."""
 
 import pytest
 import shapes
-from test_beast_torch import beast_conv, conv_args, conv_tensors, tier
+from test_beast_torch import beast_conv, conv_args, conv_tensors, rounding_excess, tier
 from test_prepared import handles, layer
 
 torch = pytest.importorskip("torch")
-F = torch.nn.functional
 
 
 def assert_within_f16(y, x, w, b, s):
-    """y within the library's bound for f16 storage: float sums of the
-    C/groups*R*S terms and the bias, one rounding of the stored output."""
-    a = conv_args(s)
-    ref = F.conv2d(x.double(), w.double(), None if b is None else b.double(), **a)
-    absref = F.conv2d(
-        x.double().abs(), w.double().abs(), None if b is None else b.double().abs(), **a
-    )
-    terms = s["C"] // s["groups"] * s["R"] * s["S"] + 1
-    bound = 2 * (terms * 2.0**-24 + 2.0**-11) * absref + 2.0**-24
     assert y.dtype == torch.float16
-    excess = ((y.double() - ref).abs() - bound).max().item()
+    excess = rounding_excess(y, x, w, b, s, 2.0**-11)
     assert excess <= 0, "exceeds the f16 bound by %g" % excess
 
 
