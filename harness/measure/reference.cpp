@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "beast/core/error.hpp"
+#include "harness/measure/parallel_rows.hpp"
 
 namespace beast::harness {
 namespace {
@@ -57,9 +58,11 @@ void ConvNchw(const Conv2dShape& s, const float* x, const float* w, const float*
       q_hi[fs] = q + 1;
     }
   }
-  std::vector<double> acc(p_count * q_count);
-  for (int64_t n = 0; n < s.n; ++n) {
-    for (int64_t k = 0; k < s.k; ++k) {
+  // Each (image, output channel) plane is one row of work for the threads.
+  ParallelRows(s.n * s.k, 4, [&](int64_t first, int64_t last) {
+    std::vector<double> acc(p_count * q_count);
+    for (int64_t nk = first; nk < last; ++nk) {
+      const int64_t n = nk / s.k, k = nk % s.k;
       const int64_t g = k / kg;
       std::fill(acc.begin(), acc.end(), bias ? static_cast<double>(bias[k]) : 0.0);
       for (int64_t ci = 0; ci < cg; ++ci) {
@@ -84,7 +87,7 @@ void ConvNchw(const Conv2dShape& s, const float* x, const float* w, const float*
       Out* dst = y + (n * s.k + k) * p_count * q_count;
       for (int64_t i = 0; i < p_count * q_count; ++i) dst[i] = static_cast<Out>(acc[i]);
     }
-  }
+  });
 }
 
 // Copies a [A][B][C] array to [A][C][B] (the NHWC <-> NCHW moves, with B or
@@ -130,18 +133,38 @@ void Gemm(const beast::GemmShape& s, const float* a, const float* b, Out* c) {
     b_kn = SwapLastTwo(b, 1, s.n, s.k);
     b_rows = b_kn.data();
   }
-  std::vector<double> acc(s.n);
-  for (int64_t m = 0; m < s.m; ++m) {
-    std::fill(acc.begin(), acc.end(), 0.0);
-    for (int64_t kk = 0; kk < s.k; ++kk) {
-      const double am = a_t ? a[kk * s.m + m] : a[m * s.k + kk];
-      const float* row = b_rows + kk * s.n;
-      for (int64_t n = 0; n < s.n; ++n) acc[n] += am * static_cast<double>(row[n]);
+  // Tiles of C, kRows x kCols: each stretch of a B row read serves kRows
+  // rows of sums (B is read M/kRows times, not M), and the tile's sums stay
+  // in the L1 cache. The row blocks are the threads' rows of work. Each sum
+  // still runs over k in order, as the one-row loop did.
+  constexpr int64_t kRows = 8, kCols = 256;
+  const int64_t blocks = (s.m + kRows - 1) / kRows;
+  const int64_t min_blocks = std::max<int64_t>(1, (1 << 20) / std::max<int64_t>(1, s.n * s.k));
+  ParallelRows(blocks, min_blocks, [&](int64_t first, int64_t last) {
+    std::vector<double> acc(kRows * kCols);
+    for (int64_t block = first; block < last; ++block) {
+      const int64_t m0 = block * kRows, rows = std::min(kRows, s.m - m0);
+      for (int64_t n0 = 0; n0 < s.n; n0 += kCols) {
+        const int64_t cols = std::min(kCols, s.n - n0);
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int64_t kk = 0; kk < s.k; ++kk) {
+          const float* row = b_rows + kk * s.n + n0;
+          for (int64_t i = 0; i < rows; ++i) {
+            const int64_t m = m0 + i;
+            const double am = a_t ? a[kk * s.m + m] : a[m * s.k + kk];
+            double* sums = acc.data() + i * kCols;
+            for (int64_t n = 0; n < cols; ++n) sums[n] += am * static_cast<double>(row[n]);
+          }
+        }
+        for (int64_t i = 0; i < rows; ++i) {
+          const int64_t m = m0 + i;
+          for (int64_t n = 0; n < cols; ++n)
+            c[s.col_major ? (n0 + n) * s.m + m : m * s.n + n0 + n] =
+                static_cast<Out>(acc[i * kCols + n]);
+        }
+      }
     }
-    for (int64_t n = 0; n < s.n; ++n) {
-      c[s.col_major ? n * s.m + m : m * s.n + n] = static_cast<Out>(acc[n]);
-    }
-  }
+  });
 }
 
 }  // namespace

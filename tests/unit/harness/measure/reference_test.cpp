@@ -1,12 +1,13 @@
 // CPU reference convolution and GEMM: hand-computed cases, NHWC against NCHW,
-// the ONNX golden conv cases, speed, and the portable random inputs.
+// the ONNX golden conv cases, large cases split over threads, and the
+// portable random inputs.
 #include "harness/measure/reference.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -235,26 +236,62 @@ TEST(ReferenceGemm, ColumnMajorInEveryTransposition) {
   }
 }
 
-TEST(ReferenceConv2d, ResNetLayerIsFast) {
+TEST(ReferenceConv2d, ResNetLayerSplitOverThreadsMatchesDirectSums) {
+  // N=2, K=64: 128 planes, enough for ParallelRows to use every core.
   Conv2dShape shape;
-  shape.n = 1, shape.c = 64, shape.h = 56, shape.w = 56, shape.k = 64, shape.r = 3, shape.s = 3;
+  shape.n = 2, shape.c = 64, shape.h = 56, shape.w = 56, shape.k = 64, shape.r = 3, shape.s = 3;
   shape.pad_h = shape.pad_w = 1;
   std::vector<float> x = RandomInputs(Conv2dInputCount(shape), 4);
   std::vector<float> w = RandomInputs(Conv2dFilterCount(shape), 5);
   std::vector<float> y(Conv2dOutputCount(shape));
-  auto start = std::chrono::steady_clock::now();
   ReferenceConv2d(shape, x.data(), w.data(), nullptr, y.data(), nullptr);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 1.0);
-  // Spot check one interior output against a direct sum.
-  const int64_t k = 5, p = 17, q = 30;
-  double expected = 0;
-  for (int64_t c = 0; c < 64; ++c)
-    for (int64_t r = 0; r < 3; ++r)
-      for (int64_t s = 0; s < 3; ++s)
-        expected += static_cast<double>(w[((k * 64 + c) * 3 + r) * 3 + s]) *
-                    x[(c * 56 + p - 1 + r) * 56 + q - 1 + s];
-  EXPECT_EQ(y[(k * 56 + p) * 56 + q], static_cast<float>(expected));
+  // Outputs of the first and the last plane, a corner (padding) among them,
+  // against direct sums in the reference's order (c, r, s).
+  for (const auto& [n, k, p, q] : std::vector<std::array<int64_t, 4>>{
+           {0, 5, 17, 30}, {0, 0, 0, 0}, {1, 63, 55, 55}, {1, 40, 0, 29}}) {
+    double expected = 0;
+    for (int64_t c = 0; c < 64; ++c)
+      for (int64_t r = 0; r < 3; ++r)
+        for (int64_t s = 0; s < 3; ++s) {
+          const int64_t ih = p - 1 + r, iw = q - 1 + s;
+          if (ih < 0 || ih >= 56 || iw < 0 || iw >= 56) continue;
+          expected += static_cast<double>(w[((k * 64 + c) * 3 + r) * 3 + s]) *
+                      x[((n * 64 + c) * 56 + ih) * 56 + iw];
+        }
+    EXPECT_EQ(y[((n * 64 + k) * 56 + p) * 56 + q], static_cast<float>(expected))
+        << n << " " << k << " " << p << " " << q;
+  }
+}
+
+TEST(ReferenceGemm, RowBlocksSplitOverThreadsMatchDirectSums) {
+  // M=300 (37 blocks of 8 rows and a block of 4) x 256 x 256: enough work for
+  // ParallelRows to split; every output must equal its sum over k in order.
+  GemmShape shape;
+  shape.m = 300, shape.n = 256, shape.k = 256;
+  const std::vector<float> a = RandomInputs(shape.m * shape.k, 6);
+  const std::vector<float> b = RandomInputs(shape.k * shape.n, 7);
+  for (bool trans_a : {false, true}) {
+    for (bool trans_b : {false, true}) {
+      shape.trans_a = trans_a, shape.trans_b = trans_b;
+      std::vector<float> c(shape.m * shape.n), abs_c(shape.m * shape.n);
+      ReferenceGemm(shape, a.data(), b.data(), c.data(), abs_c.data());
+      int64_t wrong = 0;
+      for (int64_t m = 0; m < shape.m; ++m) {
+        for (int64_t n = 0; n < shape.n; ++n) {
+          double sum = 0, abs_sum = 0;
+          for (int64_t k = 0; k < shape.k; ++k) {
+            const double av = trans_a ? a[k * shape.m + m] : a[m * shape.k + k];
+            const double bv = trans_b ? b[n * shape.k + k] : b[k * shape.n + n];
+            sum += av * bv;
+            abs_sum += std::fabs(av) * std::fabs(bv);
+          }
+          wrong += c[m * shape.n + n] != static_cast<float>(sum) ||
+                   abs_c[m * shape.n + n] != static_cast<float>(abs_sum);
+        }
+      }
+      EXPECT_EQ(wrong, 0) << trans_a << trans_b;
+    }
+  }
 }
 
 TEST(RandomInputs, DeterministicPortableUniform) {
