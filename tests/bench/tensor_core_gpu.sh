@@ -41,9 +41,15 @@ CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NHWC,dtype=$DTYPE"
   >> "$JSON.lines"
 python3 - "$JSON.lines" <<'PY'
 import json, math, sys
+# Each tune's --json summary is pretty-printed over many lines: read the
+# documents one after another.
+text, summaries, at = open(sys.argv[1]).read(), [], 0
+while text[at:].strip():
+    at += len(text[at:]) - len(text[at:].lstrip())
+    summary, at = json.JSONDecoder().raw_decode(text, at)
+    summaries.append(summary)
 rows, ratios = [], []
-for line in open(sys.argv[1]):
-    summary = json.loads(line)
+for summary in summaries:
     libs = {b["problem"]: b for b in summary.get("baselines", []) if b["status"] == "ok"}
     for pair in summary["pairs"]:
         best = pair.get("best") or {}

@@ -13,14 +13,21 @@
 # seven files to $OUT (the tool brings back eight).
 # Environment: OUT (default /tmp/beast_gpu_out), BEAST_MAX_CONFIGS (per
 # template and problem, default 12), STEP_SECONDS (each tuning's limit,
-# default 75).
+# default 75), RESNET_SECONDS (the ResNet tuning's, default STEP_SECONDS),
+# RESNET_TEMPLATES (space-separated conv2d templates; default: all that
+# compute the layers). A build/device/gpu.db carried along is resumed: the
+# configs an earlier lease measured are kept and not measured again.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/beast_gpu_out}
 MAX_CONFIGS=${BEAST_MAX_CONFIGS:-12}
 STEP=${STEP_SECONDS:-75}
+RESNET_STEP=${RESNET_SECONDS:-$STEP}
+RESNET_CHOICE=()
+for t in ${RESNET_TEMPLATES:-}; do RESNET_CHOICE+=(--template "$t"); done
 mkdir -p "$OUT"
 BUNDLE=$ROOT/build/device
+[ -f "$BUNDLE/gpu.db" ] && cp "$BUNDLE/gpu.db" "$OUT/gpu.db"
 [ -x "$BUNDLE/bin/beast" ] || { echo "device_run: no $BUNDLE (run tests/gpu/device_bundle.sh here and carry build/device)" >&2; exit 2; }
 # NVRTC, cuBLAS and cuDNN: the toolkit's, else PyTorch's nvidia packages.
 nvidia_libs=$(python3 - <<'PY' 2>/dev/null
@@ -62,8 +69,9 @@ timeout 120 "$BUNDLE/bin/cuda_tune_test" 2>&1 | tee "$OUT/gpu_tests.txt" | tail 
 CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32"
 # --time-budget ends the measuring in time for the summary; timeout guards
 # against a hang beyond it.
-timeout $((STEP + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
-  --time-budget "${STEP}s" --baselines nvidia --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" \
+timeout $((RESNET_STEP + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
+  --time-budget "${RESNET_STEP}s" --baselines nvidia "${RESNET_CHOICE[@]}" \
+  --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" \
   --problem "conv2d:C=128,H=28,W=28,K=128,$CONV" --problem "conv2d:C=256,H=14,W=14,K=256,$CONV" \
   --problem "conv2d:C=512,H=7,W=7,K=512,$CONV" 2>&1 | tee "$OUT/resnet50_f32.txt" | tail -n 40
 timeout $((STEP + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-configs "$MAX_CONFIGS" \
