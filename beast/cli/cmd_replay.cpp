@@ -33,12 +33,14 @@ const char kDetails[] =
     "--budget N configs per run (failures included; default 100), --budgets 20,50,100 one\n"
     "row per budget, --repeats R runs with seeds S..S+R-1 (--seed S, default 0),\n"
     "--strategy NAME (default: beast tune's default) or --compare random,model,... one\n"
-    "column per strategy. --json prints one object per (strategy, budget).\n";
+    "column per strategy. --lead L proposes the next batch when L proposed configs are\n"
+    "left unmeasured (default 2, as beast tune on a CPU device; on a GPU it keeps one per\n"
+    "compile worker). --json prints one object per (strategy, budget).\n";
 
 struct ReplayArgs {
   std::string kernel_tuner, t1, db, device, problem, template_name;
   std::string strategy = kDefaultStrategy, budgets, compare;
-  long budget = 100, repeats = 20, seed = 0;
+  long budget = 100, repeats = 20, seed = 0, lead = 2;
   bool json = false;
 };
 
@@ -167,6 +169,8 @@ int Replay(const Argv& argv) {
   app.add_option("--budgets", a.budgets, "several budgets, e.g. 20,50,100,200");
   AddInteger(app, "--repeats", &a.repeats, "runs, seeds S..S+R-1 (default 20)");
   AddInteger(app, "--seed", &a.seed, "the first seed (default 0)");
+  AddInteger(app, "--lead", &a.lead,
+             "proposed configs left unmeasured when the next batch is proposed (default 2)");
   app.add_flag("--json", a.json, "print JSON");
   if (!ParseCommandLine(app, argv)) return 0;
   if (Given(app, "--kernel-tuner") == Given(app, "--db"))
@@ -174,6 +178,7 @@ int Replay(const Argv& argv) {
   if (Given(app, "--db") && (a.device.empty() || a.problem.empty() || a.template_name.empty()))
     throw Error(ErrorCode::kBadArgument, "--db needs --device, --problem and --template");
   if (a.repeats < 1) throw Error(ErrorCode::kBadArgument, "--repeats must be at least 1");
+  if (a.lead < 0) throw Error(ErrorCode::kBadArgument, "--lead must be at least 0");
   const std::vector<std::string> strategies =
       Given(app, "--compare") ? Split(a.compare) : std::vector<std::string>{a.strategy};
   for (const std::string& s : strategies) MakeStrategy(s, 0);  // an unknown name: one line
@@ -211,7 +216,8 @@ int Replay(const Argv& argv) {
     results.emplace_back();
     for (size_t b : budgets) {
       results.back().push_back(beast::Replay(recorded, *space, s, b, static_cast<uint64_t>(a.seed),
-                                             static_cast<size_t>(a.repeats)));
+                                             static_cast<size_t>(a.repeats),
+                                             static_cast<size_t>(a.lead)));
       all.push_back(ResultJson(recorded.source, space->Size(), results.back().back()));
     }
   }

@@ -21,7 +21,8 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
-                    const std::string& strategy, size_t budget, uint64_t seed, size_t repeats) {
+                    const std::string& strategy, size_t budget, uint64_t seed, size_t repeats,
+                    size_t lead) {
   std::unordered_map<std::string, const Trial*> outcome;
   for (const Trial& t : recorded.outcomes) outcome.emplace(t.config.Key(), &t);
   ReplayResult result;
@@ -34,6 +35,7 @@ ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
     std::unique_ptr<Strategy> s = MakeStrategy(strategy, seed + r);
     SearchDriver::Options options;
     options.budget = budget;
+    options.lead = lead;
     SearchDriver driver(*s, space, options);
     ReplayRun run;
     run.seed = seed + r;

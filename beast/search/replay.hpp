@@ -29,9 +29,12 @@ struct ReplayResult {
 };
 
 // Runs `strategy` `repeats` times (seeds seed..seed+repeats-1) on `space`,
-// each to `budget` configs. Every point of `space` must be recorded in
-// `recorded`; throws Error(kBadInput) naming the first that is not.
+// each to `budget` configs, the next batch proposed when `lead` proposed
+// configs are left unmeasured (SearchDriver::Options::lead: a tuning run on a
+// GPU keeps one per compile worker). Every point of `space` must be recorded
+// in `recorded`; throws Error(kBadInput) naming the first that is not.
 ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
-                    const std::string& strategy, size_t budget, uint64_t seed, size_t repeats);
+                    const std::string& strategy, size_t budget, uint64_t seed, size_t repeats,
+                    size_t lead = 2);
 
 }  // namespace beast

@@ -92,6 +92,7 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   o.transfer = c.options.transfer;
   o.shard_index = c.options.shard_index;
   o.shard_count = c.options.shard_count;
+  o.lead = c.search_lead;
   // A shard waits for another's config as long as that one may take.
   o.shard_wait_seconds = std::max(600.0, 3 * c.options.timeout_seconds);
   PairTrajectory trajectory(pair, c.store, c.device_id, ids.problem, ids.template_version, o);

@@ -66,6 +66,9 @@ struct TuneLoopContext {
   std::chrono::steady_clock::time_point deadline;
   // How many configs past the next the measurer is told of (Upcoming).
   size_t lookahead = 8;
+  // The search proposes its next batch when this many proposed configs are
+  // left unmeasured (SearchDriver::Options::lead).
+  size_t search_lead = 2;
   double proposal_seconds = 0;  // the strategies' cost, summed over the pairs
 };
 

@@ -90,6 +90,14 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
         store, progress, device_id, run_id, device.compiler, device.compiler_version, o, deadline};
     // The pool builds what the device measures next and the batch after it.
     loop.lookahead = std::max<size_t>(8, 2 * static_cast<size_t>(supply.pool_jobs()));
+    // A GPU measures a config in milliseconds and NVRTC takes about a second
+    // to build one: with the next batch proposed only when 2 configs were
+    // left, an H200's 16 compile workers built one batch of 8 at a time and
+    // the device waited (busy 2-13% of the wall time). Keeping one proposed
+    // config per worker unmeasured keeps every worker busy. A CPU device keeps
+    // 2: its pool is paused while it times, so builds ahead gain little.
+    if (!supply.cpu_device())
+      loop.search_lead = std::max<size_t>(2, static_cast<size_t>(supply.pool_jobs()));
     summary.pairs = TunePairs(loop, pairs, measurer, stop);
     summary.proposal_seconds = loop.proposal_seconds;
     summary.compile_wait_seconds = supply.wait_seconds();

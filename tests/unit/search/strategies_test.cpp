@@ -5,6 +5,8 @@
 // from what fails; and a strategy is a function of its seed and the outcomes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -208,6 +210,32 @@ TEST(Strategies, TransferFromAnotherProblemFindsTheOptimumSooner) {
     without += OptimumPosition(seed, nullptr);
   }
   EXPECT_LT(with * 4, without) << with << " vs " << without;
+}
+
+TEST(Strategies, TheLeadKeepsThatManyProposedConfigsAheadOfTheDevice) {
+  // A GPU's compile pool builds what is proposed ahead: with lead L the
+  // driver proposes the model's next batch of 8 when only L proposed configs
+  // would be left, so L to L + 7 are always waiting beyond the one measured.
+  const ListedSearchSpace space = Bowl();
+  for (size_t lead : {size_t{2}, size_t{16}}) {
+    std::unique_ptr<Strategy> s = MakeStrategy("model", 3);
+    SearchDriver::Options options;
+    options.budget = 200;
+    options.lead = lead;
+    SearchDriver driver(*s, space, options);
+    size_t measured = 0, least = SIZE_MAX, most = 0;
+    while (std::optional<Config> next = driver.Next()) {
+      if (measured + 1 + lead + 8 <= options.budget) {  // the budget cuts the last batches
+        least = std::min(least, driver.Ahead(1000).size());
+        most = std::max(most, driver.Ahead(1000).size());
+      }
+      driver.Record(Measure(*next, false));
+      ++measured;
+    }
+    EXPECT_EQ(measured, 200u);
+    EXPECT_EQ(least, lead);
+    EXPECT_EQ(most, lead + 7);
+  }
 }
 
 TEST(Strategies, AnUnknownNameIsRefusedNamingTheKnownOnes) {
