@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine, from the repository root, with build/device
 # carried (tests/gpu/device_bundle.sh made it here): the GPU tests
-# (CudaGpu.*, what `ctest -L gpu` runs), then the tunings the CUDA half has
-# never had — ResNet-50's four 3x3 layers at N=32 (f32, NCHW, every conv2d
+# (CudaGpu.*, what `ctest -L gpu` runs) and beast_torch's CUDA tests
+# (tests/pytorch/test_beast_torch_cuda.py, with the machine's PyTorch: its
+# fixture tunes on the GPU, exports with --pytorch and builds the extension
+# there), then the tunings — ResNet-50's four 3x3 layers at N=32 (f32, NCHW, every conv2d
 # template that computes them) beside cuDNN, and a 4096^3 SGEMM (gemm/tiled)
 # beside cuBLAS — each summary and JSON written to $OUT (what the device
 # tool brings back), then the tensor-core bench (tests/bench/tensor_core_gpu.sh).
 # It stops within seconds when a library, Jinja2 or the GPU is missing.
-# Each step is bounded so the whole fits one 10-minute command with time to
-# spare (at most 120 s of tests, then three tunings of STEP_SECONDS of
-# measuring plus 45 s of guard each), and it writes at most
-# seven files to $OUT (the tool brings back eight).
+# Each step is bounded (at most 120 s of GPU tests and 240 s of beast_torch's,
+# then three tunings of STEP_SECONDS of measuring plus 45 s of guard each;
+# with the defaults about 9 minutes when every step runs to its limit, some 5
+# when the tests pass), and it writes seven files to $OUT (the tool brings
+# back eight).
 # Environment: OUT (default /tmp/beast_gpu_out), BEAST_MAX_CONFIGS (per
 # template and problem, default 12), STEP_SECONDS (each tuning's limit,
 # default 75), RESNET_SECONDS (the ResNet tuning's, default STEP_SECONDS),
@@ -66,6 +69,8 @@ fi
 } 2>&1 | tee "$OUT/devices.txt"
 if grep -q '^device_run:' "$OUT/devices.txt"; then exit 3; fi
 timeout 120 "$BUNDLE/bin/cuda_tune_test" 2>&1 | tee "$OUT/gpu_tests.txt" | tail -n 60
+BEAST_BINARY=$BEAST timeout 240 python3 -m pytest -q -p no:cacheprovider \
+  "$ROOT/tests/pytorch/test_beast_torch_cuda.py" 2>&1 | tee "$OUT/pytorch_cuda.txt" | tail -n 30
 CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32"
 # --time-budget ends the measuring in time for the summary; timeout guards
 # against a hang beyond it.
@@ -80,4 +85,3 @@ timeout $((STEP + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" --max-co
   tee "$OUT/sgemm_4096.txt" | tail -n 20
 BEAST=$BEAST BEAST_MAX_CONFIGS=$MAX_CONFIGS BEAST_TIME_BUDGET="$((STEP / 2))s" timeout $((STEP + 45)) \
   "$ROOT/tests/bench/tensor_core_gpu.sh" "$OUT/gpu.db" 2>&1 | tee "$OUT/tensor_cores.txt" | tail -n 20
-timeout 30 "$BEAST" query --db "$OUT/gpu.db" --best --json > "$OUT/best.json" || true
