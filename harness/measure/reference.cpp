@@ -58,36 +58,40 @@ void ConvNchw(const Conv2dShape& s, const float* x, const float* w, const float*
       q_hi[fs] = q + 1;
     }
   }
-  // Each (image, output channel) plane is one row of work for the threads.
-  ParallelRows(s.n * s.k, 4, [&](int64_t first, int64_t last) {
-    std::vector<double> acc(p_count * q_count);
-    for (int64_t nk = first; nk < last; ++nk) {
-      const int64_t n = nk / s.k, k = nk % s.k;
-      const int64_t g = k / kg;
-      std::fill(acc.begin(), acc.end(), bias ? static_cast<double>(bias[k]) : 0.0);
-      for (int64_t ci = 0; ci < cg; ++ci) {
-        const float* plane = x + (n * s.c + g * cg + ci) * s.h * s.w;
-        const float* taps = w + (k * cg + ci) * s.r * s.s;
-        for (int64_t fr = 0; fr < s.r; ++fr) {
-          for (int64_t fs = 0; fs < s.s; ++fs) {
-            const double tap = taps[fr * s.s + fs];
-            const int64_t column = fs * s.dilation_w - s.pad_w;
-            for (int64_t p = 0; p < p_count; ++p) {
-              const int64_t ih = p * s.stride_h - s.pad_h + fr * s.dilation_h;
-              if (ih < 0 || ih >= s.h) continue;
-              const int64_t base = ih * s.w + column;
-              double* out = acc.data() + p * q_count;
-              for (int64_t q = q_lo[fs]; q < q_hi[fs]; ++q) {
-                out[q] += tap * static_cast<double>(plane[base + q * s.stride_w]);
-              }
-            }
-          }
-        }
-      }
-      Out* dst = y + (n * s.k + k) * p_count * q_count;
-      for (int64_t i = 0; i < p_count * q_count; ++i) dst[i] = static_cast<Out>(acc[i]);
-    }
-  });
+  // Each (image, output channel) plane is one row of work for the threads,
+  // a thread getting at least 2^20 multiply-adds.
+  const int64_t plane_work = std::max<int64_t>(1, cg * s.r * s.s * p_count * q_count);
+  ParallelRows(s.n * s.k, std::max<int64_t>(1, (1 << 20) / plane_work),
+               [&](int64_t first, int64_t last) {
+                 std::vector<double> acc(p_count * q_count);
+                 for (int64_t nk = first; nk < last; ++nk) {
+                   const int64_t n = nk / s.k, k = nk % s.k;
+                   const int64_t g = k / kg;
+                   std::fill(acc.begin(), acc.end(), bias ? static_cast<double>(bias[k]) : 0.0);
+                   for (int64_t ci = 0; ci < cg; ++ci) {
+                     const float* plane = x + (n * s.c + g * cg + ci) * s.h * s.w;
+                     const float* taps = w + (k * cg + ci) * s.r * s.s;
+                     for (int64_t fr = 0; fr < s.r; ++fr) {
+                       for (int64_t fs = 0; fs < s.s; ++fs) {
+                         const double tap = taps[fr * s.s + fs];
+                         const int64_t column = fs * s.dilation_w - s.pad_w;
+                         for (int64_t p = 0; p < p_count; ++p) {
+                           const int64_t ih = p * s.stride_h - s.pad_h + fr * s.dilation_h;
+                           if (ih < 0 || ih >= s.h) continue;
+                           const int64_t base = ih * s.w + column;
+                           double* out = acc.data() + p * q_count;
+                           for (int64_t q = q_lo[fs]; q < q_hi[fs]; ++q) {
+                             out[q] += tap * static_cast<double>(plane[base + q * s.stride_w]);
+                           }
+                         }
+                       }
+                     }
+                   }
+                   Out* dst = y + (n * s.k + k) * p_count * q_count;
+                   for (int64_t i = 0; i < p_count * q_count; ++i)
+                     dst[i] = static_cast<Out>(acc[i]);
+                 }
+               });
 }
 
 // Copies a [A][B][C] array to [A][C][B] (the NHWC <-> NCHW moves, with B or

@@ -237,7 +237,7 @@ TEST(ReferenceGemm, ColumnMajorInEveryTransposition) {
 }
 
 TEST(ReferenceConv2d, ResNetLayerSplitOverThreadsMatchesDirectSums) {
-  // N=2, K=64: 128 planes, enough for ParallelRows to use every core.
+  // N=2, K=64: 128 planes of 1.8M multiply-adds, split over every core.
   Conv2dShape shape;
   shape.n = 2, shape.c = 64, shape.h = 56, shape.w = 56, shape.k = 64, shape.r = 3, shape.s = 3;
   shape.pad_h = shape.pad_w = 1;
@@ -245,10 +245,12 @@ TEST(ReferenceConv2d, ResNetLayerSplitOverThreadsMatchesDirectSums) {
   std::vector<float> w = RandomInputs(Conv2dFilterCount(shape), 5);
   std::vector<float> y(Conv2dOutputCount(shape));
   ReferenceConv2d(shape, x.data(), w.data(), nullptr, y.data(), nullptr);
-  // Outputs of the first and the last plane, a corner (padding) among them,
-  // against direct sums in the reference's order (c, r, s).
-  for (const auto& [n, k, p, q] : std::vector<std::array<int64_t, 4>>{
-           {0, 5, 17, 30}, {0, 0, 0, 0}, {1, 63, 55, 55}, {1, 40, 0, 29}}) {
+  // One output of every plane (so every thread's chunk), at positions that
+  // sweep the borders (padding) and the interior, against a direct sum in
+  // the reference's order (c, r, s).
+  int64_t wrong = 0;
+  for (int64_t plane = 0; plane < 2 * 64; ++plane) {
+    const int64_t n = plane / 64, k = plane % 64, p = (plane * 7) % 56, q = (plane * 13) % 56;
     double expected = 0;
     for (int64_t c = 0; c < 64; ++c)
       for (int64_t r = 0; r < 3; ++r)
@@ -258,39 +260,45 @@ TEST(ReferenceConv2d, ResNetLayerSplitOverThreadsMatchesDirectSums) {
           expected += static_cast<double>(w[((k * 64 + c) * 3 + r) * 3 + s]) *
                       x[((n * 64 + c) * 56 + ih) * 56 + iw];
         }
-    EXPECT_EQ(y[((n * 64 + k) * 56 + p) * 56 + q], static_cast<float>(expected))
-        << n << " " << k << " " << p << " " << q;
+    wrong += y[((n * 64 + k) * 56 + p) * 56 + q] != static_cast<float>(expected);
   }
+  EXPECT_EQ(wrong, 0);
 }
 
-TEST(ReferenceGemm, RowBlocksSplitOverThreadsMatchDirectSums) {
-  // M=300 (37 blocks of 8 rows and a block of 4) x 256 x 256: enough work for
-  // ParallelRows to split; every output must equal its sum over k in order.
+TEST(ReferenceGemm, TilesSplitOverThreadsMatchDirectSums) {
+  // 300 x 300 x 512: 38 row blocks (the last of 4 rows) split over up to 6
+  // threads, two column tiles (256 and a tail of 44); every output of every
+  // transposition, row- and column-major, must equal its sum over k in order.
   GemmShape shape;
-  shape.m = 300, shape.n = 256, shape.k = 256;
+  shape.m = 300, shape.n = 300, shape.k = 512;
   const std::vector<float> a = RandomInputs(shape.m * shape.k, 6);
   const std::vector<float> b = RandomInputs(shape.k * shape.n, 7);
-  for (bool trans_a : {false, true}) {
-    for (bool trans_b : {false, true}) {
-      shape.trans_a = trans_a, shape.trans_b = trans_b;
-      std::vector<float> c(shape.m * shape.n), abs_c(shape.m * shape.n);
-      ReferenceGemm(shape, a.data(), b.data(), c.data(), abs_c.data());
-      int64_t wrong = 0;
-      for (int64_t m = 0; m < shape.m; ++m) {
-        for (int64_t n = 0; n < shape.n; ++n) {
-          double sum = 0, abs_sum = 0;
-          for (int64_t k = 0; k < shape.k; ++k) {
-            const double av = trans_a ? a[k * shape.m + m] : a[m * shape.k + k];
-            const double bv = trans_b ? b[n * shape.k + k] : b[k * shape.n + n];
-            sum += av * bv;
-            abs_sum += std::fabs(av) * std::fabs(bv);
-          }
-          wrong += c[m * shape.n + n] != static_cast<float>(sum) ||
-                   abs_c[m * shape.n + n] != static_cast<float>(abs_sum);
+  for (int flags = 0; flags < 8; ++flags) {
+    shape.trans_a = flags & 1, shape.trans_b = (flags >> 1) & 1, shape.col_major = (flags >> 2) & 1;
+    // Element (i, j) of a stored r x c matrix: row-major, or column-major.
+    auto at = [&](const std::vector<float>& v, int64_t i, int64_t j, int64_t r, int64_t c) {
+      return static_cast<double>(shape.col_major ? v[j * r + i] : v[i * c + j]);
+    };
+    std::vector<float> c(shape.m * shape.n), abs_c(shape.m * shape.n);
+    ReferenceGemm(shape, a.data(), b.data(), c.data(), abs_c.data());
+    int64_t wrong = 0;
+    for (int64_t m = 0; m < shape.m; ++m) {
+      for (int64_t n = 0; n < shape.n; ++n) {
+        double sum = 0, abs_sum = 0;
+        for (int64_t k = 0; k < shape.k; ++k) {
+          const double av =
+              shape.trans_a ? at(a, k, m, shape.k, shape.m) : at(a, m, k, shape.m, shape.k);
+          const double bv =
+              shape.trans_b ? at(b, n, k, shape.n, shape.k) : at(b, k, n, shape.k, shape.n);
+          sum += av * bv;
+          abs_sum += std::fabs(av) * std::fabs(bv);
         }
+        const int64_t at_c = shape.col_major ? n * shape.m + m : m * shape.n + n;
+        wrong += c[at_c] != static_cast<float>(sum) || abs_c[at_c] != static_cast<float>(abs_sum);
       }
-      EXPECT_EQ(wrong, 0) << trans_a << trans_b;
     }
+    EXPECT_EQ(wrong, 0) << "transA=" << shape.trans_a << " transB=" << shape.trans_b
+                        << " col_major=" << shape.col_major;
   }
 }
 
