@@ -21,8 +21,8 @@ BEAST=${BEAST:-$ROOT/build/beast/beast}
 DEVICE=${BEAST_DEVICE:-cuda:0}
 MAX_CONFIGS=${BEAST_MAX_CONFIGS:-60}
 DTYPE=${BEAST_DTYPE:-f16}
-BUDGET=()
-[ -n "${BEAST_TIME_BUDGET:-}" ] && BUDGET=(--time-budget "$BEAST_TIME_BUDGET")
+BUDGET=(--baselines nvidia)  # never empty: "${a[@]}" of an empty array fails set -u before bash 4.4
+[ -n "${BEAST_TIME_BUDGET:-}" ] && BUDGET+=(--time-budget "$BEAST_TIME_BUDGET")
 DB=${1:-$(mktemp -u /tmp/beast_tensor_cores_XXXXXX.db)}
 [ -x "$BEAST" ] || { echo "tensor_core_gpu: no beast binary at $BEAST (build first)" >&2; exit 2; }
 "$BEAST" devices 2>/dev/null | grep -q "^cuda:" ||
@@ -31,10 +31,10 @@ DB=${1:-$(mktemp -u /tmp/beast_tensor_cores_XXXXXX.db)}
 JSON=$(mktemp /tmp/beast_tensor_cores_XXXXXX.json)
 trap 'rm -f "$JSON"*' EXIT
 CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NHWC,dtype=$DTYPE"
-"$BEAST" tune --device "$DEVICE" --db "$DB" --max-configs "$MAX_CONFIGS" "${BUDGET[@]}" --baselines nvidia \
+"$BEAST" tune --device "$DEVICE" --db "$DB" --max-configs "$MAX_CONFIGS" "${BUDGET[@]}" \
   --quiet --json --template gemm/mma \
   --problem "gemm:M=4096,N=4096,K=4096,transA=0,transB=0,dtype=$DTYPE" >> "$JSON.lines"
-"$BEAST" tune --device "$DEVICE" --db "$DB" --max-configs "$MAX_CONFIGS" "${BUDGET[@]}" --baselines nvidia \
+"$BEAST" tune --device "$DEVICE" --db "$DB" --max-configs "$MAX_CONFIGS" "${BUDGET[@]}" \
   --quiet --json --template conv2d/implicit_gemm_mma \
   --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" --problem "conv2d:C=128,H=28,W=28,K=128,$CONV" \
   --problem "conv2d:C=256,H=14,W=14,K=256,$CONV" --problem "conv2d:C=512,H=7,W=7,K=512,$CONV" \
