@@ -35,12 +35,16 @@ const char kDetails[] =
     "--strategy NAME (default: beast tune's default) or --compare random,model,... one\n"
     "column per strategy. --lead L proposes the next batch when L proposed configs are\n"
     "left unmeasured (default 2, as beast tune on a CPU device; on a GPU it keeps one per\n"
-    "compile worker). --json prints one object per (strategy, budget).\n";
+    "compile worker). --workers W --at 60,120,300 also simulates the run's wall clock from\n"
+    "a Kernel Tuner cache's compile and benchmark times (W compile workers building what is\n"
+    "proposed, one device measuring in order) and reports the fraction reached and the configs\n"
+    "measured by each of those seconds. --json prints one object per (strategy, budget).\n";
 
 struct ReplayArgs {
   std::string kernel_tuner, t1, db, device, problem, template_name;
   std::string strategy = kDefaultStrategy, budgets, compare;
-  long budget = 100, repeats = 20, seed = 0, lead = 2;
+  long budget = 100, repeats = 20, seed = 0, lead = 2, workers = 0;
+  std::string at;
   bool json = false;
 };
 
@@ -98,7 +102,7 @@ RecordedSpace FromDatabase(const ReplayArgs& a) {
 }
 
 nlohmann::ordered_json ResultJson(const std::string& source, uint64_t configs,
-                                  const ReplayResult& r) {
+                                  const ReplaySettings& settings, const ReplayResult& r) {
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   for (const ReplayRun& run : r.runs) {
     runs.push_back({{"seed", run.seed},
@@ -106,15 +110,27 @@ nlohmann::ordered_json ResultJson(const std::string& source, uint64_t configs,
                     {"fraction", run.fraction},
                     {"evaluations", run.evaluations}});
   }
-  return {{"source", source},
-          {"strategy", r.strategy},
-          {"budget", r.budget},
-          {"configs", configs},
-          {"optimum_ms", r.optimum_ms},
-          {"runs", runs},
-          {"mean_fraction", r.mean_fraction},
-          {"median_fraction", r.median_fraction},
-          {"seconds", r.seconds}};
+  nlohmann::ordered_json out = {{"source", source},
+                                {"strategy", r.strategy},
+                                {"budget", r.budget},
+                                {"lead", settings.lead},
+                                {"configs", configs},
+                                {"optimum_ms", r.optimum_ms},
+                                {"runs", runs},
+                                {"mean_fraction", r.mean_fraction},
+                                {"median_fraction", r.median_fraction},
+                                {"seconds", r.seconds}};
+  if (settings.workers > 0) {
+    nlohmann::ordered_json at = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < settings.at_seconds.size(); ++i) {
+      at.push_back({{"seconds", settings.at_seconds[i]},
+                    {"mean_fraction", r.mean_fraction_at[i]},
+                    {"mean_configs", r.mean_evaluations_at[i]}});
+    }
+    out["workers"] = settings.workers;
+    out["at"] = at;
+  }
+  return out;
 }
 
 double StandardError(const ReplayResult& r) {
@@ -152,6 +168,30 @@ void PrintTable(const std::string& source, uint64_t configs, double optimum,
   std::printf("%.2f s of strategy time in all\n", seconds);
 }
 
+// The simulated wall clock: per budget and time, each strategy's mean
+// fraction and the configs it had measured by then.
+void PrintClockTable(const std::vector<std::string>& strategies, const std::vector<size_t>& budgets,
+                     const std::vector<std::vector<ReplayResult>>& results,
+                     const std::vector<double>& at_seconds, int workers, size_t lead) {
+  std::printf("simulated wall clock: %d compile workers, lead %zu; mean fraction (configs)\n",
+              workers, lead);
+  std::printf("%8s %8s", "budget", "seconds");
+  for (const std::string& s : strategies) std::printf(" %16s", s.c_str());
+  std::printf("\n");
+  for (size_t b = 0; b < budgets.size(); ++b) {
+    for (size_t t = 0; t < at_seconds.size(); ++t) {
+      std::printf("%8zu %8g", budgets[b], at_seconds[t]);
+      for (size_t s = 0; s < strategies.size(); ++s) {
+        char cell[64];
+        std::snprintf(cell, sizeof cell, "%.3f (%.0f)", results[s][b].mean_fraction_at[t],
+                      results[s][b].mean_evaluations_at[t]);
+        std::printf(" %16s", cell);
+      }
+      std::printf("\n");
+    }
+  }
+}
+
 }  // namespace
 
 int Replay(const Argv& argv) {
@@ -169,6 +209,9 @@ int Replay(const Argv& argv) {
   app.add_option("--budgets", a.budgets, "several budgets, e.g. 20,50,100,200");
   AddInteger(app, "--repeats", &a.repeats, "runs, seeds S..S+R-1 (default 20)");
   AddInteger(app, "--seed", &a.seed, "the first seed (default 0)");
+  AddInteger(app, "--workers", &a.workers,
+             "simulate this many compile workers from the recorded costs (default: none)");
+  app.add_option("--at", a.at, "with --workers: seconds of wall clock to report, e.g. 60,120");
   AddInteger(app, "--lead", &a.lead,
              "proposed configs left unmeasured when the next batch is proposed (default 2)");
   app.add_flag("--json", a.json, "print JSON");
@@ -179,6 +222,18 @@ int Replay(const Argv& argv) {
     throw Error(ErrorCode::kBadArgument, "--db needs --device, --problem and --template");
   if (a.repeats < 1) throw Error(ErrorCode::kBadArgument, "--repeats must be at least 1");
   if (a.lead < 0) throw Error(ErrorCode::kBadArgument, "--lead must be at least 0");
+  if (Given(app, "--workers") && a.workers < 1)
+    throw Error(ErrorCode::kBadArgument, "--workers must be at least 1");
+  if (Given(app, "--at") != Given(app, "--workers"))
+    throw Error(ErrorCode::kBadArgument, "--at and --workers go together");
+  std::vector<double> at_seconds;
+  for (const std::string& t : Split(a.at)) {
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (*end || !(v > 0))
+      throw Error(ErrorCode::kBadArgument, "--at takes positive seconds, not \"" + t + "\"");
+    at_seconds.push_back(v);
+  }
   const std::vector<std::string> strategies =
       Given(app, "--compare") ? Split(a.compare) : std::vector<std::string>{a.strategy};
   for (const std::string& s : strategies) MakeStrategy(s, 0);  // an unknown name: one line
@@ -215,10 +270,15 @@ int Replay(const Argv& argv) {
   for (const std::string& s : strategies) {
     results.emplace_back();
     for (size_t b : budgets) {
-      results.back().push_back(beast::Replay(recorded, *space, s, b, static_cast<uint64_t>(a.seed),
-                                             static_cast<size_t>(a.repeats),
-                                             static_cast<size_t>(a.lead)));
-      all.push_back(ResultJson(recorded.source, space->Size(), results.back().back()));
+      ReplaySettings settings;
+      settings.budget = b;
+      settings.seed = static_cast<uint64_t>(a.seed);
+      settings.repeats = static_cast<size_t>(a.repeats);
+      settings.lead = static_cast<size_t>(a.lead);
+      settings.workers = static_cast<int>(a.workers);
+      settings.at_seconds = at_seconds;
+      results.back().push_back(beast::Replay(recorded, *space, s, settings));
+      all.push_back(ResultJson(recorded.source, space->Size(), settings, results.back().back()));
     }
   }
   if (a.json) {
@@ -226,6 +286,9 @@ int Replay(const Argv& argv) {
   } else {
     PrintTable(recorded.source, space->Size(), recorded.OptimumMs(), strategies, budgets, results,
                static_cast<size_t>(a.repeats));
+    if (!at_seconds.empty())
+      PrintClockTable(strategies, budgets, results, at_seconds, static_cast<int>(a.workers),
+                      static_cast<size_t>(a.lead));
   }
   return 0;
 }

@@ -74,6 +74,7 @@ RecordedSpace ReadKernelTunerCache(const std::string& path) {
     if (!name.is_string()) Bad(path, "\"tune_params_keys\" holds a name that is not a string");
     space.names.push_back(name.get<std::string>());
   }
+  bool costs_known = true;
   for (const auto& [key, entry] : json["cache"].items()) {
     std::vector<Value> values;
     for (const std::string& name : space.names) {
@@ -95,8 +96,19 @@ RecordedSpace ReadKernelTunerCache(const std::string& path) {
     }
     space.configs.push_back(trial.config);
     space.outcomes.push_back(std::move(trial));
+    auto ms = [&](const char* field) {
+      return entry.contains(field) && entry[field].is_number() ? entry[field].get<double>() : -1.0;
+    };
+    const double compile = ms("compile_time"), run = ms("benchmark_time");
+    const double verify = entry.contains("verification_time") ? ms("verification_time") : 0.0;
+    if (compile >= 0 && run >= 0 && verify >= 0) {
+      space.costs.push_back({compile, run + verify});
+    } else {
+      costs_known = false;
+    }
   }
   if (space.configs.empty()) Bad(path, "its cache holds no config");
+  if (!costs_known) space.costs.clear();
   return space;
 }
 

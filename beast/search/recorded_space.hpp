@@ -19,6 +19,12 @@ struct RecordedSpace {
   std::vector<std::string> names;
   std::vector<Config> configs;
   std::vector<Trial> outcomes;  // per config: ok with its time, or its failure
+  // Per config, when the source records them (a Kernel Tuner cache does):
+  // what building it and measuring it took, in ms; empty when unknown.
+  struct Cost {
+    double compile_ms = 0, run_ms = 0;
+  };
+  std::vector<Cost> costs;
 
   // The fastest successful time; throws Error(kBadInput) naming the source
   // when no config succeeded.
@@ -28,7 +34,9 @@ struct RecordedSpace {
 
 // Reads a Kernel Tuner cache. A config's value is its recorded "time" (ms);
 // an error string (InvalidConfig, CompilationFailedConfig,
-// RuntimeFailedConfig) is a failed measurement. Throws Error(kNotFound) for a
+// RuntimeFailedConfig) is a failed measurement. Its costs are
+// "compile_time" and "benchmark_time" + "verification_time" when every entry
+// has them. Throws Error(kNotFound) for a
 // file that cannot be read, Error(kBadInput) naming the file for one that is
 // not a Kernel Tuner cache (or has a string-valued parameter).
 RecordedSpace ReadKernelTunerCache(const std::string& path);

@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <unordered_map>
 
 #include "beast/core/error.hpp"
+#include "beast/search/pipeline_clock.hpp"
 #include "beast/search/search_driver.hpp"
 
 namespace beast {
@@ -21,37 +24,77 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
-                    const std::string& strategy, size_t budget, uint64_t seed, size_t repeats,
-                    size_t lead) {
-  std::unordered_map<std::string, const Trial*> outcome;
-  for (const Trial& t : recorded.outcomes) outcome.emplace(t.config.Key(), &t);
+                    const std::string& strategy, const ReplaySettings& settings) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < recorded.outcomes.size(); ++i)
+    index.emplace(recorded.outcomes[i].config.Key(), i);
+  const bool timed = settings.workers > 0;
+  if (timed && recorded.costs.size() != recorded.outcomes.size()) {
+    throw Error(ErrorCode::kBadInput, recorded.source +
+                                          " records no compile and benchmark times: a simulated "
+                                          "pipeline (--workers) needs a Kernel Tuner cache");
+  }
+  auto find = [&](const Config& config) {
+    auto it = index.find(config.Key());
+    if (it == index.end()) {
+      throw Error(ErrorCode::kBadInput, recorded.source + " does not record config " +
+                                            config.Key() + " of the space replayed");
+    }
+    return it->second;
+  };
   ReplayResult result;
   result.strategy = strategy;
-  result.budget = budget;
+  result.budget = settings.budget;
   result.optimum_ms = recorded.OptimumMs();
+  const size_t times = timed ? settings.at_seconds.size() : 0;
+  result.mean_fraction_at.assign(times, 0.0);
+  result.mean_evaluations_at.assign(times, 0.0);
   const auto start = std::chrono::steady_clock::now();
   std::vector<double> fractions;
-  for (size_t r = 0; r < repeats; ++r) {
-    std::unique_ptr<Strategy> s = MakeStrategy(strategy, seed + r);
+  for (size_t r = 0; r < settings.repeats; ++r) {
+    std::unique_ptr<Strategy> s = MakeStrategy(strategy, settings.seed + r);
     SearchDriver::Options options;
-    options.budget = budget;
-    options.lead = lead;
+    options.budget = settings.budget;
+    options.lead = settings.lead;
     SearchDriver driver(*s, space, options);
     ReplayRun run;
-    run.seed = seed + r;
+    run.seed = settings.seed + r;
+    run.fraction_at.assign(times, 0.0);
+    run.evaluations_at.assign(times, 0);
+    std::optional<PipelineClock> clock;
+    if (timed) clock.emplace(settings.workers);
     while (std::optional<Config> next = driver.Next()) {
-      auto it = outcome.find(next->Key());
-      if (it == outcome.end()) {
-        throw Error(ErrorCode::kBadInput, recorded.source + " does not record config " +
-                                              next->Key() + " of the space replayed");
+      const size_t at = find(*next);
+      if (clock) {
+        // What the driver proposed since the last measurement starts building now.
+        const std::vector<Config> ahead = driver.Ahead(SIZE_MAX);
+        const size_t known = driver.position() + 1 + ahead.size();
+        for (size_t p = clock->proposed(); p < known; ++p) {
+          const Config& c = p == driver.position() ? *next : ahead[p - driver.position() - 1];
+          clock->Proposed(recorded.costs[find(c)].compile_ms / 1000);
+        }
+        const double done = clock->Measure(recorded.costs[at].run_ms / 1000);
+        const Trial& t = recorded.outcomes[at];
+        const double best =
+            t.Succeeded() && (run.best_ms == 0 || *t.ms < run.best_ms) ? *t.ms : run.best_ms;
+        for (size_t i = 0; i < times; ++i) {
+          if (done > settings.at_seconds[i]) continue;
+          run.evaluations_at[i] = run.evaluations + 1;
+          run.fraction_at[i] = best > 0 ? result.optimum_ms / best : 0;
+        }
       }
-      const Trial& t = *it->second;
+      const Trial& t = recorded.outcomes[at];
       if (t.Succeeded() && (run.best_ms == 0 || *t.ms < run.best_ms)) run.best_ms = *t.ms;
       driver.Record(t);
       ++run.evaluations;
     }
     run.fraction = run.best_ms > 0 ? result.optimum_ms / run.best_ms : 0;
     fractions.push_back(run.fraction);
+    for (size_t i = 0; i < times; ++i) {
+      result.mean_fraction_at[i] += run.fraction_at[i] / static_cast<double>(settings.repeats);
+      result.mean_evaluations_at[i] +=
+          static_cast<double>(run.evaluations_at[i]) / static_cast<double>(settings.repeats);
+    }
     result.runs.push_back(run);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,6 +1,8 @@
 // Offline replay: a strategy run against a recorded space, with no device —
 // each config it proposes "measures" as it was recorded — through the same
-// trajectory driver as a tuning run, so a strategy is judged in seconds.
+// trajectory driver as a tuning run, so a strategy is judged in seconds: by
+// the configs it needs, and (from the recorded compile and benchmark times)
+// by the wall clock a GPU run would need.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,11 @@ struct ReplayRun {
   double best_ms = 0;      // 0 when no config succeeded
   double fraction = 0;     // optimum_ms / best_ms; 0 when none succeeded
   size_t evaluations = 0;  // distinct configs measured, failures included
+  // With a simulated pipeline (ReplaySettings::workers): per time of
+  // ReplaySettings::at_seconds, the fraction reached and the configs measured
+  // by then.
+  std::vector<double> fraction_at;
+  std::vector<size_t> evaluations_at;
 };
 
 struct ReplayResult {
@@ -25,16 +32,29 @@ struct ReplayResult {
   double optimum_ms = 0;
   std::vector<ReplayRun> runs;
   double mean_fraction = 0, median_fraction = 0;
+  std::vector<double> mean_fraction_at, mean_evaluations_at;  // per at_seconds
   double seconds = 0;  // wall clock of the runs: the strategy's own cost
 };
 
-// Runs `strategy` `repeats` times (seeds seed..seed+repeats-1) on `space`,
-// each to `budget` configs, the next batch proposed when `lead` proposed
-// configs are left unmeasured (SearchDriver::Options::lead: a tuning run on a
-// GPU keeps one per compile worker). Every point of `space` must be recorded
-// in `recorded`; throws Error(kBadInput) naming the first that is not.
+struct ReplaySettings {
+  size_t budget = 100;
+  uint64_t seed = 0;  // the runs' seeds are seed..seed+repeats-1
+  size_t repeats = 20;
+  // The next batch is proposed when `lead` proposed configs are left
+  // unmeasured (SearchDriver::Options::lead).
+  size_t lead = 2;
+  // > 0: the run's wall clock is simulated (PipelineClock) with this many
+  // compile workers and the recorded costs, and the fraction reached is
+  // reported at each of `at_seconds` as well.
+  int workers = 0;
+  std::vector<double> at_seconds;
+};
+
+// Runs `strategy` settings.repeats times on `space`, each to settings.budget
+// configs. Every point of `space` must be recorded in `recorded`; throws
+// Error(kBadInput) naming the first that is not, or the source when
+// `workers` is set and it records no costs.
 ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
-                    const std::string& strategy, size_t budget, uint64_t seed, size_t repeats,
-                    size_t lead = 2);
+                    const std::string& strategy, const ReplaySettings& settings);
 
 }  // namespace beast

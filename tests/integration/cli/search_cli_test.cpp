@@ -179,6 +179,41 @@ TEST_F(SearchCli, ReplayGivesExactFractionsOnASmallCache) {
   }
 }
 
+TEST_F(SearchCli, ReplaySimulatesTheWallClockOfOneCompileWorker) {
+  std::ifstream in(kCache);
+  const nlohmann::json cache = nlohmann::json::parse(in)["cache"];
+  // Exhaustive proposes all 15 at once: one worker builds them in order, the
+  // device measures each when it is built.
+  std::vector<double> done, times;
+  double built = 0, device = 0;
+  for (const auto& [key, entry] : cache.items()) {
+    built += entry["compile_time"].get<double>() / 1000;
+    device =
+        std::max(device, built) +
+        (entry["benchmark_time"].get<double>() + entry["verification_time"].get<double>()) / 1000;
+    done.push_back(device);
+    times.push_back(entry["time"].get<double>());
+  }
+  ASSERT_EQ(done.size(), 15u);
+  const double optimum = *std::min_element(times.begin(), times.end());
+  const double best5 = *std::min_element(times.begin(), times.begin() + 5);
+  const double between = (done[4] + done[5]) / 2;  // 5 measured, the 6th not yet
+  testing::CommandResult r =
+      RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache +
+                     " --strategy exhaustive --budget 15 --repeats 2 --workers 1 --at " +
+                     std::to_string(between) + ",100000 --json",
+                 false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json out = JsonOf(r.output);
+  EXPECT_EQ(out["workers"], 1);
+  EXPECT_EQ(out["lead"], 2);
+  ASSERT_EQ(out["at"].size(), 2u);
+  EXPECT_EQ(out["at"][0]["mean_configs"], 5.0);
+  EXPECT_DOUBLE_EQ(out["at"][0]["mean_fraction"].get<double>(), optimum / best5);
+  EXPECT_EQ(out["at"][1]["mean_configs"], 15.0);
+  EXPECT_EQ(out["at"][1]["mean_fraction"], 1.0);
+}
+
 TEST_F(SearchCli, ReplayReadsACacheAKilledRunLeftOpen) {
   std::ifstream in(kCache);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -226,6 +261,12 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
             "beast replay: " + Path("other.t1.json") + " does not match " + kCache +
                 ": its parameters differ\n"},
            {"--budget 5", 2, "beast replay: give --kernel-tuner FILE or --db FILE (one of them)\n"},
+           {"--kernel-tuner " + kCache + " --workers 0 --at 60", 2,
+            "beast replay: --workers must be at least 1\n"},
+           {"--kernel-tuner " + kCache + " --at 60", 2,
+            "beast replay: --at and --workers go together\n"},
+           {"--kernel-tuner " + kCache + " --workers 4 --at 60,soon", 2,
+            "beast replay: --at takes positive seconds, not \"soon\"\n"},
        }) {
     testing::CommandResult r = RunCommand(replay + c.args + " 2>&1 >/dev/null", false);
     EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.output;
