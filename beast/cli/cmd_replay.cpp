@@ -34,8 +34,8 @@ const char kDetails[] =
     "row per budget, --repeats R runs with seeds S..S+R-1 (--seed S, default 0),\n"
     "--strategy NAME (default: beast tune's default) or --compare random,model,... one\n"
     "column per strategy. --lead L proposes the next batch when L proposed configs are\n"
-    "left unmeasured (default 2, as beast tune on a CPU device; on a GPU it keeps one per\n"
-    "compile worker). --workers W --at 60,120,300 also simulates the run's wall clock from\n"
+    "left unmeasured (default 2, as beast tune on a CPU device; on a GPU it keeps 8).\n"
+    "--workers W --at 60,120,300 also simulates the run's wall clock from\n"
     "a Kernel Tuner cache's compile and benchmark times (W compile workers building what is\n"
     "proposed, one device measuring in order) and reports the fraction reached and the configs\n"
     "measured by each of those seconds. --json prints one object per (strategy, budget).\n";
