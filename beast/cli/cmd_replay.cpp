@@ -222,8 +222,8 @@ int Replay(const Argv& argv) {
     throw Error(ErrorCode::kBadArgument, "--db needs --device, --problem and --template");
   if (a.repeats < 1) throw Error(ErrorCode::kBadArgument, "--repeats must be at least 1");
   if (a.lead < 0) throw Error(ErrorCode::kBadArgument, "--lead must be at least 0");
-  if (Given(app, "--workers") && a.workers < 1)
-    throw Error(ErrorCode::kBadArgument, "--workers must be at least 1");
+  if (Given(app, "--workers") && (a.workers < 1 || a.workers > 4096))
+    throw Error(ErrorCode::kBadArgument, "--workers must be between 1 and 4096");
   if (Given(app, "--at") != Given(app, "--workers"))
     throw Error(ErrorCode::kBadArgument, "--at and --workers go together");
   std::vector<double> at_seconds;
@@ -234,6 +234,8 @@ int Replay(const Argv& argv) {
       throw Error(ErrorCode::kBadArgument, "--at takes positive seconds, not \"" + t + "\"");
     at_seconds.push_back(v);
   }
+  if (Given(app, "--at") && at_seconds.empty())
+    throw Error(ErrorCode::kBadArgument, "--at takes at least one time in seconds");
   const std::vector<std::string> strategies =
       Given(app, "--compare") ? Split(a.compare) : std::vector<std::string>{a.strategy};
   for (const std::string& s : strategies) MakeStrategy(s, 0);  // an unknown name: one line

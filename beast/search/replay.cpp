@@ -66,8 +66,10 @@ ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
     while (std::optional<Config> next = driver.Next()) {
       const size_t at = find(*next);
       if (clock) {
-        // What the driver proposed since the last measurement starts building now.
-        const std::vector<Config> ahead = driver.Ahead(SIZE_MAX);
+        // What the driver proposed since the last measurement starts building
+        // now, as far as a tuning run tells its pool (TuneLoopContext::lookahead).
+        const std::vector<Config> ahead =
+            driver.Ahead(std::max<size_t>(8, 2 * static_cast<size_t>(settings.workers)));
         const size_t known = driver.position() + 1 + ahead.size();
         for (size_t p = clock->proposed(); p < known; ++p) {
           const Config& c = p == driver.position() ? *next : ahead[p - driver.position() - 1];

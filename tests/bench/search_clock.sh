@@ -22,36 +22,53 @@ SHARED=$ROOT/../shared/data/kernel_tuner_caches
 caches=("$@")
 if [ ${#caches[@]} -eq 0 ]; then
   if [ -d "$SHARED" ]; then
-    for gpu in A100 A4000 MI250X; do caches+=("$SHARED/convolution_$gpu.json.gz"); done
+    for gpu in A100 A4000 MI250X; do
+      [ -f "$SHARED/convolution_$gpu.json.gz" ] && caches+=("$SHARED/convolution_$gpu.json.gz")
+    done
   else
     caches+=("$ROOT/tests/data/kernel_tuner/convolution_A100.json.gz")
   fi
 fi
 rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
+costs=$(mktemp)
+trap 'rm -f "$rows" "$costs"' EXIT
 for cache in "${caches[@]}"; do
+  # The cache's median compile and benchmark times: which of the two bounds it.
+  python3 - "$cache" >>"$costs" <<'PY'
+import gzip, json, os, statistics, sys
+path = sys.argv[1]
+entries = json.load(gzip.open(path) if path.endswith(".gz") else open(path))["cache"].values()
+median = lambda field: statistics.median(e[field] for e in entries if isinstance(e.get(field), (int, float)))
+print(path, median("compile_time") / 1000, median("benchmark_time"))
+PY
   for lead in $LEADS; do
     "$BEAST" replay --kernel-tuner "$cache" --budget "$BUDGET" --repeats "$REPEATS" --lead "$lead" \
       --workers "$WORKERS" --at 30,60,120,240 --json >>"$rows"
   done
 done
-python3 - "$rows" <<'PY'
+python3 - "$rows" "$costs" <<'PY'
 import collections, json, os, sys
+costs = {}
+for line in open(sys.argv[2]):
+    path, compile_s, bench_ms = line.split()
+    costs[path] = "%.2f s / %.0f ms" % (float(compile_s), float(bench_ms))
 text, at, results = open(sys.argv[1]).read(), 0, []
 while text[at:].strip():
     at += len(text[at:]) - len(text[at:].lstrip())
     result, at = json.JSONDecoder().raw_decode(text, at)
     results.append(result)
 seconds = [a["seconds"] for a in results[0]["at"]]
-print("%-32s %5s" % ("cache", "lead") + "".join(" %14s" % ("%gs" % s) for s in seconds))
+print("%-46s %5s" % ("cache (median compile / benchmark)", "lead") +
+      "".join(" %14s" % ("%gs" % s) for s in seconds))
 means = collections.defaultdict(list)
 for r in results:
     name = os.path.basename(r["source"]).split(".json")[0]
     cells = ["%.3f (%4.0f)" % (a["mean_fraction"], a["mean_configs"]) for a in r["at"]]
-    print("%-32s %5d" % (name, r["lead"]) + "".join(" %14s" % c for c in cells))
+    label = "%s (%s)" % (name, costs.get(r["source"], "?"))
+    print("%-46s %5d" % (label, r["lead"]) + "".join(" %14s" % c for c in cells))
     means[r["lead"]].append([a["mean_fraction"] for a in r["at"]])
 for lead, rows in means.items():
     cols = zip(*rows)
-    print("%-32s %5d" % ("mean of %d" % len(rows), lead) +
+    print("%-46s %5d" % ("mean of %d" % len(rows), lead) +
           "".join(" %14.3f" % (sum(c) / len(c)) for c in cols))
 PY

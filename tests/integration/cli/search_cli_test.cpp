@@ -131,7 +131,8 @@ TEST_F(SearchCli, BadSearchOptionsAreOneLineAndWriteNothing) {
   }
 }
 
-// The cache's times in its order (every config ran ok).
+// The cache's times in the order beast reads them: its keys sorted, as nlohmann::json
+// iterates (every config ran ok).
 std::vector<double> CacheTimes() {
   std::ifstream in(kCache);
   const nlohmann::json cache = nlohmann::json::parse(in)["cache"];
@@ -144,7 +145,7 @@ TEST_F(SearchCli, ReplayGivesExactFractionsOnASmallCache) {
   const std::vector<double> times = CacheTimes();  // 15 configs of vector_add
   ASSERT_EQ(times.size(), 15u);
   const double optimum = *std::min_element(times.begin(), times.end());
-  // Exhaustive walks the cache's configs in their order: after 5 the best is
+  // Exhaustive walks the configs in that order: after 5 the best is
   // the least of the first 5, whatever the seed.
   testing::CommandResult r =
       RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache +
@@ -196,8 +197,11 @@ TEST_F(SearchCli, ReplaySimulatesTheWallClockOfOneCompileWorker) {
   }
   ASSERT_EQ(done.size(), 15u);
   const double optimum = *std::min_element(times.begin(), times.end());
-  const double best5 = *std::min_element(times.begin(), times.begin() + 5);
-  const double between = (done[4] + done[5]) / 2;  // 5 measured, the 6th not yet
+  // The 7th config (in key order, "448") is faster than the 6 before it: the
+  // fraction by a time counts the config measured last before it.
+  const double best7 = *std::min_element(times.begin(), times.begin() + 7);
+  ASSERT_LT(best7, *std::min_element(times.begin(), times.begin() + 6));
+  const double between = (done[6] + done[7]) / 2;  // 7 measured, the 8th not yet
   testing::CommandResult r =
       RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache +
                      " --strategy exhaustive --budget 15 --repeats 2 --workers 1 --at " +
@@ -208,8 +212,8 @@ TEST_F(SearchCli, ReplaySimulatesTheWallClockOfOneCompileWorker) {
   EXPECT_EQ(out["workers"], 1);
   EXPECT_EQ(out["lead"], 2);
   ASSERT_EQ(out["at"].size(), 2u);
-  EXPECT_EQ(out["at"][0]["mean_configs"], 5.0);
-  EXPECT_DOUBLE_EQ(out["at"][0]["mean_fraction"].get<double>(), optimum / best5);
+  EXPECT_EQ(out["at"][0]["mean_configs"], 7.0);
+  EXPECT_DOUBLE_EQ(out["at"][0]["mean_fraction"].get<double>(), optimum / best7);
   EXPECT_EQ(out["at"][1]["mean_configs"], 15.0);
   EXPECT_EQ(out["at"][1]["mean_fraction"], 1.0);
 }
@@ -237,6 +241,10 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
       << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)"
       << R"("1": {"x": 1, "time": "CompilationFailedConfig"},)"
       << R"("2": {"x": 2, "time": "RuntimeFailedConfig"}}})";
+  // A cache with times but no compile and benchmark times.
+  std::ofstream(Path("costless.json"))
+      << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)"
+      << R"("1": {"x": 1, "time": 1.5}, "2": {"x": 2, "time": 2.5}}})";
   // A T1 space of other parameters than the cache's.
   std::ofstream(Path("other.t1.json"))
       << R"({"General": {"BenchmarkName": "other"}, "ConfigurationSpace": {"TuningParameters": )"
@@ -262,7 +270,13 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
                 ": its parameters differ\n"},
            {"--budget 5", 2, "beast replay: give --kernel-tuner FILE or --db FILE (one of them)\n"},
            {"--kernel-tuner " + kCache + " --workers 0 --at 60", 2,
-            "beast replay: --workers must be at least 1\n"},
+            "beast replay: --workers must be between 1 and 4096\n"},
+           {"--kernel-tuner " + kCache + " --workers 4 --at ,", 2,
+            "beast replay: --at takes at least one time in seconds\n"},
+           {"--kernel-tuner " + Path("costless.json") + " --budget 2 --workers 4 --at 60", 1,
+            "beast replay: " + Path("costless.json") +
+                " records no compile and benchmark times: a simulated pipeline (--workers) "
+                "needs a Kernel Tuner cache\n"},
            {"--kernel-tuner " + kCache + " --at 60", 2,
             "beast replay: --at and --workers go together\n"},
            {"--kernel-tuner " + kCache + " --workers 4 --at 60,soon", 2,
