@@ -75,20 +75,20 @@ ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
           const Config& c = p == driver.position() ? *next : ahead[p - driver.position() - 1];
           clock->Proposed(recorded.costs[find(c)].compile_ms / 1000);
         }
-        const double done = clock->Measure(recorded.costs[at].run_ms / 1000);
-        const Trial& t = recorded.outcomes[at];
-        const double best =
-            t.Succeeded() && (run.best_ms == 0 || *t.ms < run.best_ms) ? *t.ms : run.best_ms;
-        for (size_t i = 0; i < times; ++i) {
-          if (done > settings.at_seconds[i]) continue;
-          run.evaluations_at[i] = run.evaluations + 1;
-          run.fraction_at[i] = best > 0 ? result.optimum_ms / best : 0;
-        }
       }
       const Trial& t = recorded.outcomes[at];
       if (t.Succeeded() && (run.best_ms == 0 || *t.ms < run.best_ms)) run.best_ms = *t.ms;
       driver.Record(t);
       ++run.evaluations;
+      if (clock) {
+        // This measurement, and the best so far, count by every time it ends before.
+        const double done = clock->Measure(recorded.costs[at].run_ms / 1000);
+        for (size_t i = 0; i < times; ++i) {
+          if (done > settings.at_seconds[i]) continue;
+          run.evaluations_at[i] = run.evaluations;
+          run.fraction_at[i] = run.best_ms > 0 ? result.optimum_ms / run.best_ms : 0;
+        }
+      }
     }
     run.fraction = run.best_ms > 0 ? result.optimum_ms / run.best_ms : 0;
     fractions.push_back(run.fraction);
