@@ -1,7 +1,8 @@
 """Shared by the Python tests: a private cache home for every beast process
 they start (no test reads or writes the user's ~/.cache, or depends on an
 earlier run's), and the helpers several test files use: a database made from
-the store's own schema, a row inserter, and the analysis CLI run in-process.
+the store's own schema, a row inserter, and the analysis CLI run in-process, and the renderer's environment (the
+fixture `env`; what the render tests share besides is render_support.py).
 Test files import the helpers with `from conftest import ...`."""
 
 import os
@@ -11,8 +12,18 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
+
+
+@pytest.fixture(scope="module")
+def env():
+    """The renderer's Jinja2 environment on kernel_templates/."""
+    from render_support import TEMPLATES, render
+
+    return render.make_environment(TEMPLATES)
 
 
 def pytest_configure(config):

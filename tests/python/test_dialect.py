@@ -4,13 +4,6 @@ macro's spelling per backend and STORAGE, the preludes each declares once,
 and the unknown backend or storage refused by name."""
 
 import pytest
-from test_render import TEMPLATES, render
-
-
-@pytest.fixture(scope="module")
-def env():
-    return render.make_environment(TEMPLATES)
-
 
 DIALECT_PROBE = (
     '{% import "_common/dialect.j2" as d with context %}'

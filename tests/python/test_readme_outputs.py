@@ -24,8 +24,8 @@ import sqlite3
 import subprocess
 from dataclasses import dataclass
 
+import onnx_models
 import pytest
-import test_onnx_problems
 from conftest import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text()
@@ -36,7 +36,7 @@ KT_CACHE = REPO_ROOT / "tests" / "data" / "kernel_tuner" / "test_test_cache_file
 SMALL = "gemm:M=64,N=48,K=40"
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
-cnn = test_onnx_problems.cnn  # the fixture: a small ONNX model, here too
+cnn = onnx_models.cnn  # the fixture: a small ONNX model, here too
 
 pytestmark = pytest.mark.skipif(not BEAST.exists(), reason="beast is not built")
 
@@ -447,7 +447,7 @@ def readme_block(first_line):
 
 def test_the_onnx_job_file_block_is_what_beast_problems_prints(request):
     """The block, line by line in order: `...` alone skips lines, within a
-    line it stands for any text; the model is test_onnx_problems.py's."""
+    line it stands for any text; the model is onnx_models.py's."""
     model = request.getfixturevalue("cnn")
     block = readme_block("# beast problems --onnx model.onnx --batch 2:")
     code, out = Folder(model.parent).beast(f"problems --onnx {model.name} --batch 2")

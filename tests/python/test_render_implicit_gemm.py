@@ -12,13 +12,15 @@ correctness sweep (tests/integration) and by every `beast tune`.
 import re
 
 import pytest
-from test_render import (
+from render_support import (
     CONV_DEFAULT,
     complete,
     conv_problem,
     count_valid,
     default_config,
     load_space,
+    render_ok,
+    render_reply,
 )
 
 NAME = "conv2d/implicit_gemm"
@@ -36,28 +38,9 @@ def config(problem=CONV_DEFAULT, **values):
 
 
 def render(env, problem, cfg, layout, backend="opencl", storage=None):
-    # render_ok renders NCHW; the layout is one more template variable, and
-    # so is the storage type (f32 when absent).
-    import test_render
-
-    space = load_space(NAME)
-    variables = test_render.template_vars(space, problem, cfg, backend, layout)
-    if storage:
-        variables["STORAGE"] = storage
-    reply = test_render.render.render_request(
-        env,
-        test_render.TEMPLATES,
-        {"template": test_render.source_name(NAME, space), "vars": variables},
-    )
-    assert "error" not in reply, reply.get("error")
-    return reply["source"]
-
-
-@pytest.fixture(scope="module")
-def env():
-    import test_render
-
-    return test_render.render.make_environment(test_render.TEMPLATES)
+    # The storage type is one more template variable (f32 when absent).
+    extra = {"STORAGE": storage} if storage else {}
+    return render_ok(env, NAME, problem, cfg, backend, layout, **extra)
 
 
 def test_space_size_on_default_problem():
@@ -224,50 +207,22 @@ def test_staged_configs_render(env, layout):
     assert "__shared__ float As[32];" in cuda and "__syncthreads();" in cuda
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("staged", [0, 1])
-def test_bias_is_an_argument_between_w_and_y(env, layout, staged):
-    problem = conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2, bias=1)
-    cfg = config(
-        problem,
-        MWI=2,
-        NWI=1,
-        VW=2,
-        MDIMC=1,
-        NDIMC=8,
-        SA=staged,
-        SB=staged,
-        KWG=8 if staged else 1,
-        UNROLL_RS=0 if staged else 1,
-    )
-    source = render(env, problem, cfg, layout)
-    assert re.search(
-        r"restrict w,\n\s+__global const float\* restrict b,\n\s+__global float\* restrict y\)",
-        source,
-    )
-    assert "const float bias1 = b[g * 2 + " in source
-    assert ("+ bias1;" in source) == (layout == "NHWC")
-    assert ("float2 acc1_0 = ((float2)(bias1, bias1));" in source) == (layout == "NCHW")
-    plain = render(
-        env, conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2), cfg, layout
-    )
-    assert " b," not in plain and "bias" not in plain
+# How each backend spells a float pointer into the workspace, and the 16-bit
+# loads and conversions that WIDEN takes out of the kernel's body.
+WIDEN_SPELLINGS = {
+    "opencl": (
+        "__global const float*",
+        ("vload_half", "beast_half_to_float", "(__global const ushort*)"),
+    ),
+    "cuda": ("const float*", ("beast_f16_vload", "beast_f16_to_float", "unsigned short* xg")),
+}
 
 
-def test_rolled_taps_render(env):
-    problem = conv_problem(C=8, H=12, W=12, K=8, R=5, S=5, stride=(2, 2), pad=(2, 2))
-    for layout in LAYOUTS:
-        source = render(
-            env, problem, config(problem, MWI=2, NWI=2, VW=2, MDIMC=2, NDIMC=4, UNROLL_RS=0), layout
-        )
-        assert "for (int r = 0; r < 5; ++r) {" in source
-        assert "for (int s = 0; s < 5; ++s)" in source
-
-
+@pytest.mark.parametrize("backend", sorted(WIDEN_SPELLINGS))
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("staged", [(0, 0), (1, 0), (0, 1)])
 @pytest.mark.parametrize("groups", [1, 2])
-def test_widen_reads_x_and_w_as_floats_from_the_workspace(env, layout, staged, groups):
+def test_widen_reads_x_and_w_as_floats_from_the_workspace(env, backend, layout, staged, groups):
     """With WIDEN the kernel's loads of x and w are float loads from the
     workspace (x from 0, w from W_OFF), after the two widening kernels: no
     16-bit load or conversion to float is left in its body; without WIDEN
@@ -277,27 +232,22 @@ def test_widen_reads_x_and_w_as_floats_from_the_workspace(env, layout, staged, g
     values = dict(SA=sa, SB=sb, KWG=16, UNROLL_RS=0) if sa or sb else {}
     cfg = config(problem, WIDEN=1, **values)
     names = complete(load_space(NAME), problem, cfg)
-    head, body = render(env, problem, cfg, layout, storage="f16").split(
-        "void conv2d_implicit_gemm("
+    pointer, narrow_loads = WIDEN_SPELLINGS[backend]
+    head, body = render(env, problem, cfg, layout, backend, storage="f16").split(
+        " conv2d_implicit_gemm("
     )
-    assert "void conv2d_implicit_gemm_widen_w(" in head
-    assert "void conv2d_implicit_gemm_widen_x(" in head
-    assert "__global const float* xg = ws" in body
-    assert "__global const float* wg = ws + %d" % names["W_OFF"] in body
-    for load in ("vload_half", "beast_half_to_float", "(__global const ushort*)"):
+    assert " conv2d_implicit_gemm_widen_w(" in head
+    assert " conv2d_implicit_gemm_widen_x(" in head
+    assert "%s xg = ws" % pointer in body
+    assert "%s wg = ws + %d" % (pointer, names["W_OFF"]) in body
+    for load in narrow_loads:
         assert load not in body, load
-    narrow = render(env, problem, dict(cfg, WIDEN=0), layout, storage="f16")
+    narrow = render(env, problem, dict(cfg, WIDEN=0), layout, backend, storage="f16")
     assert "conv2d_implicit_gemm_widen" not in narrow
-    body = narrow.split("void conv2d_implicit_gemm(")[1]
-    assert "vload_half" in body or "beast_half_to_float" in body
+    body = narrow.split(" conv2d_implicit_gemm(")[1]
+    assert any(load in body for load in narrow_loads[:2])
 
 
 def test_unknown_layout_is_an_error(env):
-    import test_render
-
-    space = load_space(NAME)
-    variables = test_render.template_vars(space, CONV_DEFAULT, config(), "opencl", "NCWH")
-    reply = test_render.render.render_request(
-        env, test_render.TEMPLATES, {"template": "conv2d/implicit_gemm.cl.j2", "vars": variables}
-    )
+    reply = render_reply(env, NAME, CONV_DEFAULT, config(), "opencl", "NCWH")
     assert "implicit_gemm supports NCHW and NHWC, not NCWH" in reply["error"]

@@ -7,29 +7,26 @@ channels, CV along input channels), staging, depthwise and bias render what
 they should, for OpenCL and CUDA. Whether they compute the right numbers is
 checked end to end by `beast tune` on PoCL, which validates every config
 against the CPU reference. The helpers (space evaluation with Python's own
-semantics, rendering) are test_render's.
+semantics, rendering) are render_support.py's.
 """
 
 import pytest
-import test_render as tr
-from test_render import complete, conv_problem, count_valid, default_config, load_space
+from render_support import (
+    complete,
+    conv_problem,
+    count_valid,
+    default_config,
+    load_space,
+    render_reply,
+)
 
 SPACE = "conv2d/direct_nhwc"
 KERNEL = "conv2d_direct_nhwc"
 DEFAULT = conv_problem()  # the ResNet-50 3x3 layer, here with layout=NHWC
 
 
-@pytest.fixture(scope="module")
-def env():
-    return tr.render.make_environment(tr.TEMPLATES)
-
-
 def render(env, problem, config, backend="opencl", layout="NHWC"):
-    space = load_space(SPACE)
-    variables = tr.template_vars(space, problem, config, backend, layout)
-    return tr.render.render_request(
-        env, tr.TEMPLATES, {"template": "conv2d/direct_nhwc.cl.j2", "vars": variables}
-    )
+    return render_reply(env, SPACE, problem, config, backend, layout)
 
 
 def render_ok(env, problem, config, backend="opencl"):
