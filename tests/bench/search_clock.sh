@@ -46,17 +46,14 @@ PY
       --workers "$WORKERS" --at 30,60,120,240 --json >>"$rows"
   done
 done
-python3 - "$rows" "$costs" <<'PY'
-import collections, json, os, sys
+PYTHONPATH="$ROOT/tests/bench" python3 - "$rows" "$costs" <<'PY'
+import collections, os, sys
+from json_documents import documents
 costs = {}
 for line in open(sys.argv[2]):
     path, compile_s, bench_ms = line.split()
     costs[path] = "%.2f s / %.0f ms" % (float(compile_s), float(bench_ms))
-text, at, results = open(sys.argv[1]).read(), 0, []
-while text[at:].strip():
-    at += len(text[at:]) - len(text[at:].lstrip())
-    result, at = json.JSONDecoder().raw_decode(text, at)
-    results.append(result)
+results = documents(sys.argv[1])
 seconds = [a["seconds"] for a in results[0]["at"]]
 print("%-46s %5s" % ("cache (median compile / benchmark)", "lead") +
       "".join(" %14s" % ("%gs" % s) for s in seconds))

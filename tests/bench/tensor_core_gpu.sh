@@ -39,15 +39,10 @@ CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NHWC,dtype=$DTYPE"
   --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" --problem "conv2d:C=128,H=28,W=28,K=128,$CONV" \
   --problem "conv2d:C=256,H=14,W=14,K=256,$CONV" --problem "conv2d:C=512,H=7,W=7,K=512,$CONV" \
   >> "$JSON.lines"
-python3 - "$JSON.lines" <<'PY'
-import json, math, sys
-# Each tune's --json summary is pretty-printed over many lines: read the
-# documents one after another.
-text, summaries, at = open(sys.argv[1]).read(), [], 0
-while text[at:].strip():
-    at += len(text[at:]) - len(text[at:].lstrip())
-    summary, at = json.JSONDecoder().raw_decode(text, at)
-    summaries.append(summary)
+PYTHONPATH="$ROOT/tests/bench" python3 - "$JSON.lines" <<'PY'
+import math, sys
+from json_documents import documents
+summaries = documents(sys.argv[1])
 rows, ratios = [], []
 for summary in summaries:
     libs = {b["problem"]: b for b in summary.get("baselines", []) if b["status"] == "ok"}
