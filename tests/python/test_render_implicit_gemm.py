@@ -207,6 +207,46 @@ def test_staged_configs_render(env, layout):
     assert "__shared__ float As[32];" in cuda and "__syncthreads();" in cuda
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("staged", [0, 1])
+def test_bias_is_an_argument_between_w_and_y(env, layout, staged):
+    problem = conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2, bias=1)
+    cfg = config(
+        problem,
+        MWI=2,
+        NWI=1,
+        VW=2,
+        MDIMC=1,
+        NDIMC=8,
+        SA=staged,
+        SB=staged,
+        KWG=8 if staged else 1,
+        UNROLL_RS=0 if staged else 1,
+    )
+    source = render(env, problem, cfg, layout)
+    assert re.search(
+        r"restrict w,\n\s+__global const float\* restrict b,\n\s+__global float\* restrict y\)",
+        source,
+    )
+    assert "const float bias1 = b[g * 2 + " in source
+    assert ("+ bias1;" in source) == (layout == "NHWC")
+    assert ("float2 acc1_0 = ((float2)(bias1, bias1));" in source) == (layout == "NCHW")
+    plain = render(
+        env, conv_problem(N=2, C=6, H=9, W=11, K=4, R=3, S=2, pad=(0, 0), groups=2), cfg, layout
+    )
+    assert " b," not in plain and "bias" not in plain
+
+
+def test_rolled_taps_render(env):
+    problem = conv_problem(C=8, H=12, W=12, K=8, R=5, S=5, stride=(2, 2), pad=(2, 2))
+    for layout in LAYOUTS:
+        source = render(
+            env, problem, config(problem, MWI=2, NWI=2, VW=2, MDIMC=2, NDIMC=4, UNROLL_RS=0), layout
+        )
+        assert "for (int r = 0; r < 5; ++r) {" in source
+        assert "for (int s = 0; s < 5; ++s)" in source
+
+
 # How each backend spells a float pointer into the workspace, and the 16-bit
 # loads and conversions that WIDEN takes out of the kernel's body.
 WIDEN_SPELLINGS = {
