@@ -38,13 +38,18 @@ const char kDetails[] =
     "--workers W --at 60,120,300 also simulates the run's wall clock from\n"
     "a Kernel Tuner cache's compile and benchmark times (W compile workers building what is\n"
     "proposed, one device measuring in order) and reports the fraction reached and the configs\n"
-    "measured by each of those seconds. --json prints one object per (strategy, budget).\n";
+    "measured by each of those seconds. --transfer FILE (repeatable) gives the strategy the\n"
+    "trials of other Kernel Tuner caches of the same kernel (other devices or problems) to\n"
+    "start from, as beast tune starts from a database's (--transfer auto): the configs of\n"
+    "each that are points of the space replayed. --json prints one object per (strategy,\n"
+    "budget).\n";
 
 struct ReplayArgs {
   std::string kernel_tuner, t1, db, device, problem, template_name;
   std::string strategy = kDefaultStrategy, budgets, compare;
   long budget = 100, repeats = 20, seed = 0, lead = 2, workers = 0;
   std::string at;
+  std::vector<std::string> transfer;
   bool json = false;
 };
 
@@ -101,8 +106,35 @@ RecordedSpace FromDatabase(const ReplayArgs& a) {
   return space;
 }
 
+// The trials of each --transfer cache whose configs are points of `space`,
+// one history per cache. Throws Error(kBadInput) naming a cache whose
+// parameters are not the replayed space's, or that holds none of its points.
+TransferSet TransferFrom(const std::vector<std::string>& files, const RecordedSpace& replayed,
+                         const SearchSpace& space, std::vector<std::string>* sources) {
+  TransferSet transfer;
+  for (const std::string& file : files) {
+    RecordedSpace other = ReadKernelTunerCache(file);
+    if (other.names != replayed.names) {
+      throw Error(ErrorCode::kBadInput, "--transfer " + other.source + " does not match " +
+                                            replayed.source + ": its parameters differ");
+    }
+    History group;
+    for (Trial& t : other.outcomes) {
+      if (space.IndexOf(t.config)) group.push_back(std::move(t));
+    }
+    if (group.empty()) {
+      throw Error(ErrorCode::kBadInput,
+                  "--transfer " + other.source + " holds no config of the space replayed");
+    }
+    sources->push_back(other.source);
+    transfer.groups.push_back(std::move(group));
+  }
+  return transfer;
+}
+
 nlohmann::ordered_json ResultJson(const std::string& source, uint64_t configs,
-                                  const ReplaySettings& settings, const ReplayResult& r) {
+                                  const ReplaySettings& settings, const ReplayResult& r,
+                                  const std::vector<std::string>& transfer_sources) {
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   for (const ReplayRun& run : r.runs) {
     runs.push_back({{"seed", run.seed},
@@ -130,6 +162,7 @@ nlohmann::ordered_json ResultJson(const std::string& source, uint64_t configs,
     out["workers"] = settings.workers;
     out["at"] = at;
   }
+  if (!transfer_sources.empty()) out["transfer"] = transfer_sources;
   return out;
 }
 
@@ -214,6 +247,8 @@ int Replay(const Argv& argv) {
   app.add_option("--at", a.at, "with --workers: seconds of wall clock to report, e.g. 60,120");
   AddInteger(app, "--lead", &a.lead,
              "proposed configs left unmeasured when the next batch is proposed (default 2)");
+  app.add_option("--transfer", a.transfer,
+                 "a Kernel Tuner cache of the same kernel to learn from first (repeatable)");
   app.add_flag("--json", a.json, "print JSON");
   if (!ParseCommandLine(app, argv)) return 0;
   if (Given(app, "--kernel-tuner") == Given(app, "--db"))
@@ -267,6 +302,8 @@ int Replay(const Argv& argv) {
                                                std::to_string(space->Size()) + " configs");
     }
   }
+  std::vector<std::string> transfer_sources;
+  const TransferSet transfer = TransferFrom(a.transfer, recorded, *space, &transfer_sources);
   std::vector<std::vector<ReplayResult>> results;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const std::string& s : strategies) {
@@ -279,8 +316,10 @@ int Replay(const Argv& argv) {
       settings.lead = static_cast<size_t>(a.lead);
       settings.workers = static_cast<int>(a.workers);
       settings.at_seconds = at_seconds;
+      if (!transfer.groups.empty()) settings.transfer = &transfer;
       results.back().push_back(beast::Replay(recorded, *space, s, settings));
-      all.push_back(ResultJson(recorded.source, space->Size(), settings, results.back().back()));
+      all.push_back(ResultJson(recorded.source, space->Size(), settings, results.back().back(),
+                               transfer_sources));
     }
   }
   if (a.json) {
@@ -288,6 +327,8 @@ int Replay(const Argv& argv) {
   } else {
     PrintTable(recorded.source, space->Size(), recorded.OptimumMs(), strategies, budgets, results,
                static_cast<size_t>(a.repeats));
+    for (const std::string& source : transfer_sources)
+      std::printf("transfer: the strategies learned first from %s\n", source.c_str());
     if (!at_seconds.empty())
       PrintClockTable(strategies, budgets, results, at_seconds, static_cast<int>(a.workers),
                       static_cast<size_t>(a.lead));

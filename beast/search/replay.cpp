@@ -56,7 +56,7 @@ ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
     SearchDriver::Options options;
     options.budget = settings.budget;
     options.lead = settings.lead;
-    SearchDriver driver(*s, space, options);
+    SearchDriver driver(*s, space, options, settings.transfer);
     ReplayRun run;
     run.seed = settings.seed + r;
     run.fraction_at.assign(times, 0.0);

@@ -11,6 +11,7 @@
 
 #include "beast/search/recorded_space.hpp"
 #include "beast/search/search_space.hpp"
+#include "beast/search/strategy.hpp"
 
 namespace beast {
 
@@ -48,6 +49,10 @@ struct ReplaySettings {
   // reported at each of `at_seconds` as well.
   int workers = 0;
   std::vector<double> at_seconds;
+  // Trials of other recorded spaces (the same kernel on other devices or
+  // problems) that a strategy which learns from transfer starts from, as a
+  // tuning run starts from the database's (beast tune --transfer auto).
+  const TransferSet* transfer = nullptr;
 };
 
 // Runs `strategy` settings.repeats times on `space`, each to settings.budget

@@ -3,7 +3,8 @@
 // what the search cost and what it learned from other problems, a time
 // budget and patience end it early, and bad search options are one line that
 // writes nothing. beast replay: exact fractions on a small committed Kernel
-// Tuner cache (computed here from the file), its JSON form, and bad input.
+// Tuner cache (computed here from the file), its JSON form, learning from
+// another cache first (--transfer), and bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -235,6 +236,25 @@ TEST_F(SearchCli, ReplayReadsACacheAKilledRunLeftOpen) {
   EXPECT_EQ(JsonOf(open.output)["runs"], JsonOf(whole.output)["runs"]);
 }
 
+// A cache given as its own transfer set: the model has seen every config
+// before the first proposal, so its first config is the optimum on every
+// seed; without it, the first is the initial design's, the optimum on few.
+TEST_F(SearchCli, ReplayLearnsFromATransferCacheFirst) {
+  const std::string args = " --strategy model --budget 1 --repeats 5 --json";
+  testing::CommandResult alone =
+      RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache + args, false);
+  testing::CommandResult taught = RunCommand(
+      BeastBinary() + " replay --kernel-tuner " + kCache + " --transfer " + kCache + args, false);
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  ASSERT_EQ(taught.exit_code, 0) << taught.output;
+  EXPECT_FALSE(JsonOf(alone.output).contains("transfer"));
+  EXPECT_LT(JsonOf(alone.output)["mean_fraction"].get<double>(), 1.0);
+  const nlohmann::json out = JsonOf(taught.output);
+  EXPECT_EQ(out["transfer"], nlohmann::json::array({kCache}));
+  ASSERT_EQ(out["runs"].size(), 5u);
+  for (const nlohmann::json& run : out["runs"]) EXPECT_EQ(run["fraction"], 1.0) << run["seed"];
+}
+
 TEST_F(SearchCli, ReplayBadInputIsOneLine) {
   // A cache where nothing ran.
   std::ofstream(Path("failed.json"))
@@ -245,6 +265,10 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
   std::ofstream(Path("costless.json"))
       << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)"
       << R"("1": {"x": 1, "time": 1.5}, "2": {"x": 2, "time": 2.5}}})";
+  // A cache of the same parameter, none of whose values the space has.
+  std::ofstream(Path("elsewhere.json"))
+      << R"({"tune_params_keys": ["block_size_x"], "tune_params": {"block_size_x": [100]}, )"
+      << R"("cache": {"100": {"block_size_x": 100, "time": 1.0}}})";
   // A T1 space of other parameters than the cache's.
   std::ofstream(Path("other.t1.json"))
       << R"({"General": {"BenchmarkName": "other"}, "ConfigurationSpace": {"TuningParameters": )"
@@ -277,6 +301,12 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
             "beast replay: " + Path("costless.json") +
                 " records no compile and benchmark times: a simulated pipeline (--workers) "
                 "needs a Kernel Tuner cache\n"},
+           {"--kernel-tuner " + kCache + " --budget 5 --transfer " + Path("costless.json"), 1,
+            "beast replay: --transfer " + Path("costless.json") + " does not match " + kCache +
+                ": its parameters differ\n"},
+           {"--kernel-tuner " + kCache + " --budget 5 --transfer " + Path("elsewhere.json"), 1,
+            "beast replay: --transfer " + Path("elsewhere.json") +
+                " holds no config of the space replayed\n"},
            {"--kernel-tuner " + kCache + " --at 60", 2,
             "beast replay: --at and --workers go together\n"},
            {"--kernel-tuner " + kCache + " --workers 4 --at 60,soon", 2,
