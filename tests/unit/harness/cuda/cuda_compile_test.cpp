@@ -1,5 +1,6 @@
 // The CUDA rendering of every template compiles with NVRTC for sm_80 and
-// sm_90 (no GPU needed), on every code path: each layout, problems that take
+// sm_90 (no GPU needed; a template's other dtypes for one of them each, by
+// turns), on every code path: each layout, problems that take
 // the depthwise, bias, grouped, dilated and strided paths (conv) and every
 // transposition in both storage orders (GEMM), with configs that give every
 // staging, vector and unrolling flag each value the space allows (the
