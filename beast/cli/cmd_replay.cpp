@@ -1,7 +1,8 @@
 // beast replay: a search strategy run against a recorded full space — a
 // Kernel Tuner cache (optionally with its T1 space) or a space beast measured
 // whole into a database — with no device, repeated over seeds, at one or
-// several budgets, one strategy or several side by side.
+// several budgets, one strategy or several side by side, optionally with
+// other caches of the kernel as the strategy's transfer set.
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "beast/core/error.hpp"
 #include "beast/problem/problem.hpp"
 #include "beast/search/bound_search_space.hpp"
+#include "beast/search/permutation.hpp"
 #include "beast/search/replay.hpp"
 #include "beast/search/strategy.hpp"
 #include "beast/space/t1_import.hpp"
@@ -40,9 +42,9 @@ const char kDetails[] =
     "proposed, one device measuring in order) and reports the fraction reached and the configs\n"
     "measured by each of those seconds. --transfer FILE (repeatable) gives the strategy the\n"
     "trials of other Kernel Tuner caches of the same kernel (other devices or problems) to\n"
-    "start from, as beast tune starts from a database's (--transfer auto): the configs of\n"
-    "each that are points of the space replayed. --json prints one object per (strategy,\n"
-    "budget).\n";
+    "start from, as beast tune starts from a database's (--transfer auto): of each, at most\n"
+    "1000 configs that are points of the space replayed, a fixed uniform sample. --json\n"
+    "prints one object per (strategy, budget).\n";
 
 struct ReplayArgs {
   std::string kernel_tuner, t1, db, device, problem, template_name;
@@ -107,8 +109,11 @@ RecordedSpace FromDatabase(const ReplayArgs& a) {
 }
 
 // The trials of each --transfer cache whose configs are points of `space`,
-// one history per cache. Throws Error(kBadInput) naming a cache whose
-// parameters are not the replayed space's, or that holds none of its points.
+// one history per cache: at most kMaxTransferTrialsPerGroup of them, as beast
+// tune keeps of an earlier tuning, a fixed uniform sample (a cache lists its
+// space in an enumeration order, whose first configs are all alike). Throws
+// Error(kBadInput) naming a cache whose parameters are not the replayed
+// space's, or that holds none of its points.
 TransferSet TransferFrom(const std::vector<std::string>& files, const RecordedSpace& replayed,
                          const SearchSpace& space, std::vector<std::string>* sources) {
   TransferSet transfer;
@@ -118,8 +123,10 @@ TransferSet TransferFrom(const std::vector<std::string>& files, const RecordedSp
       throw Error(ErrorCode::kBadInput, "--transfer " + other.source + " does not match " +
                                             replayed.source + ": its parameters differ");
     }
+    const RandomPermutation order(other.outcomes.size(), /*seed=*/0);
     History group;
-    for (Trial& t : other.outcomes) {
+    for (uint64_t i = 0; i < order.size() && group.size() < kMaxTransferTrialsPerGroup; ++i) {
+      Trial& t = other.outcomes[order(i)];
       if (space.IndexOf(t.config)) group.push_back(std::move(t));
     }
     if (group.empty()) {
@@ -328,7 +335,7 @@ int Replay(const Argv& argv) {
     PrintTable(recorded.source, space->Size(), recorded.OptimumMs(), strategies, budgets, results,
                static_cast<size_t>(a.repeats));
     for (const std::string& source : transfer_sources)
-      std::printf("transfer: the strategies learned first from %s\n", source.c_str());
+      std::printf("transfer: given to the strategies: %s\n", source.c_str());
     if (!at_seconds.empty())
       PrintClockTable(strategies, budgets, results, at_seconds, static_cast<int>(a.workers),
                       static_cast<size_t>(a.lead));

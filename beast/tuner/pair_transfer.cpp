@@ -7,13 +7,6 @@
 #include "beast/core/error.hpp"
 
 namespace beast {
-namespace {
-
-// A long earlier tuning teaches little more than its first few hundred
-// trials, and the model's fit grows with its rows.
-constexpr size_t kMaxTrialsPerGroup = 1000;
-
-}  // namespace
 
 TransferSet TransferFor(results_db::Store& store, const SearchSpace& space,
                         const std::string& template_name, int64_t device_id, int64_t problem_id,
@@ -22,7 +15,7 @@ TransferSet TransferFor(results_db::Store& store, const SearchSpace& space,
   for (const results_db::MeasuredOutcome& m : store.TemplateOutcomes(template_name, before_id)) {
     if (m.device_id == device_id && m.problem_id == problem_id) continue;
     History& group = groups[{m.device_id, m.problem_id}];
-    if (group.size() >= kMaxTrialsPerGroup) continue;
+    if (group.size() >= kMaxTransferTrialsPerGroup) continue;
     Config config;
     try {
       config = Config::ParseKey(m.config_key);

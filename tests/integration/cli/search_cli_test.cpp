@@ -236,9 +236,10 @@ TEST_F(SearchCli, ReplayReadsACacheAKilledRunLeftOpen) {
   EXPECT_EQ(JsonOf(open.output)["runs"], JsonOf(whole.output)["runs"]);
 }
 
-// A cache given as its own transfer set: the model has seen every config
-// before the first proposal, so its first config is the optimum on every
-// seed; without it, the first is the initial design's, the optimum on few.
+// This small cache (15 configs of one parameter) given as its own transfer
+// set: the model has seen every config before the first proposal, and here
+// its first config is the optimum on every seed; without it, the first is
+// the initial design's, the optimum on few.
 TEST_F(SearchCli, ReplayLearnsFromATransferCacheFirst) {
   const std::string args = " --strategy model --budget 1 --repeats 5 --json";
   testing::CommandResult alone =
