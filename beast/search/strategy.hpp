@@ -16,14 +16,14 @@
 
 namespace beast {
 
-// Trials of the same template on other problems or devices (transfer), one
-// history per (device, problem), each holding only configs that are points
-// of this space: the model learns from them before this space has any.
 // At most this many trials of each earlier tuning join a transfer set: a long
 // one teaches little more than its first few hundred, and the model's fit
 // grows with its rows.
 inline constexpr size_t kMaxTransferTrialsPerGroup = 1000;
 
+// Trials of the same template on other problems or devices (transfer), one
+// history per (device, problem), each holding only configs that are points
+// of this space: the model learns from them before this space has any.
 struct TransferSet {
   std::vector<History> groups;
   bool empty() const {

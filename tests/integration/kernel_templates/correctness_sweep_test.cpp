@@ -312,7 +312,7 @@ TEST_P(ConvSweep, DeepBenchAndBenchdnnShapes) {
   EXPECT_EQ(served, computed) << "shapes the hard constraints exclude";
   ExpectEveryStagingCombinationAtBothTileExtremes();
   std::printf("%d configs on %zu of %zu shapes, %d of them hard-only\n", configs_,
-              (shapes.size() + kF32Stride - 1) / kF32Stride, shapes.size(), hard_only_);
+              shapes.size() / kF32Stride, shapes.size(), hard_only_);
 }
 
 TEST_P(GemmSweep, ShapesInEveryTransposition) {
