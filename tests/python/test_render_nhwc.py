@@ -11,6 +11,7 @@ semantics, rendering) are render_support.py's.
 """
 
 import pytest
+import render_support
 from render_support import (
     complete,
     conv_problem,
@@ -30,9 +31,7 @@ def render(env, problem, config, backend="opencl", layout="NHWC"):
 
 
 def render_ok(env, problem, config, backend="opencl"):
-    reply = render(env, problem, config, backend)
-    assert "error" not in reply, reply.get("error")
-    return reply["source"]
+    return render_support.render_ok(env, SPACE, problem, config, backend, "NHWC")
 
 
 def config(**overrides):
