@@ -81,6 +81,7 @@ void Progress::StartPair(std::string label, std::string problem, double flops, d
   fewest_registers_ = -1;
   best_ms_ = best_ms;
   best_gflops_ = best_gflops;
+  ++changes_;
   if (tty_) Print(true);
 }
 
@@ -89,6 +90,7 @@ void Progress::Skipped(uint64_t count) {
   std::lock_guard<std::mutex> lock(mutex_);
   done_ += count;
   skipped_ += count;
+  ++changes_;
   Print(false);
 }
 
@@ -97,6 +99,7 @@ void Progress::Done(Status status, std::optional<double> median_ms,
   std::lock_guard<std::mutex> lock(mutex_);
   ++done_;
   ++measured_;
+  ++changes_;
   if (status != (compile_only_ ? Status::kCompiled : Status::kOk)) {
     ++failed_;
     ++failures_[status];
@@ -114,7 +117,10 @@ void Progress::Finish() {
   if (!enabled_) return;
   StopTicker();
   std::lock_guard<std::mutex> lock(mutex_);
-  Print(true);
+  // A plain line the ticker printed after the last config is the last line
+  // already (what follows the last config, a hung worker's end, can outlast
+  // the ticker's period); a terminal's line is redrawn and ended.
+  if (tty_ || !printed_ || changes_ != printed_changes_) Print(true);
   if (tty_ && printed_) std::fputc('\n', stderr);
   std::fflush(stderr);
   enabled_ = false;  // once
@@ -170,6 +176,7 @@ void Progress::Print(bool force) {
   if (!force && since < (tty_ ? kLiveLineSeconds : plain_seconds_)) return;
   last_print_ = now;
   printed_ = true;
+  printed_changes_ = changes_;
   std::string line = Line();
   if (tty_) {
     // A line wider than the terminal would wrap, and \r only returns to the

@@ -58,6 +58,9 @@ class Progress {
   std::map<Status, uint64_t> failures_;
   double flops_ = 0, best_ms_ = -1, best_gflops_ = 0;
   bool printed_ = false;
+  // Counts of what changed the line (pairs started, configs done) and what
+  // the last printed line showed: the last plain line is not printed twice.
+  uint64_t changes_ = 0, printed_changes_ = 0;
   bool finished_ = false;
   double plain_seconds_;
   std::chrono::steady_clock::time_point start_, last_print_;
