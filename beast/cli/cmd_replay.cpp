@@ -43,8 +43,16 @@ const char kDetails[] =
     "measured by each of those seconds. --transfer FILE (repeatable) gives the strategy the\n"
     "trials of other Kernel Tuner caches of the same kernel (other devices or problems) to\n"
     "start from, as beast tune starts from a database's (--transfer auto): of each, at most\n"
-    "1000 configs that are points of the space replayed, a fixed uniform sample. --json\n"
+    "{cap} configs that are points of the space replayed, a fixed uniform sample. --json\n"
     "prints one object per (strategy, budget).\n";
+
+// The details with the transfer cap filled in from the constant tune uses.
+std::string Details() {
+  std::string text = kDetails;
+  const std::string mark = "{cap}";
+  text.replace(text.find(mark), mark.size(), std::to_string(kMaxTransferTrialsPerGroup));
+  return text;
+}
 
 struct ReplayArgs {
   std::string kernel_tuner, t1, db, device, problem, template_name;
@@ -235,7 +243,7 @@ void PrintClockTable(const std::vector<std::string>& strategies, const std::vect
 }  // namespace
 
 int Replay(const Argv& argv) {
-  VerbApp app("replay", "Judge a search strategy offline against a recorded space.", kDetails);
+  VerbApp app("replay", "Judge a search strategy offline against a recorded space.", Details());
   ReplayArgs a;
   app.add_option("--kernel-tuner", a.kernel_tuner, "a Kernel Tuner cache file");
   app.add_option("--t1", a.t1, "the T1 tuning problem whose space to replay");

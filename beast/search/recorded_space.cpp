@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,9 @@ namespace {
 
 // The file's text, gunzipped when it is gzip (zlib reads plain files as they are).
 std::string ReadText(const std::string& path) {
+  // zlib opens a directory, then fails to read it.
+  if (std::filesystem::is_directory(path))
+    throw Error(ErrorCode::kBadInput, path + ": is a directory, not a Kernel Tuner cache");
   gzFile file = gzopen(path.c_str(), "rb");
   if (!file) throw Error(ErrorCode::kNotFound, path + ": cannot be read");
   std::string text;

@@ -313,6 +313,8 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
                 " holds no config of the space replayed\n"},
            {"--kernel-tuner " + kCache + " --at 60", 2,
             "beast replay: --at and --workers go together\n"},
+           {"--kernel-tuner " + dir_.string(), 1,
+            "beast replay: " + dir_.string() + ": is a directory, not a Kernel Tuner cache\n"},
            {"--kernel-tuner " + kCache + " --workers 4 --at 60,soon", 2,
             "beast replay: --at takes positive seconds, not \"soon\"\n"},
        }) {
