@@ -28,9 +28,18 @@ def env():
 
 
 def pytest_configure(config):
+    # PoCL's kernel cache (content-addressed, only a speed-up) stays where
+    # PoCL keeps it for this user; beast's own caches start empty.
+    os.environ.setdefault("POCL_CACHE_DIR", pocl_cache_dir())
     home = tempfile.mkdtemp(prefix="beast_pytest_cache_")
     config.beast_cache_home = home
     os.environ["XDG_CACHE_HOME"] = home
+
+
+def pocl_cache_dir():
+    """Where PoCL keeps its kernel cache when POCL_CACHE_DIR is not set."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "pocl", "kcache")
 
 
 def pytest_unconfigure(config):

@@ -51,6 +51,10 @@ def beast_torch(tmp_path_factory):
     if not os.path.exists(BEAST):
         pytest.fail("beast is not built: %s (run ./run build)" % BEAST)
     work = tmp_path_factory.mktemp("beast_torch")
+    # beast's caches start empty; PoCL's kernel cache (content-addressed,
+    # only a speed-up) stays where PoCL keeps it for this user.
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    os.environ.setdefault("POCL_CACHE_DIR", os.path.join(xdg, "pocl", "kcache"))
     env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache"))
     tune = [
         BEAST,

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "support/test_dir.hpp"  // FreshTestDir, for the tests that include this header
+#include "support/test_environment.hpp"
 
 namespace beast::testing {
 
@@ -42,19 +43,18 @@ inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "
 // Before main: XDG_CACHE_HOME becomes a fresh folder of this test process
 // (CTest runs each test in a process of its own), so the beast program cache
 // and an exported library's cache start empty in every test and are removed
-// with it. PoCL's kernel cache, content-addressed and only a speed-up, is
-// PoCL's default (~/.cache/pocl: Debian's PoCL 3.1 ignores XDG_CACHE_HOME),
-// as for the tests that run OpenCL in-process and for pytest's, so a fresh
-// clone on a machine that ran the tests before starts warm. These tests
-// check what the pipeline does, not how fast a kernel runs, so PoCL builds
-// their kernels without LLVM's optimizations (POCL_EXTRA_BUILD_FLAGS): CTest
-// took 535 s instead of 614 s with their cache cold (2026-11-28). The
-// correctness sweeps, which run kernels in-process, keep the optimized
-// builds. Unoptimized, a kernel's private arrays stay on the stack of PoCL's
-// work-group function: a Winograd config of 2,304 work-items per group
-// crashes so (SIGSEGV) where the optimized build runs, so a test that tunes
-// such configs and expects them ok sets POCL_EXTRA_BUILD_FLAGS= (empty) itself.
+// with it. PoCL's kernel cache stays shared (test_environment.hpp, fixed
+// first). These tests check what the pipeline does, not how fast a kernel
+// runs, so PoCL builds their kernels without LLVM's optimizations
+// (POCL_EXTRA_BUILD_FLAGS): CTest took 535 s instead of 614 s with their
+// kernels not cached (2026-11-28). The correctness sweeps, which run kernels
+// in-process, keep the optimized builds. Unoptimized, a kernel's private
+// arrays stay on the stack of PoCL's work-group function: a Winograd config
+// of 2,304 work-items per group crashes so (SIGSEGV) where the optimized
+// build runs, so a test that tunes such configs and expects them ok sets
+// POCL_EXTRA_BUILD_FLAGS= (empty) itself.
 inline const std::string kPrivateCacheHome = [] {
+  SetTestEnvironment();
   setenv("POCL_EXTRA_BUILD_FLAGS", "-cl-opt-disable", /*overwrite=*/0);
   const pid_t owner = getpid();
   const std::filesystem::path home =
