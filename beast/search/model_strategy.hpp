@@ -19,7 +19,9 @@
 // never count as a best. With a transfer set (trials of the template on
 // other problems or devices), those join the training data, each history's
 // times relative to its own clip, and the search starts from the model at
-// once: the best of them and their neighbours are among the candidates.
+// once: the best of them and their neighbours are among the candidates;
+// once as many of its own trials ran ok as the initial design holds, the
+// model learns from those alone.
 #pragma once
 
 #include <random>
@@ -37,7 +39,8 @@ namespace beast {
 struct ModelSettings {
   // Configs of the initial design: about two per value of a typical
   // parameter, so the first model has seen each value. None with transfer:
-  // the trials of other problems stand in for it.
+  // the trials of other problems stand in for it, until as many of the
+  // problem's own ran ok.
   size_t initial = 16;
   // Configs per proposal: what a compile pool builds while the device
   // measures the previous batch.
