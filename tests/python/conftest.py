@@ -30,7 +30,8 @@ def env():
 def pytest_configure(config):
     # PoCL's kernel cache (content-addressed, only a speed-up) stays where
     # PoCL keeps it for this user; beast's own caches start empty.
-    os.environ.setdefault("POCL_CACHE_DIR", pocl_cache_dir())
+    if not os.environ.get("POCL_CACHE_DIR"):
+        os.environ["POCL_CACHE_DIR"] = pocl_cache_dir()
     home = tempfile.mkdtemp(prefix="beast_pytest_cache_")
     config.beast_cache_home = home
     os.environ["XDG_CACHE_HOME"] = home

@@ -54,7 +54,8 @@ def beast_torch(tmp_path_factory):
     # beast's caches start empty; PoCL's kernel cache (content-addressed,
     # only a speed-up) stays where PoCL keeps it for this user.
     xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    os.environ.setdefault("POCL_CACHE_DIR", os.path.join(xdg, "pocl", "kcache"))
+    if not os.environ.get("POCL_CACHE_DIR"):
+        os.environ["POCL_CACHE_DIR"] = os.path.join(xdg, "pocl", "kcache")
     env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache"))
     tune = [
         BEAST,
