@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 
 #include "beast/cli/command_line.hpp"
 #include "beast/cli/device_name.hpp"
@@ -42,16 +43,13 @@ const char kDetails[] =
     "proposed, one device measuring in order) and reports the fraction reached and the configs\n"
     "measured by each of those seconds. --transfer FILE (repeatable) gives the strategy the\n"
     "trials of other Kernel Tuner caches of the same kernel (other devices or problems) to\n"
-    "start from, as beast tune starts from a database's (--transfer auto): of each, at most\n"
-    "{cap} configs that are points of the space replayed, a fixed uniform sample. --json\n"
-    "prints one object per (strategy, budget).\n";
+    "start from, as beast tune starts from a database's (--transfer auto): of each, at most\n";
 
-// The details with the transfer cap filled in from the constant tune uses.
+// The details, with the transfer cap that tune uses.
 std::string Details() {
-  std::string text = kDetails;
-  const std::string mark = "{cap}";
-  text.replace(text.find(mark), mark.size(), std::to_string(kMaxTransferTrialsPerGroup));
-  return text;
+  return kDetails + std::to_string(kMaxTransferTrialsPerGroup) +
+         " configs that are points of the space replayed, a fixed uniform sample. --json\n"
+         "prints one object per (strategy, budget).\n";
 }
 
 struct ReplayArgs {

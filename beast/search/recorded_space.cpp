@@ -20,7 +20,8 @@ namespace {
 // The file's text, gunzipped when it is gzip (zlib reads plain files as they are).
 std::string ReadText(const std::string& path) {
   // zlib opens a directory, then fails to read it.
-  if (std::filesystem::is_directory(path))
+  std::error_code unreadable;  // then gzopen says so
+  if (std::filesystem::is_directory(path, unreadable))
     throw Error(ErrorCode::kBadInput, path + ": is a directory, not a Kernel Tuner cache");
   gzFile file = gzopen(path.c_str(), "rb");
   if (!file) throw Error(ErrorCode::kNotFound, path + ": cannot be read");

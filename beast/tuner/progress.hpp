@@ -40,7 +40,8 @@ class Progress {
   // when it ran ok and its registers when it compiled: the pair's best so
   // far follows (compile-only: the fewest registers of its compiled configs).
   void Done(Status status, std::optional<double> median_ms, std::optional<int64_t> registers);
-  // Ends the live line (a last line when not on a terminal), and the ticker.
+  // Ends the live line (when not on a terminal, a last line unless the last
+  // one printed already shows the final state), and the ticker.
   void Finish();
 
  private:
