@@ -81,8 +81,8 @@ std::vector<Config> ModelStrategy::Propose(const ProposalRequest& r) {
   // many of this problem's own trials ran ok as the design holds, the model
   // learns from them alone. Another device's optimum can sit where this
   // one's does not (replayed: A100 with A4000 and MI250X as its transfer set
-  // reached 0.683 of its optimum at 100 with them throughout, 0.812 so,
-  // random 0.749), and their thousands of rows outweigh the own ones.
+  // reached 0.683 of its optimum at 100 with them throughout, 0.812 with
+  // this rule, random 0.749), and their thousands of rows outweigh the own ones.
   if (warm && successes >= settings_.initial) {
     const ProposalRequest own{r.space, r.history, r.pending, r.batch, nullptr};
     return ProposeFromModel(own, taken, done);

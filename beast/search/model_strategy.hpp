@@ -20,8 +20,9 @@
 // other problems or devices), those join the training data, each history's
 // times relative to its own clip, and the search starts from the model at
 // once: the best of them and their neighbours are among the candidates;
-// once as many of its own trials ran ok as the initial design holds, the
-// model learns from those alone.
+// once as many of the problem's own trials ran ok as the initial design
+// holds, the model learns from those alone and the transferred configs stop
+// being candidates.
 #pragma once
 
 #include <random>

@@ -212,6 +212,29 @@ TEST(Strategies, TransferFromAnotherProblemFindsTheOptimumSooner) {
   EXPECT_LT(with * 4, without) << with << " vs " << without;
 }
 
+TEST(Strategies, TransferStandsInForTheInitialDesignOnly) {
+  // The transfer set: the bowl measured elsewhere, optimum included. Once 16
+  // of the problem's own trials (the initial design's size) ran ok, the model
+  // proposes what it proposes without a transfer set; with 15, not.
+  const ListedSearchSpace space = Bowl();
+  TransferSet transfer;
+  transfer.groups.push_back(Trajectory("random", 99, 40, false));
+  transfer.groups[0].push_back(
+      Measure(space.At(*space.IndexOf(Config::ParseKey(kOptimum))), false));
+  auto keys = [&](const History& own, const TransferSet* given) {
+    const std::vector<Config> pending;
+    std::vector<std::string> out;
+    for (const Config& c : MakeStrategy("model", 7)->Propose({space, own, pending, 8, given}))
+      out.push_back(c.Key());
+    return out;
+  };
+  History own = Trajectory("random", 3, 16, false);
+  ASSERT_EQ(own.size(), 16u);
+  EXPECT_EQ(keys(own, &transfer), keys(own, nullptr));
+  own.pop_back();
+  EXPECT_NE(keys(own, &transfer), keys(own, nullptr));
+}
+
 TEST(Strategies, TheLeadKeepsThatManyProposedConfigsAheadOfTheDevice) {
   // A GPU's compile pool builds what is proposed ahead: with lead L the
   // driver proposes the model's next batch of 8 when only L proposed configs
