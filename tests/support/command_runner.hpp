@@ -49,12 +49,12 @@ inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "
 // (POCL_EXTRA_BUILD_FLAGS, for every process of a test executable that
 // includes this header: the beast processes it starts and its own): CTest
 // took 535 s instead of 614 s with their kernels not cached (2026-11-28).
-// The correctness sweeps, which run kernels in-process without this header,
-// keep the optimized builds. Unoptimized, a kernel's private arrays stay on
-// the stack of PoCL's work-group function: a Winograd config of 2,304
-// work-items per group crashes so (SIGSEGV) where the optimized build runs;
-// no test here measures such a config, and one that must would set
-// POCL_EXTRA_BUILD_FLAGS= (empty) itself.
+// The correctness sweeps run kernels in-process without this header and
+// choose for themselves (correctness_sweep_test.cpp). Unoptimized, a
+// kernel's private arrays stay on the stack of PoCL's work-group function:
+// a Winograd config of 2,304 work-items per group crashes so (SIGSEGV) where
+// the optimized build runs; no test here measures such a config, and one
+// that must would set POCL_EXTRA_BUILD_FLAGS= (empty) itself.
 inline const std::string kPrivateCacheHome = [] {
   SetTestEnvironment();
   setenv("POCL_EXTRA_BUILD_FLAGS", "-cl-opt-disable", /*overwrite=*/0);
