@@ -78,7 +78,8 @@ const char kDetails[] =
     "tuned: the summary lists the empty ones and the exit code is 3. When every space is\n"
     "empty nothing is tuned (exit 1).\n"
     "Built programs go into a cache on disk, keyed by source, options, device and driver:\n"
-    "--cache-dir DIR (default $XDG_CACHE_HOME/beast/programs, or ~/.cache/beast/programs),\n"
+    "--cache-dir DIR (default $BEAST_CACHE_DIR, set but empty: no cache; else\n"
+    "$XDG_CACHE_HOME/beast/programs, or ~/.cache/beast/programs),\n"
     "shared by runs and databases, so nothing is compiled twice; --no-cache builds afresh.\n"
     "A directory that cannot hold files stops the run at once. --compile-jobs N compile\n"
     "workers (default: one per core; 0: none) render and build the next configs into the\n"
@@ -142,10 +143,13 @@ std::vector<std::string> Without(const Argv& argv, const std::set<std::string>& 
   return out;
 }
 
+// $BEAST_CACHE_DIR when set (empty: no cache; a job or a test gives beast
+// a cache of its own without moving every other program's XDG cache), else
 // $XDG_CACHE_HOME/beast/programs, else ~/.cache/beast/programs (XDG's
 // default): one cache for every run and database of the user, as compilers'
-// caches are; "" (no cache) when neither variable is set.
+// caches are; "" (no cache) when none of them is set.
 std::string DefaultCacheDir() {
+  if (const char* own = std::getenv("BEAST_CACHE_DIR")) return own;
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   if (xdg && *xdg) return std::string(xdg) + "/beast/programs";
   const char* home = std::getenv("HOME");

@@ -1,6 +1,6 @@
-"""Shared by the Python tests: a private cache home for every beast process
-they start (no test reads or writes the user's ~/.cache, or depends on an
-earlier run's), and the helpers several test files use: a database made from
+"""Shared by the Python tests: private caches for every beast process they
+start (no test reads or writes beast's caches in the user's ~/.cache, or
+depends on an earlier run's), and the helpers several test files use: a database made from
 the store's own schema, a row inserter, the analysis CLI run in-process, and
 the renderer's environment (the fixture `env`; what the render tests share
 besides is render_support.py). Test files import the helpers with
@@ -28,19 +28,12 @@ def env():
 
 
 def pytest_configure(config):
-    # PoCL's kernel cache (content-addressed, only a speed-up) stays where
-    # PoCL keeps it for this user; beast's own caches start empty.
-    if not os.environ.get("POCL_CACHE_DIR"):
-        os.environ["POCL_CACHE_DIR"] = pocl_cache_dir()
+    # beast's own caches start empty; every other program's (PoCL's kernel
+    # cache: content-addressed, only a speed-up) stay the user's.
     home = tempfile.mkdtemp(prefix="beast_pytest_cache_")
     config.beast_cache_home = home
-    os.environ["XDG_CACHE_HOME"] = home
-
-
-def pocl_cache_dir():
-    """Where PoCL keeps its kernel cache when POCL_CACHE_DIR is not set."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "pocl", "kcache")
+    os.environ["BEAST_CACHE_DIR"] = os.path.join(home, "programs")
+    os.environ["BEAST_TUNED_CACHE_DIR"] = os.path.join(home, "beast_tuned")
 
 
 def pytest_unconfigure(config):

@@ -52,11 +52,12 @@ def beast_torch(tmp_path_factory):
         pytest.fail("beast is not built: %s (run ./run build)" % BEAST)
     work = tmp_path_factory.mktemp("beast_torch")
     # beast's caches start empty; PoCL's kernel cache (content-addressed,
-    # only a speed-up) stays where PoCL keeps it for this user.
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if not os.environ.get("POCL_CACHE_DIR"):
-        os.environ["POCL_CACHE_DIR"] = os.path.join(xdg, "pocl", "kcache")
-    env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache"))
+    # only a speed-up) stays the user's.
+    env = dict(
+        os.environ,
+        BEAST_CACHE_DIR=str(work / "cache" / "programs"),
+        BEAST_TUNED_CACHE_DIR=str(work / "cache" / "beast_tuned"),
+    )
     tune = [
         BEAST,
         "tune",
@@ -102,7 +103,7 @@ def beast_torch(tmp_path_factory):
         env,
     )
     _run(["cmake", "--build", str(build), "-j", str(os.cpu_count() or 2)], work, env)
-    os.environ["XDG_CACHE_HOME"] = env["XDG_CACHE_HOME"]  # the library's program cache
+    os.environ["BEAST_TUNED_CACHE_DIR"] = env["BEAST_TUNED_CACHE_DIR"]  # the library's program cache
     sys.path.insert(0, str(build))
     import beast_torch as module
 

@@ -40,11 +40,11 @@ inline CommandResult RunCommand(const std::string& command, bool merge_stderr = 
 
 inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "/beast/beast"; }
 
-// Before main: XDG_CACHE_HOME becomes a fresh folder of this test process
-// (CTest runs each test in a process of its own), so the beast program cache
-// and an exported library's cache start empty in every test and are removed
-// with it. PoCL's kernel cache stays shared (test_environment.hpp, fixed
-// first). These tests check what the pipeline does, not how fast a kernel
+// Before main: beast's caches (BEAST_CACHE_DIR, BEAST_TUNED_CACHE_DIR) move
+// into a fresh folder of this test process (CTest runs each test in a
+// process of its own), so the beast program cache and an exported library's
+// cache start empty in every test and are removed with it. PoCL's kernel
+// cache stays shared (test_environment.hpp). These tests check what the pipeline does, not how fast a kernel
 // runs, so PoCL builds their kernels without LLVM's optimizations
 // (POCL_EXTRA_BUILD_FLAGS, for every process of a test executable that
 // includes this header: the beast processes it starts and its own): CTest
@@ -63,7 +63,8 @@ inline const std::string kPrivateCacheHome = [] {
       std::filesystem::temp_directory_path() / ("beast_test_cache_" + std::to_string(owner));
   std::filesystem::remove_all(home);
   std::filesystem::create_directories(home);
-  setenv("XDG_CACHE_HOME", home.c_str(), 1);
+  setenv("BEAST_CACHE_DIR", (home / "programs").c_str(), 1);
+  setenv("BEAST_TUNED_CACHE_DIR", (home / "beast_tuned").c_str(), 1);
   static const pid_t creator = owner;
   std::atexit([] {
     // Only the process that made it: a forked child that exits leaves it.

@@ -1,6 +1,7 @@
 // The environment every test process runs in, set before main by
 // test_environment.cpp (compiled into every test executable): beast's caches
-// in the build tree, PoCL's kernel cache where PoCL itself keeps it.
+// in the build tree, every other program's (PoCL's kernel cache) where it
+// keeps them for the user.
 #pragma once
 
 namespace beast::testing {

@@ -137,6 +137,31 @@ TEST_F(ProgramCacheTune, NoCacheBuildsEverythingAndWritesNoCache) {
   ExpectValid(Path("a.db"));
 }
 
+// Without --cache-dir: $BEAST_CACHE_DIR (set but empty: no cache), else
+// $XDG_CACHE_HOME/beast/programs, else ~/.cache/beast/programs.
+TEST_F(ProgramCacheTune, TheDefaultCacheIsBeastCacheDirThenXdgThenHome) {
+  auto cache_dir = [&](const std::string& env, const std::string& db) {
+    auto r = RunCommand(env + " " + BeastBinary() +
+                            " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40 --device "
+                            "opencl:0 --max-configs 1 --max-reps 1 --baselines none "
+                            "--confirm-top 0 --quiet --json --db " +
+                            Path(db),
+                        false);
+    EXPECT_EQ(r.exit_code, 0) << env << "\n" << r.output;
+    const nlohmann::json summary = testing::JsonOf(r.output);
+    return summary["cache_dir"].is_string() ? summary["cache_dir"].get<std::string>() : "(none)";
+  };
+  EXPECT_EQ(cache_dir("BEAST_CACHE_DIR=" + Path("own"), "a.db"), Path("own"));
+  EXPECT_EQ(cache_dir("BEAST_CACHE_DIR=", "b.db"), "(none)");
+  EXPECT_EQ(cache_dir("env -u BEAST_CACHE_DIR XDG_CACHE_HOME=" + Path("xdg"), "c.db"),
+            Path("xdg") + "/beast/programs");
+  EXPECT_EQ(cache_dir("env -u BEAST_CACHE_DIR -u XDG_CACHE_HOME HOME=" + Path("home"), "d.db"),
+            Path("home") + "/.cache/beast/programs");
+  EXPECT_TRUE(fs::is_directory(Path("own")));
+  EXPECT_TRUE(fs::is_directory(Path("xdg") + "/beast/programs"));
+  EXPECT_TRUE(fs::is_directory(Path("home") + "/.cache/beast/programs"));
+}
+
 TEST_F(ProgramCacheTune, AnUnusableCacheDirectoryIsOneLineAndWritesNothing) {
   std::ofstream(Path("file")) << "x";
   auto r = Tune(Path("a.db"), "--cache-dir " + Path("file") + "/cache");
