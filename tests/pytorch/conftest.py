@@ -103,7 +103,8 @@ def beast_torch(tmp_path_factory):
         env,
     )
     _run(["cmake", "--build", str(build), "-j", str(os.cpu_count() or 2)], work, env)
-    os.environ["BEAST_TUNED_CACHE_DIR"] = env["BEAST_TUNED_CACHE_DIR"]  # the library's program cache
+    # The library's program cache, in this process too.
+    os.environ["BEAST_TUNED_CACHE_DIR"] = env["BEAST_TUNED_CACHE_DIR"]
     sys.path.insert(0, str(build))
     import beast_torch as module
 
