@@ -288,7 +288,8 @@ void ReadCompiling(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
     throw Error(ErrorCode::kBadArgument, "--compile-jobs must not be negative");
   if (a.compile_jobs > 0 && o->cache_dir.empty())
     throw Error(ErrorCode::kBadArgument,
-                "--compile-jobs needs the program cache (drop --no-cache)");
+                std::string("--compile-jobs needs the program cache (") +
+                    (a.no_cache ? "drop --no-cache" : "BEAST_CACHE_DIR is set empty") + ")");
   o->compile_jobs = static_cast<int>(a.compile_jobs);
 }
 

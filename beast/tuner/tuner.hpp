@@ -80,7 +80,7 @@ struct TuneOptions {
   std::string baselines = "auto";
   // Programs are built through the program cache in this directory
   // (harness/program_cache.hpp); empty: no cache. beast tune defaults it to
-  // $XDG_CACHE_HOME/beast/programs.
+  // $BEAST_CACHE_DIR, else $XDG_CACHE_HOME/beast/programs.
   std::string cache_dir;
   // Compile workers that render and build the next configs into the cache
   // ahead of the device (beast/compile/program_supply.hpp); -1: one per core;

@@ -98,7 +98,7 @@ def private_copy(path, workdir):
 def make_restriction(cache):
     from constraint import FunctionConstraint
 
-    keys = cache["tune_params_keys"]
+    keys = list(cache["tune_params"])
     recorded = {tuple(rec[k] for k in keys) for rec in cache["cache"].values()}
 
     def only_recorded(*values):

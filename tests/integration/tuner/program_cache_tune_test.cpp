@@ -138,21 +138,25 @@ TEST_F(ProgramCacheTune, NoCacheBuildsEverythingAndWritesNoCache) {
 }
 
 // Without --cache-dir: $BEAST_CACHE_DIR (set but empty: no cache), else
-// $XDG_CACHE_HOME/beast/programs, else ~/.cache/beast/programs.
+// $XDG_CACHE_HOME/beast/programs, else ~/.cache/beast/programs. (Moving
+// XDG_CACHE_HOME or HOME moves PoCL's kernel cache too: one cold build each,
+// no compile workers.)
 TEST_F(ProgramCacheTune, TheDefaultCacheIsBeastCacheDirThenXdgThenHome) {
   auto cache_dir = [&](const std::string& env, const std::string& db) {
     auto r = RunCommand(env + " " + BeastBinary() +
                             " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40 --device "
                             "opencl:0 --max-configs 1 --max-reps 1 --baselines none "
-                            "--confirm-top 0 --quiet --json --db " +
+                            "--confirm-top 0 --compile-jobs 0 --quiet --json --db " +
                             Path(db),
                         false);
     EXPECT_EQ(r.exit_code, 0) << env << "\n" << r.output;
     const nlohmann::json summary = testing::JsonOf(r.output);
     return summary["cache_dir"].is_string() ? summary["cache_dir"].get<std::string>() : "(none)";
   };
-  EXPECT_EQ(cache_dir("BEAST_CACHE_DIR=" + Path("own"), "a.db"), Path("own"));
-  EXPECT_EQ(cache_dir("BEAST_CACHE_DIR=", "b.db"), "(none)");
+  // BEAST_CACHE_DIR comes before XDG_CACHE_HOME, set or empty.
+  const std::string xdg = " XDG_CACHE_HOME=" + Path("xdg");
+  EXPECT_EQ(cache_dir("BEAST_CACHE_DIR=" + Path("own") + xdg, "a.db"), Path("own"));
+  EXPECT_EQ(cache_dir("BEAST_CACHE_DIR=" + xdg, "b.db"), "(none)");
   EXPECT_EQ(cache_dir("env -u BEAST_CACHE_DIR XDG_CACHE_HOME=" + Path("xdg"), "c.db"),
             Path("xdg") + "/beast/programs");
   EXPECT_EQ(cache_dir("env -u BEAST_CACHE_DIR -u XDG_CACHE_HOME HOME=" + Path("home"), "d.db"),
@@ -189,6 +193,12 @@ TEST_F(ProgramCacheTune, ConflictingOptionsAreUsageErrors) {
                          Path("a.db"));
   EXPECT_EQ(pool.exit_code, 2);
   EXPECT_EQ(pool.output, "beast tune: --compile-jobs needs the program cache (drop --no-cache)\n");
+  auto empty_env = RunCommand("BEAST_CACHE_DIR= " + BeastBinary() +
+                          " tune --compile-jobs 2 --db " + Path("a.db") +
+                          " --template gemm/tiled --problem gemm:M=24,N=32,K=40");
+  EXPECT_EQ(empty_env.exit_code, 2);
+  EXPECT_EQ(empty_env.output,
+            "beast tune: --compile-jobs needs the program cache (BEAST_CACHE_DIR is set empty)\n");
   auto negative = RunCommand(BeastBinary() +
                              " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40"
                              " --compile-jobs -1 --db " +
