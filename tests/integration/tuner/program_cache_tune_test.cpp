@@ -193,9 +193,9 @@ TEST_F(ProgramCacheTune, ConflictingOptionsAreUsageErrors) {
                          Path("a.db"));
   EXPECT_EQ(pool.exit_code, 2);
   EXPECT_EQ(pool.output, "beast tune: --compile-jobs needs the program cache (drop --no-cache)\n");
-  auto empty_env = RunCommand("BEAST_CACHE_DIR= " + BeastBinary() +
-                          " tune --compile-jobs 2 --db " + Path("a.db") +
-                          " --template gemm/tiled --problem gemm:M=24,N=32,K=40");
+  auto empty_env =
+      RunCommand("BEAST_CACHE_DIR= " + BeastBinary() + " tune --compile-jobs 2 --db " +
+                 Path("a.db") + " --template gemm/tiled --problem gemm:M=24,N=32,K=40");
   EXPECT_EQ(empty_env.exit_code, 2);
   EXPECT_EQ(empty_env.output,
             "beast tune: --compile-jobs needs the program cache (BEAST_CACHE_DIR is set empty)\n");
