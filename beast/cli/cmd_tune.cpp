@@ -147,11 +147,13 @@ std::vector<std::string> Without(const Argv& argv, const std::set<std::string>& 
 // a cache of its own without moving every other program's XDG cache), else
 // $XDG_CACHE_HOME/beast/programs, else ~/.cache/beast/programs (XDG's
 // default): one cache for every run and database of the user, as compilers'
-// caches are; "" (no cache) when none of them is set.
+// caches are; "" (no cache) when none of them is set. A relative
+// XDG_CACHE_HOME is ignored, as the XDG spec says (and the exported
+// library's cache does).
 std::string DefaultCacheDir() {
   if (const char* own = std::getenv("BEAST_CACHE_DIR")) return own;
   const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg) return std::string(xdg) + "/beast/programs";
+  if (xdg && xdg[0] == '/') return std::string(xdg) + "/beast/programs";
   const char* home = std::getenv("HOME");
   if (home && *home) return std::string(home) + "/.cache/beast/programs";
   return "";
