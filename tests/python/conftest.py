@@ -1,10 +1,10 @@
 """Shared by the Python tests: private caches for every beast process they
 start (no test reads or writes beast's caches in the user's ~/.cache, or
-depends on an earlier run's), and the helpers several test files use: a database made from
-the store's own schema, a row inserter, the analysis CLI run in-process, and
-the renderer's environment (the fixture `env`; what the render tests share
-besides is render_support.py). Test files import the helpers with
-`from conftest import ...`."""
+depends on an earlier run's), and the helpers several test files use: a
+database made from the store's own schema, a row inserter, the analysis CLI
+run in-process, and the renderer's environment (the fixture `env`; what the
+render tests share besides is render_support.py). Test files import the
+helpers with `from conftest import ...`."""
 
 import os
 import shutil
