@@ -65,7 +65,10 @@ import tempfile
 import time
 import warnings
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:
+    sys.exit("numpy is not installed: run this in kernel_tuner==1.5.0's environment (see the top)")
 
 DEFAULT_STRATEGIES = (
     "genetic_algorithm,pso,firefly_algorithm,basinhopping,dual_annealing,"
@@ -74,9 +77,18 @@ DEFAULT_STRATEGIES = (
 
 
 def load_cache(path):
+    """The cache's JSON; a file that is missing or not a Kernel Tuner cache
+    ends the script with one line naming it."""
     opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
+    try:
+        with opener(path, "rt") as f:
+            cache = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: cannot be read as a Kernel Tuner cache: {e}")
+    missing = [k for k in ("tune_params", "cache", "kernel_name", "problem_size") if k not in cache]
+    if missing:
+        sys.exit(f"{path}: not a Kernel Tuner 1.x cache (no {', '.join(missing)})")
+    return cache
 
 
 def is_number(v):
@@ -204,7 +216,10 @@ def main():
     )
     args = ap.parse_args()
 
-    import kernel_tuner as kt
+    try:
+        import kernel_tuner as kt
+    except ImportError:
+        sys.exit("kernel_tuner is not installed: pip install kernel_tuner==1.5.0 (see the top)")
 
     seed_latin_hypercube()
 
@@ -219,6 +234,7 @@ def main():
         )
 
     cache = load_cache(args.cache)
+    budgets = [int(b) for b in args.budgets.split(",") if b]
     objective = cache.get("objective") or "time"
     if isinstance(objective, list):
         objective = objective[0]
@@ -226,7 +242,6 @@ def main():
     optimum = min(recorded_times)
     restriction, n_space = make_restriction(cache)
     strategies = [s for s in args.strategies.split(",") if s]
-    budgets = [int(b) for b in args.budgets.split(",") if b]
 
     name = os.path.basename(args.cache)
     done = {}
