@@ -13,14 +13,16 @@
 # then three tunings of STEP_SECONDS of measuring plus 45 s of guard each),
 # and a tuning that would end past TOTAL_SECONDS (default 560: the device
 # tool's command limit is 600) is shortened to fit or skipped; it writes
-# seven files to $OUT (the tool brings back eight).
+# eight files to $OUT (the tool brings back eight).
 # Environment: OUT (default /tmp/beast_gpu_out), BEAST_MAX_CONFIGS (per
 # template and problem, default 12), STEP_SECONDS (each tuning's limit,
 # default 75), RESNET_SECONDS (the ResNet tuning's, default STEP_SECONDS),
 # RESNET_TEMPLATES (space-separated conv2d templates; default: all that
 # compute the layers). A build/device/gpu.db carried along is resumed: the
 # configs an earlier lease measured are kept and not measured again.
-# TOTAL_SECONDS: the whole script's limit (default 560).
+# TOTAL_SECONDS: the whole script's limit (default 560). GPU_STEPS: which
+# steps run, of "tests torch resnet sgemm dtypes tensor" (the default, all), so that
+# a short lease can be split into calls that each fit.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/beast_gpu_out}
@@ -28,6 +30,8 @@ MAX_CONFIGS=${BEAST_MAX_CONFIGS:-12}
 STEP=${STEP_SECONDS:-75}
 RESNET_STEP=${RESNET_SECONDS:-$STEP}
 TOTAL=${TOTAL_SECONDS:-560}
+STEPS=" ${GPU_STEPS:-tests torch resnet sgemm dtypes tensor} "
+want() { [[ $STEPS == *" $1 "* ]]; }
 # The measuring seconds a tuning may have so that it ends, with its 45 s of
 # guard, by TOTAL: the wanted $1, or what is left (0: skip it).
 fit() {
@@ -77,25 +81,37 @@ fi
   timeout 30 "$BEAST" devices
 } 2>&1 | tee "$OUT/devices.txt"
 if grep -q '^device_run:' "$OUT/devices.txt"; then exit 3; fi
-timeout 120 "$BUNDLE/bin/cuda_tune_test" 2>&1 | tee "$OUT/gpu_tests.txt" | tail -n 60
-BEAST_BINARY=$BEAST timeout 150 python3 -m pytest -q -p no:cacheprovider \
+want tests && timeout 120 "$BUNDLE/bin/cuda_tune_test" 2>&1 | tee "$OUT/gpu_tests.txt" | tail -n 60
+want torch && BEAST_BINARY=$BEAST timeout 150 python3 -m pytest -q -p no:cacheprovider \
   "$ROOT/tests/pytorch/test_beast_torch_cuda.py" 2>&1 | tee "$OUT/pytorch_cuda.txt" | tail -n 30
 CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NCHW,dtype=f32"
 # --time-budget ends the measuring in time for the summary; timeout guards
 # against a hang beyond it.
 step=$(fit "$RESNET_STEP")
-[ "$step" -gt 0 ] && timeout $((step + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" \
+want resnet && [ "$step" -gt 0 ] && timeout $((step + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" \
   --max-configs "$MAX_CONFIGS" --time-budget "${step}s" "${RESNET_CHOICE[@]}" \
   --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" \
   --problem "conv2d:C=128,H=28,W=28,K=128,$CONV" --problem "conv2d:C=256,H=14,W=14,K=256,$CONV" \
   --problem "conv2d:C=512,H=7,W=7,K=512,$CONV" 2>&1 | tee "$OUT/resnet50_f32.txt" | tail -n 40
 step=$(fit "$STEP")
-[ "$step" -gt 0 ] && timeout $((step + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" \
+want sgemm && [ "$step" -gt 0 ] && timeout $((step + 45)) "$BEAST" tune --device cuda:0 --db "$OUT/gpu.db" \
   --max-configs "$MAX_CONFIGS" --time-budget "${step}s" --baselines nvidia --template gemm/tiled \
   --problem "gemm:M=4096,N=4096,K=4096,transA=0,transB=0,dtype=f32" 2>&1 |
   tee "$OUT/sgemm_4096.txt" | tail -n 20
+# The portable templates in the other dtypes (f64, and f16/bf16 storage),
+# each config validated against the CPU reference: what the f32 runs leave
+# unchecked on a GPU.
 step=$(fit "$STEP")
-[ "$step" -gt 0 ] && BEAST=$BEAST BEAST_MAX_CONFIGS=$MAX_CONFIGS BEAST_TIME_BUDGET="$((step / 2))s" \
+DT_CONV="N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW"
+DT_GEMM="M=1024,N=1024,K=1024,transA=0,transB=0"
+want dtypes && [ "$step" -gt 0 ] && timeout $((step + 45)) "$BEAST" tune --device cuda:0 \
+  --db "$OUT/gpu.db" --max-configs 8 --time-budget "${step}s" --baselines nvidia \
+  --problem "gemm:$DT_GEMM,dtype=f64" --problem "gemm:$DT_GEMM,dtype=f16" \
+  --problem "gemm:$DT_GEMM,dtype=bf16" --problem "conv2d:$DT_CONV,dtype=f64" \
+  --problem "conv2d:$DT_CONV,dtype=f16" --problem "conv2d:$DT_CONV,dtype=bf16" 2>&1 |
+  tee "$OUT/dtypes.txt" | tail -n 60
+step=$(fit "$STEP")
+want tensor && [ "$step" -gt 0 ] && BEAST=$BEAST BEAST_MAX_CONFIGS=$MAX_CONFIGS BEAST_TIME_BUDGET="$((step / 2))s" \
   timeout $((step + 45)) "$ROOT/tests/bench/tensor_core_gpu.sh" "$OUT/gpu.db" 2>&1 |
   tee "$OUT/tensor_cores.txt" | tail -n 20
 # A tuning cut by its timeout leaves gpu.db's write-ahead log beside it (two

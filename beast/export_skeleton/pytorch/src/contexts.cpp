@@ -3,6 +3,7 @@
 // while it is made.
 #include "contexts.h"
 
+#include <ATen/core/grad_mode.h>
 #include <c10/util/Exception.h>
 
 #include <cstdint>
