@@ -93,6 +93,7 @@ bool ClusterSchedule::StartPair(size_t group, const std::atomic<bool>& stop) {
   g.ids[i] = ids;
   PairSummary ps;
   ps.template_name = pair.spec->name;
+  ps.tensor_cores = pair.spec->tensor_cores;
   ps.problem_key = pair.problem->Key();
   ps.space_size = pair.count;
   ps.strategy = pair.strategy;

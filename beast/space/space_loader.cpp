@@ -145,7 +145,7 @@ YAML::Node ParseYaml(const std::string& path, const std::string& text) {
   }
 }
 
-// op, kernel, source, description, layouts, dtypes and backends.
+// op, kernel, source, description, layouts, dtypes, backends and tensor_cores.
 void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& templates_dir,
                 SpaceSpec* spec) {
   std::string op = L.Scalar(L.Required(root, "op", "the space description"), "op");
@@ -199,6 +199,12 @@ void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& 
         L.Fail(item, "backend must be opencl or cuda, not \"" + name + "\"");
     }
     if (spec->backends.empty()) L.Fail(root["backends"], "backends lists no backend");
+  }
+  if (root["tensor_cores"].IsDefined()) {
+    const std::string value = L.Scalar(root["tensor_cores"], "tensor_cores");
+    if (value != "true" && value != "false")
+      L.Fail(root["tensor_cores"], "tensor_cores must be true or false, not \"" + value + "\"");
+    spec->tensor_cores = value == "true";
   }
 }
 
@@ -347,7 +353,7 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
   const YamlReader L(spec.space_path);
   const YAML::Node root = ParseYaml(spec.space_path, space_text);
   L.CheckKeys(root,
-              {"op", "source", "kernel", "layouts", "dtypes", "backends", "description",
+              {"op", "source", "kernel", "layouts", "dtypes", "backends", "tensor_cores", "description",
                "parameters", "derived", "constraints", "launch", "validation"},
               "the space description");
   ReadHeader(L, root, templates_dir, &spec);

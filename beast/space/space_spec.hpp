@@ -63,6 +63,9 @@ struct SpaceSpec {
   // The backends it renders for (`backends:`; both when absent). A template
   // written for one backend's instructions (CUDA's tensor cores) lists it.
   std::vector<Backend> backends = {Backend::kOpenCL, Backend::kCuda};
+  // Whether its arithmetic runs on tensor cores (`tensor_cores: true`): then
+  // the measured FMA peaks are not its roof, and no %peak is shown for it.
+  bool tensor_cores = false;
   std::vector<ParamSpec> params;
   std::vector<DerivedSpec> derived;
   std::vector<ConstraintSpec> constraints;

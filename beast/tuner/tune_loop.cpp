@@ -73,6 +73,7 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   const Problem& problem = *pair.problem;
   PairSummary ps;
   ps.template_name = spec.name;
+  ps.tensor_cores = spec.tensor_cores;
   ps.problem_key = problem.Key();
   ps.space_size = pair.count;
   ps.strategy = pair.strategy;

@@ -49,23 +49,29 @@ void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const Devi
       p.baseline_routine = b->routine;
       p.baseline_ms = b->median_ms.value_or(0);
     }
-    // The roof of the arithmetic the kernel does: fp64's for f64, fp32's
-    // for f32 and for f16/bf16 (storage types summed in float); unknown, no
-    // fraction and no roofline built on it.
-    if (!p.has_best) continue;
-    const double peak =
-        problem.dtype() == DType::kF64 ? summary->peak_gflops_f64 : summary->peak_gflops;
-    if (peak <= 0) continue;
-    p.fraction_of_peak = p.best_gflops / peak;
-    if (summary->bandwidth_gbs > 0) {
-      // The roofline's memory side: every buffer moved once (in the dtype's
-      // bytes), at the bandwidth.
-      const double bytes = static_cast<double>(ReferenceBytesMoved(problem));
-      const double bound = summary->bandwidth_gbs * problem.Flops() / bytes;
-      if (bound < peak) {
-        p.bandwidth_bound_gflops = bound;
-        p.fraction_of_bandwidth_bound = p.best_gflops / bound;
-      }
+    PlaceUnderRoof(problem, *summary, &p);
+  }
+}
+
+void PlaceUnderRoof(const Problem& problem, const TuneSummary& summary, PairSummary* p) {
+  // The roof of the arithmetic the kernel does: fp64's for f64, fp32's for
+  // f32 and for f16/bf16 (storage types summed in float); unknown, no
+  // fraction and no roofline built on it. Tensor cores run many times the
+  // FMA rate (an H200's f16 GEMM winner reached 175% of its fp32 peak), and
+  // their rate is not measured.
+  if (!p->has_best || p->tensor_cores) return;
+  const double peak =
+      problem.dtype() == DType::kF64 ? summary.peak_gflops_f64 : summary.peak_gflops;
+  if (peak <= 0) return;
+  p->fraction_of_peak = p->best_gflops / peak;
+  if (summary.bandwidth_gbs > 0) {
+    // The roofline's memory side: every buffer moved once (in the dtype's
+    // bytes), at the bandwidth.
+    const double bytes = static_cast<double>(ReferenceBytesMoved(problem));
+    const double bound = summary.bandwidth_gbs * problem.Flops() / bytes;
+    if (bound < peak) {
+      p->bandwidth_bound_gflops = bound;
+      p->fraction_of_bandwidth_bound = p->best_gflops / bound;
     }
   }
 }

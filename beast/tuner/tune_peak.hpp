@@ -8,6 +8,7 @@
 #include <string>
 
 #include "beast/problem/device.hpp"
+#include "beast/problem/problem.hpp"
 #include "beast/tuner/tuner.hpp"
 #include "harness/measure/peak_flops.hpp"
 #include "results_db/store.hpp"
@@ -22,5 +23,10 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
 // one: --baselines none measures none) and its fraction of the peak.
 void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const DeviceInfo& device,
                          const std::string& library, TuneSummary* summary);
+
+// A pair's fraction of the peak of its dtype and, where the bandwidth bounds
+// the problem below that peak, of the bandwidth bound; none for a template
+// on tensor cores (their peak is not measured) or a pair without a winner.
+void PlaceUnderRoof(const Problem& problem, const TuneSummary& summary, PairSummary* pair);
 
 }  // namespace beast

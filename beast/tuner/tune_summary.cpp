@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "beast/tuner/tune_baselines.hpp"
 
@@ -236,6 +237,15 @@ std::string FooterLines(const TuneSummary& s) {
     out += line;
   } else if (!s.peak_error.empty()) {
     out += "%peak: n/a, the peak microbenchmark failed: " + s.peak_error + "\n";
+  }
+  std::set<std::string> on_tensor_cores;
+  for (const PairSummary& p : s.pairs)
+    if (p.tensor_cores) on_tensor_cores.insert(p.template_name);
+  if (!on_tensor_cores.empty()) {
+    std::string names;
+    for (const std::string& name : on_tensor_cores) names += (names.empty() ? "" : ", ") + name;
+    out += "%peak: n/a for " + names +
+           " (tensor cores): their roof is the tensor cores' rate, which beast does not measure\n";
   }
   if (s.peak_gflops_f64 > 0 &&
       s.pairs.end() != std::find_if(s.pairs.begin(), s.pairs.end(), [](const PairSummary& p) {

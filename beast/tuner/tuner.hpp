@@ -151,7 +151,11 @@ struct PairSummary {
   // (0 when none): baseline_ms / best_ms is the speed-up over the library.
   std::string baseline_library, baseline_routine;
   double baseline_ms = 0;
-  // best_gflops / the device's measured peak; 0 when either is unknown.
+  // The template computes on tensor cores: the measured FMA peaks are not
+  // its roof (SpaceSpec::tensor_cores).
+  bool tensor_cores = false;
+  // best_gflops / the device's measured peak; 0 when either is unknown or
+  // the template runs on tensor cores.
   double fraction_of_peak = 0;
   // Where moving the problem's buffers once at the measured bandwidth bounds
   // it below the peak (a memory-bound problem): that bound in GFLOP/s and

@@ -4,13 +4,15 @@
 # (CudaGpu.*, what `ctest -L gpu` runs) and beast_torch's CUDA tests
 # (tests/pytorch/test_beast_torch_cuda.py, with the machine's PyTorch: its
 # fixture tunes on the GPU, exports with --pytorch and builds the extension
-# there), then the tunings — ResNet-50's four 3x3 layers at N=32 (f32, NCHW, every conv2d
-# template that computes them) beside cuDNN, and a 4096^3 SGEMM (gemm/tiled)
-# beside cuBLAS — each summary and JSON written to $OUT (what the device
-# tool brings back), then the tensor-core bench (tests/bench/tensor_core_gpu.sh).
+# there), then the tunings — ResNet-50's four 3x3 layers at N=32 (f32, NCHW,
+# every conv2d template that computes them) beside cuDNN, a 4096^3 SGEMM
+# (gemm/tiled) beside cuBLAS, and the 64-channel layer and a 1024^3 GEMM in
+# f64, f16 and bf16 on every template — each summary written to $OUT (what
+# the device tool brings back), then the tensor-core bench
+# (tests/bench/tensor_core_gpu.sh).
 # It stops within seconds when a library, Jinja2 or the GPU is missing.
 # Each step is bounded (at most 120 s of GPU tests and 150 s of beast_torch's,
-# then three tunings of STEP_SECONDS of measuring plus 45 s of guard each),
+# then four tunings of STEP_SECONDS of measuring plus 45 s of guard each),
 # and a tuning that would end past TOTAL_SECONDS (default 560: the device
 # tool's command limit is 600) is shortened to fit or skipped; it writes
 # eight files to $OUT (the tool brings back eight).

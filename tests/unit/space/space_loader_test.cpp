@@ -36,6 +36,9 @@ TEST(SpaceLoader, AnUnknownBackendIsNamedWithItsLine) {
   EXPECT_EQ(LoadError(t, std::string(kHead) + "backends: []\n" +
                              "parameters:\n  - {name: A, values: [1, 2]}\n" + kLaunch),
             "FILE:4: backends lists no backend");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "tensor_cores: yes please\n" +
+                             "parameters:\n  - {name: A, values: [1, 2]}\n" + kLaunch),
+            "FILE:4: tensor_cores must be true or false, not \"yes please\"");
 }
 
 TEST(SpaceLoader, ReportsFileAndLine) {

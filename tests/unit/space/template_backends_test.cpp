@@ -3,7 +3,8 @@
 // and takes f16 and bf16. WhyNotApplicable names what a template lacks for a
 // problem on a backend, BoundSpace refuses such a pair with that reason,
 // and device_cuda_cc is the compute capability a space may require (gemm/mma:
-// 8.0). (An unknown backend in a space file: space_loader_test.)
+// 8.0). The tensor-core templates say so (`tensor_cores: true`). (An unknown
+// backend in a space file: space_loader_test.)
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,6 +26,9 @@ TEST(TemplateBackends, WhyNotApplicableNamesWhatTheTemplateLacks) {
   const SpaceSpec tiled = SpaceSpec::Load(kTemplates, "gemm/tiled");
   EXPECT_EQ(mma.backends, (std::vector<Backend>{Backend::kCuda}));
   EXPECT_EQ(tiled.backends, (std::vector<Backend>{Backend::kOpenCL, Backend::kCuda}));
+  EXPECT_TRUE(mma.tensor_cores);
+  EXPECT_TRUE(SpaceSpec::Load(kTemplates, "conv2d/implicit_gemm_mma").tensor_cores);
+  EXPECT_FALSE(tiled.tensor_cores);
   const Problem half = Problem::Parse(kHalf);
   EXPECT_EQ(WhyNotApplicable(mma, half, Backend::kCuda), "");
   EXPECT_EQ(WhyNotApplicable(mma, half, Backend::kOpenCL),

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "beast/tuner/tune_peak.hpp"
+
 #include <string>
 
 namespace beast {
@@ -71,6 +73,34 @@ TEST(TuneSummaryLayout, AMemoryBoundWinnerIsMeasuredAgainstTheBandwidthBound) {
       << text;
   EXPECT_NE(text.find("bandwidth: 40.0 GB/s, measured by STREAM (best: triad 128 MiB per "
                       "array)\n"),
+            std::string::npos)
+      << text;
+}
+
+// A tensor-core winner is not measured against the FMA peak (on an H200 an
+// f16 gemm/mma winner reached 175% of the fp32 peak); an FMA one is, and the
+// footer says which templates have no %peak.
+TEST(TuneSummaryLayout, ATensorCoreWinnerHasNoPercentOfTheFmaPeak) {
+  TuneSummary s;
+  s.peak_gflops = 1000;
+  s.peak_method = "FMA chains";
+  s.peak_variant = "chains=16";
+  const Problem problem = Problem::Parse("gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f16");
+  PairSummary fma = Pair("gemm/tiled");
+  fma.best_gflops = 500;
+  PairSummary mma = Pair("gemm/mma");
+  mma.tensor_cores = true;
+  mma.best_gflops = 1750;
+  PlaceUnderRoof(problem, s, &fma);
+  PlaceUnderRoof(problem, s, &mma);
+  EXPECT_DOUBLE_EQ(fma.fraction_of_peak, 0.5);
+  EXPECT_EQ(mma.fraction_of_peak, 0);
+  s.pairs = {fma, mma, mma};
+  const std::string text = FormatTuneSummary(s);
+  EXPECT_NE(text.find(" 50.0%  MWG=16\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    n/a  MWG=16\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n%peak: n/a for gemm/mma (tensor cores): their roof is the tensor cores' "
+                      "rate, which beast does not measure\n"),
             std::string::npos)
       << text;
 }
