@@ -353,8 +353,8 @@ SpaceSpec SpaceSpec::Load(const std::string& templates_dir, const std::string& n
   const YamlReader L(spec.space_path);
   const YAML::Node root = ParseYaml(spec.space_path, space_text);
   L.CheckKeys(root,
-              {"op", "source", "kernel", "layouts", "dtypes", "backends", "tensor_cores", "description",
-               "parameters", "derived", "constraints", "launch", "validation"},
+              {"op", "source", "kernel", "layouts", "dtypes", "backends", "tensor_cores",
+               "description", "parameters", "derived", "constraints", "launch", "validation"},
               "the space description");
   ReadHeader(L, root, templates_dir, &spec);
   ReadBody(L, root, &spec);

@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "beast/tuner/tune_peak.hpp"
-
 #include <string>
+
+#include "beast/tuner/tune_peak.hpp"
 
 namespace beast {
 namespace {
