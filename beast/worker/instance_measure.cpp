@@ -36,9 +36,10 @@ Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& pr
                         const std::string& source, const std::string& kernel_name,
                         const harness::LaunchGeometry& geometry,
                         const harness::LaunchSequence& stages, const harness::BenchmarkPlan& plan,
-                        const OnBuilt& on_built, int winograd_tile) {
+                        const OnBuilt& on_built, int winograd_tile,
+                        const std::string& build_options) {
   Outcome out;
-  harness::OpenClBuildResult build = context.Build(source, "");
+  harness::OpenClBuildResult build = context.Build(source, build_options);
   out.compile_ms = build.compile_ms;
   out.from_cache = build.from_cache;
   if (!build.ok) {

@@ -65,13 +65,15 @@ struct Outcome {
 using OnBuilt = std::function<std::optional<std::string>(double compile_ms,
                                                          const CompiledResources& resources)>;
 
-// Builds `source`, runs `stages` then `kernel_name` (one launch, timed
-// whole), validates the output and times it.
+// Builds `source` (with clBuildProgram `build_options`: the tuner passes
+// none), runs `stages` then `kernel_name` (one launch, timed whole),
+// validates the output and times it.
 Outcome MeasureInstance(harness::OpenClContext& context, const DeviceProblem& problem,
                         const std::string& source, const std::string& kernel_name,
                         const harness::LaunchGeometry& geometry,
                         const harness::LaunchSequence& stages, const harness::BenchmarkPlan& plan,
-                        const OnBuilt& on_built = nullptr, int winograd_tile = 0);
+                        const OnBuilt& on_built = nullptr, int winograd_tile = 0,
+                        const std::string& build_options = "");
 
 // Makes the kernels of a program bound to the problem's buffers and the
 // workspace (StagedKernel).

@@ -100,26 +100,35 @@ class Sweep : public ::testing::TestWithParam<Target> {
   static void SetUpTestSuite() { shared_ = std::make_unique<Shared>(); }
   static void TearDownTestSuite() { shared_.reset(); }
 
-  // The default suite builds its kernels without LLVM's optimizations
-  // (POCL_EXTRA_BUILD_FLAGS, which PoCL reads at each build and hashes into
-  // its cache key): on a cold kernel cache, as on a new machine, a config's
-  // build is most of what the sweep costs, and unoptimized it is about a
-  // third shorter (a golden sweep: 15 s instead of 22 s, 2026-11-28). The
-  // full sweep (label sweep) keeps the optimized builds, so the templates
-  // meet both. Winograd keeps them here too: unoptimized, its private
-  // arrays stay on the stack of PoCL's work-group function and a config of
-  // 2,304 work-items per group crashes (SIGSEGV); a new template with large
-  // private arrays per work-item may need the same exception (the crash ends
-  // its CTest entry, which names the template). A value the user set stands.
-  void SetUp() override {
-#ifndef BEAST_FULL_SWEEP
-    static const bool user_set = std::getenv("POCL_EXTRA_BUILD_FLAGS") != nullptr;
-    if (user_set) return;
-    if (IsWinograd(GetParam().template_name)) {
-      unsetenv("POCL_EXTRA_BUILD_FLAGS");
-    } else {
-      setenv("POCL_EXTRA_BUILD_FLAGS", "-cl-opt-disable", /*overwrite=*/1);
-    }
+  // The default suite builds most kernels without LLVM's optimizations
+  // (-cl-opt-disable): on a cold kernel cache, as on a new machine, a
+  // config's build is most of what the sweep costs, and unoptimized it is
+  // about a third shorter (a golden sweep: 15 s instead of 22 s,
+  // 2026-11-28). The full sweep (label sweep) builds every kernel optimized,
+  // so the templates meet both. Built optimized here too:
+  // - Winograd: unoptimized, its private arrays stay on the stack of PoCL's
+  //   work-group function and a config of 2,304 work-items per group crashes
+  //   (SIGSEGV); a new template with large private arrays per work-item may
+  //   need the same exception (the crash ends its CTest entry, which names
+  //   the template);
+  // - problems of more than kUnoptimizedFlops, where running the kernel
+  //   costs more than building it: unoptimized, DeepBench's depthwise 5x5 to
+  //   11x11 layers (38-39 MFLOP) ran 0.7-1.5 s a config in implicit_gemm.
+  //   With them optimized the default sweeps took 251 s instead of 260 s on
+  //   a cold kernel cache and 48 s instead of 87 s on a warm one
+  //   (`ctest -j2 -LE sweep -R Sweep`, 2026-11-28).
+  // The options go to clBuildProgram, not through POCL_EXTRA_BUILD_FLAGS,
+  // which PoCL reads once a process; a value the user gives that variable
+  // is added to them.
+  static constexpr double kUnoptimizedFlops = 24e6;
+  std::string BuildOptions(const Problem& problem) const {
+#ifdef BEAST_FULL_SWEEP
+    (void)problem;
+    return "";
+#else
+    const bool optimized =
+        IsWinograd(GetParam().template_name) || problem.Flops() > kUnoptimizedFlops;
+    return optimized ? "" : "-cl-opt-disable";
 #endif
   }
 
@@ -222,9 +231,9 @@ class Sweep : public ::testing::TestWithParam<Target> {
         geometry.local[d] = instance.local[d];
       }
       auto start = std::chrono::steady_clock::now();
-      Outcome outcome = MeasureInstance(ctx, device_problem, source, spec.kernel_name, geometry,
-                                        SequenceOf(instance), once, nullptr,
-                                        static_cast<int>(instance.winograd_tile));
+      Outcome outcome = MeasureInstance(
+          ctx, device_problem, source, spec.kernel_name, geometry, SequenceOf(instance), once,
+          nullptr, static_cast<int>(instance.winograd_tile), BuildOptions(problem));
       if (getenv("BEAST_SWEEP_TRACE")) {  // where the sweep's time goes
         std::fprintf(
             stderr, "%.3f s (build %.3f s) %s %s [%s]\n",
