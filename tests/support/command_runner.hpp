@@ -46,19 +46,15 @@ inline std::string BeastBinary() { return std::string(BEAST_TEST_BINARY_DIR) + "
 // cache start empty in every test and are removed with it. PoCL's kernel
 // cache stays shared (test_environment.hpp). These tests check what the
 // pipeline does, not how fast a kernel runs, so PoCL builds their kernels
-// without LLVM's optimizations (POCL_EXTRA_BUILD_FLAGS, for every process of
-// a test executable that includes this header: the beast processes it
-// starts and its own): CTest took 535 s instead of 614 s with their kernels
-// not cached (2026-11-28). The correctness sweeps run kernels in-process
-// without this header and choose for themselves (correctness_sweep_test.cpp).
-// Unoptimized, a kernel's private arrays stay on the stack of PoCL's
-// work-group function: a Winograd config of 2,304 work-items per group
-// crashes so (SIGSEGV) where the optimized build runs; no test here measures
-// such a config, and one that must would set POCL_EXTRA_BUILD_FLAGS= (empty)
-// itself.
+// unoptimized (BuildPoclKernelsUnoptimized, for every process of a test
+// executable that includes this header: the beast processes it starts and
+// its own): CTest took 535 s instead of 614 s with their kernels not cached
+// (2026-11-28). The correctness sweeps run kernels in-process without this
+// header and choose for themselves (correctness_sweep_test.cpp). No test
+// here measures a config that crashes unoptimized (test_environment.hpp);
+// one that must would set POCL_EXTRA_BUILD_FLAGS= (empty) itself.
 inline const std::string kPrivateCacheHome = [] {
-  SetTestEnvironment();
-  setenv("POCL_EXTRA_BUILD_FLAGS", "-cl-opt-disable", /*overwrite=*/0);
+  BuildPoclKernelsUnoptimized();
   const pid_t owner = getpid();
   const std::filesystem::path home =
       std::filesystem::temp_directory_path() / ("beast_test_cache_" + std::to_string(owner));

@@ -19,6 +19,11 @@ void SetTestEnvironment() {
   (void)done;
 }
 
+void BuildPoclKernelsUnoptimized() {
+  SetTestEnvironment();
+  setenv("POCL_EXTRA_BUILD_FLAGS", "-cl-opt-disable", /*overwrite=*/0);
+}
+
 namespace {
 const bool kSetBeforeMain = (SetTestEnvironment(), true);
 }  // namespace
