@@ -59,6 +59,7 @@ Json PairJson(const PairSummary& p) {
           {"recovered", p.recovered},
           {"best", best},
           {"baseline", baseline},
+          {"tensor_cores", p.tensor_cores},
           {"fraction_of_peak", PositiveOrNull(p.fraction_of_peak)},
           {"bandwidth_bound_gflops", PositiveOrNull(p.bandwidth_bound_gflops)},
           {"fraction_of_bandwidth_bound", PositiveOrNull(p.fraction_of_bandwidth_bound)},

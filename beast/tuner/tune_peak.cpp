@@ -57,13 +57,14 @@ void PlaceUnderRoof(const Problem& problem, const TuneSummary& summary, PairSumm
   // The roof of the arithmetic the kernel does: fp64's for f64, fp32's for
   // f32 and for f16/bf16 (storage types summed in float); unknown, no
   // fraction and no roofline built on it. Tensor cores run many times the
-  // FMA rate (an H200's f16 GEMM winner reached 175% of its fp32 peak), and
-  // their rate is not measured.
-  if (!p->has_best || p->tensor_cores) return;
+  // FMA rate (an H200's bf16 GEMM winner reached 175% of its fp32 peak) and
+  // their rate is not measured: no fraction of the peak for them, but the
+  // memory roof still holds (below the FMA peak, it is below theirs too).
+  if (!p->has_best) return;
   const double peak =
       problem.dtype() == DType::kF64 ? summary.peak_gflops_f64 : summary.peak_gflops;
   if (peak <= 0) return;
-  p->fraction_of_peak = p->best_gflops / peak;
+  if (!p->tensor_cores) p->fraction_of_peak = p->best_gflops / peak;
   if (summary.bandwidth_gbs > 0) {
     // The roofline's memory side: every buffer moved once (in the dtype's
     // bytes), at the bandwidth.

@@ -24,9 +24,10 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
 void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const DeviceInfo& device,
                          const std::string& library, TuneSummary* summary);
 
-// A pair's fraction of the peak of its dtype and, where the bandwidth bounds
-// the problem below that peak, of the bandwidth bound; none for a template
-// on tensor cores (their peak is not measured) or a pair without a winner.
+// A pair's fraction of the peak of its dtype (none for a template on tensor
+// cores: their peak is not measured) and, where the bandwidth bounds the
+// problem below that peak, of the bandwidth bound; nothing for a pair
+// without a winner.
 void PlaceUnderRoof(const Problem& problem, const TuneSummary& summary, PairSummary* pair);
 
 }  // namespace beast

@@ -241,7 +241,7 @@ std::string FooterLines(const TuneSummary& s) {
   std::set<std::string> on_tensor_cores;
   for (const PairSummary& p : s.pairs)
     if (p.tensor_cores) on_tensor_cores.insert(p.template_name);
-  if (!on_tensor_cores.empty()) {
+  if (!on_tensor_cores.empty() && s.peak_gflops > 0) {
     std::string names;
     for (const std::string& name : on_tensor_cores) names += (names.empty() ? "" : ", ") + name;
     out += "%peak: n/a for " + names +

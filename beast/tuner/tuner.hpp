@@ -155,7 +155,8 @@ struct PairSummary {
   // its roof (SpaceSpec::tensor_cores).
   bool tensor_cores = false;
   // best_gflops / the device's measured peak; 0 when either is unknown or
-  // the template runs on tensor cores.
+  // the template runs on tensor cores (the bandwidth bound below still
+  // applies to it).
   double fraction_of_peak = 0;
   // Where moving the problem's buffers once at the measured bandwidth bounds
   // it below the peak (a memory-bound problem): that bound in GFLOP/s and

@@ -100,9 +100,10 @@ want sgemm && [ "$step" -gt 0 ] && timeout $((step + 45)) "$BEAST" tune --device
   --max-configs "$MAX_CONFIGS" --time-budget "${step}s" --baselines nvidia --template gemm/tiled \
   --problem "gemm:M=4096,N=4096,K=4096,transA=0,transB=0,dtype=f32" 2>&1 |
   tee "$OUT/sgemm_4096.txt" | tail -n 20
-# The portable templates in the other dtypes (f64, and f16/bf16 storage),
-# each config validated against the CPU reference: what the f32 runs leave
-# unchecked on a GPU.
+# Every template in the other dtypes (f64, and f16/bf16 storage; 8 configs
+# a pair, not BEAST_MAX_CONFIGS), each config validated against the CPU
+# reference: the portable templates' f64/f16/bf16 kernels are what the
+# other steps leave unchecked on a GPU.
 step=$(fit "$STEP")
 DT_CONV="N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=NCHW"
 DT_GEMM="M=1024,N=1024,K=1024,transA=0,transB=0"

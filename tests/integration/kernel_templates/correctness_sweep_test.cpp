@@ -119,7 +119,7 @@ class Sweep : public ::testing::TestWithParam<Target> {
   //   (`ctest -j2 -LE sweep -R Sweep`, 2026-11-28).
   // The options go to clBuildProgram, not through POCL_EXTRA_BUILD_FLAGS,
   // which PoCL reads once a process; a value the user gives that variable
-  // is added to them.
+  // is added to them (and -cl-opt-disable there would crash Winograd's).
   static constexpr double kUnoptimizedFlops = 24e6;
   std::string BuildOptions(const Problem& problem) const {
 #ifdef BEAST_FULL_SWEEP

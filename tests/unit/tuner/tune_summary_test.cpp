@@ -77,14 +77,18 @@ TEST(TuneSummaryLayout, AMemoryBoundWinnerIsMeasuredAgainstTheBandwidthBound) {
       << text;
 }
 
-// A tensor-core winner is not measured against the FMA peak (on an H200 an
-// f16 gemm/mma winner reached 175% of the fp32 peak); an FMA one is, and the
-// footer says which templates have no %peak.
+// A tensor-core winner is not measured against the FMA peak (on an H200 a
+// bf16 gemm/mma winner reached 175% of the fp32 peak), but still against the
+// memory roof; an FMA one against both, and the footer says which templates
+// have no %peak.
 TEST(TuneSummaryLayout, ATensorCoreWinnerHasNoPercentOfTheFmaPeak) {
   TuneSummary s;
   s.peak_gflops = 1000;
   s.peak_method = "FMA chains";
   s.peak_variant = "chains=16";
+  // 64^3 in f16: 524,288 FLOP over 3 x 8 KiB = 21.3 FLOP/byte, so 1 GB/s
+  // bounds it at 21.3 GFLOP/s, below the peak.
+  s.bandwidth_gbs = 1;
   const Problem problem = Problem::Parse("gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f16");
   PairSummary fma = Pair("gemm/tiled");
   fma.best_gflops = 500;
@@ -95,6 +99,8 @@ TEST(TuneSummaryLayout, ATensorCoreWinnerHasNoPercentOfTheFmaPeak) {
   PlaceUnderRoof(problem, s, &mma);
   EXPECT_DOUBLE_EQ(fma.fraction_of_peak, 0.5);
   EXPECT_EQ(mma.fraction_of_peak, 0);
+  EXPECT_NEAR(mma.bandwidth_bound_gflops, 524288.0 / (3 * 8192), 1e-9);
+  EXPECT_NEAR(mma.fraction_of_bandwidth_bound, 1750 / (524288.0 / (3 * 8192)), 1e-9);
   s.pairs = {fma, mma, mma};
   const std::string text = FormatTuneSummary(s);
   EXPECT_NE(text.find(" 50.0%  MWG=16\n"), std::string::npos) << text;

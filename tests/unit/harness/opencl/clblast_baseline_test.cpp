@@ -23,7 +23,8 @@ namespace {
 
 // CLBlast's kernels are large: with PoCL's kernel cache cold this test took
 // 41 s with them optimized and 12 s without (2026-11-28), and it checks
-// their results, not their speed.
+// their results, not their speed (the peak kernel's GFLOP/s printed here is
+// an unoptimized build's too).
 const bool kUnoptimizedBuilds = (testing::BuildPoclKernelsUnoptimized(), true);
 
 harness::BenchmarkPlan QuickPlan() {
