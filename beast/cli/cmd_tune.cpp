@@ -288,10 +288,14 @@ void ReadCompiling(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
   o->cache_dir = a.no_cache ? "" : Given(app, "--cache-dir") ? a.cache_dir : DefaultCacheDir();
   if (Given(app, "--compile-jobs") && a.compile_jobs < 0)
     throw Error(ErrorCode::kBadArgument, "--compile-jobs must not be negative");
-  if (a.compile_jobs > 0 && o->cache_dir.empty())
-    throw Error(ErrorCode::kBadArgument,
-                std::string("--compile-jobs needs the program cache (") +
-                    (a.no_cache ? "drop --no-cache" : "BEAST_CACHE_DIR is set empty") + ")");
+  if (a.compile_jobs > 0 && o->cache_dir.empty()) {
+    // Which of the ways to an empty cache this run took.
+    const std::string why = a.no_cache                       ? "drop --no-cache"
+                            : Given(app, "--cache-dir")      ? "--cache-dir is empty"
+                            : std::getenv("BEAST_CACHE_DIR") ? "BEAST_CACHE_DIR is set empty"
+                                                             : "set BEAST_CACHE_DIR or HOME";
+    throw Error(ErrorCode::kBadArgument, "--compile-jobs needs the program cache (" + why + ")");
+  }
   o->compile_jobs = static_cast<int>(a.compile_jobs);
 }
 

@@ -145,6 +145,15 @@ YAML::Node ParseYaml(const std::string& path, const std::string& text) {
   }
 }
 
+// A yes-or-no field, `true` or `false`; anything else is a bad input naming
+// `what` and its line.
+bool ReadFlag(const YamlReader& L, const YAML::Node& node, const std::string& what) {
+  const std::string value = L.Scalar(node, what);
+  if (value != "true" && value != "false")
+    L.Fail(node, what + " must be true or false, not \"" + value + "\"");
+  return value == "true";
+}
+
 // op, kernel, source, description, layouts, dtypes, backends and tensor_cores.
 void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& templates_dir,
                 SpaceSpec* spec) {
@@ -200,12 +209,8 @@ void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& 
     }
     if (spec->backends.empty()) L.Fail(root["backends"], "backends lists no backend");
   }
-  if (root["tensor_cores"].IsDefined()) {
-    const std::string value = L.Scalar(root["tensor_cores"], "tensor_cores");
-    if (value != "true" && value != "false")
-      L.Fail(root["tensor_cores"], "tensor_cores must be true or false, not \"" + value + "\"");
-    spec->tensor_cores = value == "true";
-  }
+  if (root["tensor_cores"].IsDefined())
+    spec->tensor_cores = ReadFlag(L, root["tensor_cores"], "tensor_cores");
 }
 
 // parameters, derived values and constraints.
@@ -276,13 +281,8 @@ void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
       s.when = stage["when"].IsDefined()
                    ? ParseExprAt(L, stage["when"], "launch before " + s.kernel + " when")
                    : Expr::Parse("1");
-      if (stage["prepare"].IsDefined()) {
-        const std::string flag =
-            L.Scalar(stage["prepare"], "launch before " + s.kernel + " prepare");
-        if (flag != "true" && flag != "false")
-          L.Fail(stage["prepare"], "launch before " + s.kernel + " prepare must be true or false");
-        s.prepare = flag == "true";
-      }
+      if (stage["prepare"].IsDefined())
+        s.prepare = ReadFlag(L, stage["prepare"], "launch before " + s.kernel + " prepare");
       // Prepare stages run once, before the rest: listed first, so the
       // order in the file is the order of every run.
       if (s.prepare && !spec->stages_before.empty() && !spec->stages_before.back().prepare)

@@ -85,6 +85,8 @@ def load_cache(path):
             cache = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f"{path}: cannot be read as a Kernel Tuner cache: {e}")
+    if not isinstance(cache, dict):
+        sys.exit(f"{path}: not a Kernel Tuner cache (its JSON is not an object)")
     missing = [k for k in ("tune_params", "cache", "kernel_name", "problem_size") if k not in cache]
     if missing:
         sys.exit(f"{path}: not a Kernel Tuner 1.x cache (no {', '.join(missing)})")
@@ -234,7 +236,10 @@ def main():
         )
 
     cache = load_cache(args.cache)
-    budgets = [int(b) for b in args.budgets.split(",") if b]
+    try:
+        budgets = [int(b) for b in args.budgets.split(",") if b]
+    except ValueError:
+        ap.error(f"--budgets {args.budgets}: not a comma-separated list of whole numbers")
     objective = cache.get("objective") or "time"
     if isinstance(objective, list):
         objective = objective[0]

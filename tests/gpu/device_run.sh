@@ -23,8 +23,8 @@
 # compute the layers). A build/device/gpu.db carried along is resumed: the
 # configs an earlier lease measured are kept and not measured again.
 # TOTAL_SECONDS: the whole script's limit (default 560). GPU_STEPS: which
-# steps run, of "tests torch resnet sgemm dtypes tensor" (the default, all), so that
-# a short lease can be split into calls that each fit.
+# steps run, of "tests torch resnet sgemm dtypes tensor" (the default, all),
+# so that a short lease can be split into calls that each fit.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/beast_gpu_out}

@@ -205,6 +205,18 @@ TEST_F(ProgramCacheTune, ConflictingOptionsAreUsageErrors) {
   EXPECT_EQ(empty_env.exit_code, 2);
   EXPECT_EQ(empty_env.output,
             "beast tune: --compile-jobs needs the program cache (BEAST_CACHE_DIR is set empty)\n");
+  auto empty_option =
+      RunCommand(BeastBinary() + " tune --compile-jobs 2 --cache-dir '' --db " + Path("a.db") +
+                 " --template gemm/tiled --problem gemm:M=24,N=32,K=40");
+  EXPECT_EQ(empty_option.exit_code, 2);
+  EXPECT_EQ(empty_option.output,
+            "beast tune: --compile-jobs needs the program cache (--cache-dir is empty)\n");
+  auto nowhere = RunCommand("env -u BEAST_CACHE_DIR -u XDG_CACHE_HOME -u HOME " + BeastBinary() +
+                            " tune --compile-jobs 2 --db " + Path("a.db") +
+                            " --template gemm/tiled --problem gemm:M=24,N=32,K=40");
+  EXPECT_EQ(nowhere.exit_code, 2);
+  EXPECT_EQ(nowhere.output,
+            "beast tune: --compile-jobs needs the program cache (set BEAST_CACHE_DIR or HOME)\n");
   auto negative = RunCommand(BeastBinary() +
                              " tune --template gemm/tiled --problem gemm:M=24,N=32,K=40"
                              " --compile-jobs -1 --db " +

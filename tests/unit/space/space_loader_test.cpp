@@ -172,7 +172,7 @@ TEST(SpaceLoader, LaunchesBeforeTheKernelAndTheirWorkspace) {
   EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
                                   "    - {kernel: k_first, global: [1], local: [1], prepare: 1}\n"
                                   "  workspace_bytes: 4\n"),
-            "FILE:10: launch before k_first prepare must be true or false");
+            "FILE:10: launch before k_first prepare must be true or false, not \"1\"");
   EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
                                   "    - {kernel: k_first, global: [1], local: [1]}\n"
                                   "    - {kernel: k_w, global: [1], local: [1], prepare: true}\n"

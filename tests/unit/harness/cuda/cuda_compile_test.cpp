@@ -116,8 +116,8 @@ TEST(CudaCompile, EveryTemplateCompilesForSm80AndSm90OnEveryPath) {
   std::vector<std::string> names = SpaceSpec::List(templates_dir);
   ASSERT_FALSE(names.empty());
   std::vector<Job> jobs;
-  // Per template, the flag values its compiled configs hold (either arch).
-  // Per template and arch, the flag values its compiled configs hold.
+  // Per template (either arch), and per template and arch ("name sm_80"),
+  // the flag values its compiled configs hold.
   std::map<std::string, std::set<std::pair<std::string, int64_t>>> compiled_values;
   std::map<std::string, std::string> per_template;  // configs per problem, for the log
   for (const auto& name : names) {
