@@ -231,6 +231,30 @@ TEST_F(CudaGpu, TheTensorCoreConvIsCorrectOnEveryPathBesideCudnn) {
   EXPECT_EQ(library, count);
 }
 
+// Split-K (SPLITK > 1: blocks share a tile's reduction, the last to arrive
+// adds the partials) is correct on the GPU, where blocks really run
+// together and the arrival counters and fences matter: the CPU emulator
+// runs blocks one after another (tests/python/test_tensor_core_emulation.py).
+TEST_F(CudaGpu, TheTensorCoreSplitKIsCorrectWhereBlocksRunTogether) {
+  std::string problems;
+  int count = 0;
+  for (const char* dtype : {"f16", "bf16", "f32,math=tf32"}) {
+    problems += std::string(" --problem gemm:M=200,N=136,K=1000,dtype=") + dtype;
+    for (const char* layout : {"NHWC", "NCHW"}) {
+      problems += std::string(" --problem conv2d:N=3,C=128,H=7,W=7,K=72,R=3,S=3,pad=1,bias=1") +
+                  ",layout=" + layout + ",dtype=" + dtype;
+    }
+    count += 3;
+  }
+  testing::CommandResult run =
+      RunCommand(BeastBinary() + " tune --device cuda:0 --template gemm/mma" +
+                 " --template conv2d/implicit_gemm_mma" + problems +
+                 " --constraint \"hard: SPLITK > 1\" --max-configs 6 --baselines none --db " + db_ +
+                 " --cache-dir " + (dir_ / "cache").string() + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  ExpectOkOrPruned(count, 6);
+}
+
 TEST_F(CudaGpu, ACrashAHangAndAWrongAnswerAreRecordedAndTheRunGoesOn) {
   testing::CommandResult run =
       RunCommand(BeastBinary() + " tune --device cuda:0 --templates " + kTestTemplates +

@@ -10,15 +10,16 @@ exactly, on small integers). Not checked: register pressure, spills,
 performance, the hardware's own summation order (those need the GPU:
 tests/gpu/cuda_tune_test.cpp, tests/bench/tensor_core_gpu.sh).
 
-By default a fixed, stratified set runs (123 tests, about 9 s on 2 cores,
-15 s on one; each case its own test id, the emulations started together on
-every core by the `emulated` fixture): gemm/mma in f16, bf16 and f32+TF32
-over all 8 (trans_a, trans_b, col_major) combinations with tails in M, N, K;
+By default a fixed, stratified set runs (134 tests, about 11 s on 2 cores;
+each case its own test id, the emulations started together on every core
+by the `emulated` fixture): gemm/mma in f16, bf16 and f32+TF32 over all 8
+(trans_a, trans_b, col_major) combinations with tails in M, N, K;
 conv2d/implicit_gemm_mma in NHWC and NCHW in the three dtypes with groups,
 strides, padding, dilation, bias and tails; edge cases (512 and 1024
-threads, K < 8, exact tile multiples, deep K); the spaces' default configs;
-mutations of rendered kernels the emulator must report; and template
-changes its rewrite must refuse by name.
+threads, K < 8, exact tile multiples, deep K); split-K in both templates
+(uneven splits, empty ones, groups); the spaces' default configs; mutations
+of rendered kernels the emulator must report; and template changes its
+rewrite must refuse by name.
 
 The full sweep, for when a template changes: BEAST_EMULATION_CASES=N runs N
 random configs (drawn from the space's value sets, hard constraints met) per
@@ -147,6 +148,25 @@ def conv_cases():
     return cases
 
 
+def split_k_cases():
+    """Split-K (SPLITK > 1) in both templates and every dtype: uneven splits,
+    splits left with no K tile at all (K of 3 tiles over 8), groups (the
+    tile index runs over them), bias, both conv layouts."""
+
+    def split(config, splitk):
+        return dict(config, SPLITK=splitk)
+
+    return [
+        gemm("f16", 72, 56, 200, 0, 0, 0, split(cfg(64, 32, 32, 32, 16, 3, 8, 8, 1), 2)),
+        gemm("f32", 70, 40, 100, 1, 1, 1, split(cfg(32, 64, 16, 16, 32, 2, 2, 0, 2), 4)),
+        gemm("bf16", 40, 72, 40, 0, 1, 0, split(cfg(32, 32, 16, 16, 16, 4, 8, 8, 1), 8)),
+        conv2d("f16", "NHWC", split(cfg(64, 32, 16, 32, 16, 3, 8, 8, 1), 4), **CONV_PROBLEMS[2]),
+        conv2d("f32", "NHWC", split(cfg(32, 32, 32, 16, 16, 2, 4, 0, 1), 2), **CONV_PROBLEMS[1]),
+        conv2d("bf16", "NCHW", split(cfg(32, 64, 16, 16, 32, 3, 4, 8, 1), 2), **CONV_PROBLEMS[0]),
+        conv2d("f32", "NCHW", split(cfg(32, 32, 16, 16, 16, 4, 2, 8, 2), 8), **CONV_PROBLEMS[4]),
+    ]
+
+
 def default_cases():
     """The spaces' default configs (from the space files), with tails."""
     conv = dict(N=2, C=16, H=14, W=13, K=40, R=3, S=3, pad_h=1, pad_w=1, bias=1)
@@ -166,7 +186,7 @@ def all_cases():
     if RANDOM_PER_PATH:
         chosen = [c for p in PATHS for c in random_cases(p, RANDOM_PER_PATH, SEED)]
     else:
-        chosen = gemm_cases() + conv_cases()
+        chosen = gemm_cases() + conv_cases() + split_k_cases()
     unique = {}
     for case in chosen + default_cases():
         unique.setdefault(case.id, case)
@@ -208,6 +228,10 @@ CONV_NCHW_2 = conv2d(
     "bf16", "NCHW", cfg(64, 32, 16, 32, 16, 2, 4, 8, 1), **dict(CONV_PROBLEMS[0], C=32)
 )
 CONV_NHWC = conv2d("f32", "NHWC", cfg(64, 32, 16, 32, 16, 3, 4, 8, 1), **CONV_PROBLEMS[0])
+GEMM_SPLIT = gemm("f16", 72, 56, 200, 0, 0, 0, dict(cfg(64, 32, 32, 32, 16, 3, 8, 8, 1), SPLITK=2))
+CONV_SPLIT = conv2d(
+    "bf16", "NCHW", dict(cfg(32, 64, 16, 16, 32, 3, 4, 8, 1), SPLITK=2), **CONV_PROBLEMS[0]
+)
 
 MUTATIONS = [
     Mutation(
@@ -321,6 +345,34 @@ MUTATIONS = [
         r"h >= 0 && ",
         "",
         "cp.async src outside its buffer",
+    ),
+    Mutation(
+        "split-k-counters-not-zeroed",
+        GEMM_SPLIT,
+        r"\+ i\] = 0\.0f;",
+        "+ i] = 0.5f;",
+        "output elements never written",
+    ),
+    Mutation(
+        "split-k-sum-skips-a-split",
+        CONV_SPLIT,
+        r"for \(int s = 1;",
+        "for (int s = 2;",
+        "differ from the reference",
+    ),
+    Mutation(
+        "split-k-partials-all-in-split-0",
+        GEMM_SPLIT,
+        r"part\[\(int\)blockIdx\.z \* \d+ \+ at\]",
+        "part[at]",
+        "differ from the reference",
+    ),
+    Mutation(
+        "split-k-verdict-read-without-a-barrier",
+        CONV_SPLIT,
+        r"__syncthreads\(\);\n(\s*)if \(As\[0\]",
+        r"if (As[0]",
+        "race",
     ),
     Mutation(
         "launch-bounds-below-the-block",

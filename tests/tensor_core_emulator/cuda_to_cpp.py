@@ -6,7 +6,9 @@ today: the PTX helpers of _common/mma.j2 and _common/dialect.j2 (replaced by
 emu.hpp's models, each only when its asm statement is exactly the one the
 model implements), one dynamic shared-memory array and pointers derived from
 it (emu::SharedPtr), pointer kernel arguments and pointers derived from them
-(emu::GlobalPtr), cp.async.commit_group / wait_group and __syncthreads.
+(emu::GlobalPtr), cp.async.commit_group / wait_group, __syncthreads, and
+split-K's workspace (__threadfence, __ldcg, atomicAdd on floats); several
+kernels (a split-K config's counter-zeroing stage beside the main one).
 Anything else (another asm statement, a helper whose PTX changed, a pointer
 it cannot trace to shared or global memory, static shared memory, a CUDA
 builtin emu.hpp lacks) raises RewriteError naming it, so that a template
@@ -73,8 +75,9 @@ def _model_regex(text):
 
 _MODELS = {signature: _model_regex(text) for signature, text in _PTX_MODELS.items()}
 
-# CUDA names a kernel may use: emu.hpp defines each.
-_KNOWN_CUDA = {"__syncthreads", "__float_as_uint", "__uint_as_float"}
+# CUDA names a kernel may use: emu.hpp defines each (and atomicAdd, whose
+# name the check for __ names does not see).
+_KNOWN_CUDA = {"__syncthreads", "__float_as_uint", "__uint_as_float", "__threadfence", "__ldcg"}
 # Declaration keywords emu.hpp defines away.
 _KEYWORDS = {
     "__device__",
@@ -232,7 +235,7 @@ def _rewrite_body(body, params):
     ones and its asm statements emu calls."""
     declarations = [line.strip() for line in body.splitlines() if "__shared__" in line]
     dynamic = r"extern __shared__ (?:__align__\(\d+\) )?(%s) (\w+)\[\];" % _ELEMENT
-    if len(declarations) != 1 or not re.fullmatch(dynamic, declarations[0]):
+    if len(declarations) > 1 or not all(re.fullmatch(dynamic, d) for d in declarations):
         raise RewriteError(
             "shared memory declared as %s; the emulator models one extern __shared__ array "
             "of float or unsigned short (no static __shared__ memory)" % declarations
@@ -256,7 +259,7 @@ def _rewrite_body(body, params):
         i = end
     body = "".join(pieces) + body[i:]
 
-    shared_names = {shared[0][1]}
+    shared_names = {shared[0][1]} if shared else set()
     global_names = {name for name, _, _ in params}
 
     def pointer(m):
@@ -300,52 +303,57 @@ def _rewrite_body(body, params):
 
 def rewrite(source):
     """(C++ for emu.hpp, facts): the rendered source's helpers less the PTX
-    ones, and its kernel with emu's pointers; facts: kernel, launch_bound,
-    params [(name, element type, const)], copy_bytes, copy_cache, mma_shape,
-    mma_type (None where the source has no such helper)."""
+    ones, and its kernels with emu's pointers; facts: kernels {name:
+    {launch_bound, params [(name, element type, const)]}} in source order,
+    copy_bytes, copy_cache, mma_shape, mma_type (None where the source has no
+    such helper)."""
     source = _strip_comments(source)
-    kernels = list(
-        re.finditer(
-            r'extern "C" __global__ void __launch_bounds__\((\d+)(?:,\s*\d+)?\)\s*(\w+)\(([^)]*)\)\s*\{',
-            source,
-        )
+    declaration = re.compile(
+        r'extern "C" __global__ void __launch_bounds__\((\d+)(?:,\s*\d+)?\)\s*(\w+)\(([^)]*)\)\s*\{'
     )
-    if source.count("__global__") != 1:
-        raise RewriteError("the source has %d __global__ functions" % source.count("__global__"))
-    if len(kernels) != 1:
-        at = source.index("__global__")
+    kernels, at = [], 0
+    while True:
+        k = declaration.search(source, at)
+        if not k:
+            break
+        close = _matching_brace(source, k.end() - 1)
+        kernels.append((k, close))
+        at = close + 1
+    if source.count("__global__") != len(kernels) or not kernels:
+        at = source.index("__global__") if "__global__" in source else 0
         raise RewriteError(
-            'the kernel is not declared as extern "C" __global__ void __launch_bounds__(N[, M]) '
-            "name(pointers) {, but as: %s" % " ".join(source[at - 20 : at + 200].split())
+            'a kernel is not declared as extern "C" __global__ void __launch_bounds__(N[, M]) '
+            "name(pointers) {, but as: %s" % " ".join(source[max(at - 20, 0) : at + 200].split())
         )
-    k = kernels[0]
-    params = []
-    for p in k.group(3).split(","):
-        m = re.fullmatch(r"\s*(const )?(%s)\* __restrict__ (\w+)\s*" % _ELEMENT, p)
-        if not m:
-            raise RewriteError("a kernel parameter the emulator cannot pass: %r" % p.strip())
-        params.append((m.group(3), m.group(2), bool(m.group(1))))
-    close = _matching_brace(source, k.end() - 1)
-    if source[close + 1 :].strip():
-        raise RewriteError("text after the kernel: %r" % source[close + 1 :].strip()[:200])
+    for (_, close), (nxt, _) in zip(kernels, kernels[1:] + [(None, None)]):
+        between = source[close + 1 : nxt.start() if nxt else len(source)].strip()
+        if between:
+            raise RewriteError("text after a kernel: %r" % between[:200])
 
     found = {}
-    prelude = _rewrite_prelude(source[: k.start()], found)
-    body = _rewrite_body(source[k.end() : close], params)
-    signature = ", ".join(
-        "emu::GlobalPtr<%s%s> %s" % ("const " if const else "", element, name)
-        for name, element, const in params
-    )
+    prelude = _rewrite_prelude(source[: kernels[0][0].start()], found)
+    code, facts_kernels = [prelude], {}
+    for k, close in kernels:
+        params = []
+        for p in k.group(3).split(","):
+            m = re.fullmatch(r"\s*(const )?(%s)\* __restrict__ (\w+)\s*" % _ELEMENT, p)
+            if not m:
+                raise RewriteError("a kernel parameter the emulator cannot pass: %r" % p.strip())
+            params.append((m.group(3), m.group(2), bool(m.group(1))))
+        body = _rewrite_body(source[k.end() : close], params)
+        signature = ", ".join(
+            "emu::GlobalPtr<%s%s> %s" % ("const " if const else "", element, name)
+            for name, element, const in params
+        )
+        code.append("\nvoid %s(%s) {%s}\n" % (k.group(2), signature, body))
+        facts_kernels[k.group(2)] = dict(launch_bound=int(k.group(1)), params=params)
     copy = found.get("beast_cp_async(unsigned,const void*,int)", {})
     mma = found.get("beast_mma(float[4],const unsigned[4],unsigned,unsigned)", {})
     facts = dict(
-        kernel=k.group(2),
-        launch_bound=int(k.group(1)),
-        params=params,
+        kernels=facts_kernels,
         copy_bytes=int(copy["bytes"]) if copy else None,
         copy_cache=copy.get("cache"),
         mma_shape=mma.get("shape"),
         mma_type=mma.get("type"),
     )
-    code = "%s\nvoid %s(%s) {%s}\n" % (prelude, k.group(2), signature, body)
-    return code, facts
+    return "".join(code), facts

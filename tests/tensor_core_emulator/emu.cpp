@@ -1,19 +1,22 @@
 // The device model of emu.hpp and main() of an emulated launch: built once
 // per test session and linked with each rewritten kernel. main() loads the
-// kernel's buffers, runs kLaunch's grid one block after another, each block
-// as kThreads fibers (ucontext) switched at barriers, writes the outputs,
+// kernel's buffers, runs each of kLaunches' grids in turn, one block after
+// another, each block as its threads' fibers (ucontext) switched at
+// barriers, writes the outputs,
 // prints the first errors of each kind ("ERROR ..."), each kind's count
 // ("KIND count message") and "RESULT errors=N". What it checks and what it
 // does not (registers, performance, the hardware's summation order): emu.hpp.
 //
 // Usage: KERNEL INPUT OUTPUT. INPUT: the buffers in argument order, each as
-// int64 size in bytes, int32 is_output, then its bytes (inputs only); OUTPUT
+// int64 size in bytes, int32 kind (0 input, 1 output, 2 workspace), then its
+// bytes (inputs only); OUTPUT
 // receives the outputs' bytes in order. Status 0 without errors, 1 with
 // errors, 2 on bad input.
 #include "emu.hpp"
 
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -94,8 +97,8 @@ std::vector<Shadow> shadow;
 struct Buffer {
   unsigned char* bytes;
   long size;
-  bool output;
-  std::vector<int> writes;  // per element of an output
+  bool output;              // an output or a workspace: the kernels write it
+  std::vector<int> writes;  // per element of an output; empty for a workspace
 };
 std::vector<Buffer> buffers;
 
@@ -150,7 +153,7 @@ double F16ToDouble(uint16_t h) {
 }
 
 double Decode16(uint16_t h) {
-  return kLaunch.storage == kBf16 ? (double)__uint_as_float((uint32_t)h << 16) : F16ToDouble(h);
+  return kProgram.storage == kBf16 ? (double)__uint_as_float((uint32_t)h << 16) : F16ToDouble(h);
 }
 
 double DecodeTf32(uint32_t u) {
@@ -220,8 +223,10 @@ void Mma(Warp& w) {
     }
 }
 
+int launch_now = 0;  // the index of the launch running
+
 void RunFiber() {
-  EmuLaunch();
+  EmuLaunch(launch_now);
   for (const auto& group : current->groups)
     if (!group.empty()) Error("cp.async copies never waited for");
   if (!current->open.empty()) Error("cp.async copies never committed");
@@ -239,12 +244,13 @@ bool ReadBuffers(const char* path) {
     Buffer b;
     b.size = size;
     b.output = output != 0;
+    if (output < 0 || output > 2) return false;
     // 64-byte aligned (cudaMalloc's are at least 256), so that cp.async's
     // alignment check sees the offsets the kernel computes.
     b.bytes = (unsigned char*)std::aligned_alloc(64, (size + 63) / 64 * 64 + 64);
     if (b.output) {
       std::memset(b.bytes, 0xff, size);  // NaN in every storage type
-      b.writes.assign(size / kLaunch.out_elem_bytes, 0);
+      if (output == 1) b.writes.assign(size / kProgram.out_elem_bytes, 0);
     } else if (std::fread(b.bytes, 1, size, f) != (size_t)size) {
       return false;
     }
@@ -259,10 +265,11 @@ bool RunBlock(std::vector<Fiber>& fibers) {
   std::memset(shared_bytes, 0xff, shared_size);  // NaN in every storage type
   shadow.assign(shared_size / 2, Shadow{});
   block_barrier = Barrier{};
-  block_barrier.expected = kLaunch.threads;
-  warps.assign(kLaunch.threads / 32, Warp{});
+  const int threads = kLaunches[launch_now].threads;
+  block_barrier.expected = threads;
+  warps.assign(threads / 32, Warp{});
   for (Warp& w : warps) w.barrier.expected = 32;
-  for (int t = 0; t < kLaunch.threads; ++t) {
+  for (int t = 0; t < threads; ++t) {
     Fiber& fiber = fibers[t];
     fiber.thread_idx = EmuDim3{(unsigned)t, 0, 0};
     fiber.epoch = 0;
@@ -275,10 +282,11 @@ bool RunBlock(std::vector<Fiber>& fibers) {
     fiber.context.uc_link = &scheduler;
     makecontext(&fiber.context, RunFiber, 0);
   }
-  for (int running = kLaunch.threads; running;) {
+  for (int running = threads; running;) {
     const long before = progress;
     running = 0;
-    for (Fiber& fiber : fibers) {
+    for (int t = 0; t < threads; ++t) {
+      Fiber& fiber = fibers[t];
       if (fiber.done) continue;
       current = &fiber;
       thread_idx = fiber.thread_idx;
@@ -304,8 +312,8 @@ void Error(const char* what, long a, long b) {
   if (!count) count = &error_kinds.emplace_back(what, 0).second;
   if (++*count > 3) return;
   if (current)
-    std::printf("ERROR %s (%ld, %ld) block (%u,%u) thread %d\n", what, a, b, block_idx.x,
-                block_idx.y, Me());
+    std::printf("ERROR %s (%ld, %ld) launch %d block (%u,%u,%u) thread %d\n", what, a, b,
+                launch_now, block_idx.x, block_idx.y, block_idx.z, Me());
   else
     std::printf("ERROR %s (%ld, %ld) after the launch\n", what, a, b);
 }
@@ -377,7 +385,7 @@ void Wait(int n) {
 }
 
 void CpAsync(unsigned dst, int buffer, long byte_offset, int src_bytes) {
-  const int bytes = kLaunch.copy_bytes;
+  const int bytes = kProgram.copy_bytes;
   if (bytes == 0) Error("cp.async called, but the source defines no cp.async helper");
   if (src_bytes != 0 && src_bytes != bytes)
     Error("cp.async src size neither 0 nor the copy's", src_bytes, bytes);
@@ -405,7 +413,9 @@ unsigned char* BufferBytes(int id, long* size, bool* output) {
   return buffers[id].bytes;
 }
 
-int* WriteCount(int id, long element) { return &buffers[id].writes[element]; }
+int* WriteCount(int id, long element) {
+  return buffers[id].writes.empty() ? nullptr : &buffers[id].writes[element];
+}
 
 }  // namespace emu
 
@@ -442,7 +452,7 @@ void beast_mma(float c[4], const unsigned a[4], unsigned b0, unsigned b1) {
   mine.b[lane][0] = b0;
   mine.b[lane][1] = b1;
   for (int e = 0; e < 4; ++e) mine.d[lane][e] = c[e];
-  Collective(3, [](Warp& w) { kLaunch.storage == kTf32 ? Mma<true>(w) : Mma<false>(w); });
+  Collective(3, [](Warp& w) { kProgram.storage == kTf32 ? Mma<true>(w) : Mma<false>(w); });
   for (int e = 0; e < 4; ++e) c[e] = mine.d[lane][e];
 }
 
@@ -452,28 +462,37 @@ int main(int argc, char** argv) {
     std::printf("usage: %s INPUT OUTPUT (the buffers as emulation.py writes them)\n", argv[0]);
     return 2;
   }
-  if (kLaunch.threads % 32) {
-    std::printf("ERROR %d threads: not whole warps\n", kLaunch.threads);
-    return 2;
+  long max_threads = 0, max_shared = 0;
+  for (int i = 0; i < kLaunchCount; ++i) {
+    if (kLaunches[i].threads % 32) {
+      std::printf("ERROR %d threads in launch %d: not whole warps\n", kLaunches[i].threads, i);
+      return 2;
+    }
+    max_threads = std::max<long>(max_threads, kLaunches[i].threads);
+    max_shared = std::max(max_shared, kLaunches[i].shared_bytes);
   }
-  shared_size = kLaunch.shared_bytes;
-  std::vector<unsigned char> shared(shared_size + 16);
+  std::vector<unsigned char> shared(max_shared + 16);
   shared_bytes = shared.data();
-  std::vector<Fiber> fibers(kLaunch.threads);
+  std::vector<Fiber> fibers(max_threads);
   for (Fiber& fiber : fibers) fiber.stack.reset(new char[kStackBytes]);
-  block_dim = EmuDim3{(unsigned)kLaunch.threads, 1, 1};
-  grid_dim = EmuDim3{(unsigned)kLaunch.grid_x, (unsigned)kLaunch.grid_y, 1};
   // A deadlock leaves fibers mid-kernel; past 10000 errors the rest says nothing new.
   bool go_on = true;
-  for (long y = 0; y < kLaunch.grid_y && go_on; ++y)
-    for (long x = 0; x < kLaunch.grid_x && go_on; ++x) {
-      block_idx = EmuDim3{(unsigned)x, (unsigned)y, 0};
-      go_on = RunBlock(fibers) && errors <= 10000;
-    }
+  for (launch_now = 0; launch_now < kLaunchCount && go_on; ++launch_now) {
+    const Launch& l = kLaunches[launch_now];
+    shared_size = l.shared_bytes;
+    block_dim = EmuDim3{(unsigned)l.threads, 1, 1};
+    grid_dim = EmuDim3{(unsigned)l.grid_x, (unsigned)l.grid_y, (unsigned)l.grid_z};
+    for (long z = 0; z < l.grid_z && go_on; ++z)
+      for (long y = 0; y < l.grid_y && go_on; ++y)
+        for (long x = 0; x < l.grid_x && go_on; ++x) {
+          block_idx = EmuDim3{(unsigned)x, (unsigned)y, (unsigned)z};
+          go_on = RunBlock(fibers) && errors <= 10000;
+        }
+  }
   long unwritten = 0;
   FILE* out = std::fopen(argv[2], "wb");
   for (const Buffer& b : buffers)
-    if (b.output) {
+    if (!b.writes.empty()) {  // an output
       for (int w : b.writes) unwritten += w == 0;
       std::fwrite(b.bytes, 1, b.size, out);
     }

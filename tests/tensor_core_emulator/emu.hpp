@@ -13,7 +13,11 @@
 //    a write (or two writes) by different threads in one barrier interval,
 //    misaligned or out-of-range accesses are errors;
 //  - global memory only through emu::GlobalPtr: out-of-bounds accesses are
-//    errors, and each output element must be written exactly once;
+//    errors, and each output element must be written exactly once; a
+//    workspace (split-K's partials and arrival counters) starts as NaN in
+//    every byte, as uninitialised device memory may, so a kernel that relies
+//    on it being zero fails; atomicAdd is a plain read-modify-write and
+//    __threadfence does nothing, since blocks run one after another;
 //  - fragments follow the PTX ISA's layouts (9.7.14.5.7: m16n8k16 .f16/.bf16,
 //    m16n8k8 .tf32); a TF32 operand whose low 13 bits are not zero did not go
 //    through cvt.rna and is an error.
@@ -25,7 +29,8 @@
 // barrier granularity within a block; blocks run one after another.
 //
 // The kernel's translation unit (emulation.py writes it) defines
-// emu::kLaunch and EmuLaunch(), the kernel called with emu::Arg<T>(i).
+// emu::kProgram, emu::kLaunches and EmuLaunch(i), launch i's kernel called
+// with emu::Arg<T>(argument).
 #ifndef BEAST_TESTS_TENSOR_CORE_EMULATOR_EMU_HPP_
 #define BEAST_TESTS_TENSOR_CORE_EMULATOR_EMU_HPP_
 
@@ -57,22 +62,30 @@ inline float __uint_as_float(unsigned u) {
   return f;
 }
 
-void EmuLaunch();  // the kernel's translation unit: the kernel called with its arguments
+void EmuLaunch(int launch);  // the kernel's translation unit: launch's kernel with its arguments
 
 namespace emu {
 
 // The mma's input type (the problem's storage: f32 means math=tf32).
 enum MmaInput { kF16, kBf16, kTf32 };
 
-// The launch as the space computes it, and what the kernel's PTX says.
-struct Launch {
+// What the rendered source's PTX says, and its output's element size.
+struct Program {
   MmaInput storage;
   int copy_bytes;  // of one cp.async; 0 when the source has no cp.async helper
-  long shared_bytes, grid_x, grid_y;
-  int threads;
   int out_elem_bytes;
 };
-extern const Launch kLaunch;
+extern const Program kProgram;
+
+// One launch as the space computes it (the stages `launch: before:` runs
+// for the config, then the main kernel): EmuLaunch(i) calls launch i's
+// kernel with its arguments.
+struct Launch {
+  long shared_bytes, grid_x, grid_y, grid_z;
+  int threads;
+};
+extern const Launch kLaunches[];
+extern const int kLaunchCount;
 
 extern EmuDim3 thread_idx, block_idx, block_dim, grid_dim;
 extern unsigned char* shared_bytes;
@@ -88,7 +101,7 @@ void Commit();
 void Wait(int n);  // cp.async.wait_group n
 void CpAsync(unsigned dst, int buffer, long byte_offset, int src_bytes);
 unsigned char* BufferBytes(int id, long* size, bool* output);
-int* WriteCount(int id, long element);
+int* WriteCount(int id, long element);  // nullptr for a workspace
 
 template <class T>
 struct SharedRef {
@@ -119,15 +132,15 @@ struct SharedPtr {
 
 template <class T>
 struct GlobalRef {
-  T* p;
-  int* writes;  // nullptr: an out-of-bounds store, already reported
+  T* p;         // nullptr: an out-of-bounds access, already reported
+  int* writes;  // the output element's store count; nullptr: not an output
   const GlobalRef& operator=(T v) const {
-    if (writes) {
-      if (++*writes > 1) Error("global element written twice", 0, *writes);
-      *p = v;
-    }
+    if (!p) return *this;
+    if (writes && ++*writes > 1) Error("global element written twice", 0, *writes);
+    *p = v;
     return *this;
   }
+  operator T() const { return p ? *p : T{}; }
 };
 
 // A pointer into kernel argument `id`: element `offset` of its n.
@@ -174,6 +187,18 @@ GlobalPtr<T> Arg(int id) {
 #define gridDim (emu::grid_dim)
 #define __syncthreads() emu::SyncThreads()
 
+// One block runs at a time: every store is visible to the next block.
+inline void __threadfence() {}
+template <class T>
+std::remove_const_t<T> __ldcg(emu::GlobalPtr<T> p) {
+  return p[0];
+}
+inline float atomicAdd(emu::GlobalPtr<float> p, float v) {
+  const float old = p[0];
+  p[0] = old + v;
+  return old;
+}
+
 // ---- the helpers whose PTX cuda_to_cpp.py checks and replaces ----
 
 float beast_f16_to_float(unsigned short h);  // cvt.f32.f16
@@ -190,7 +215,7 @@ unsigned beast_smem_addr(emu::SharedPtr<T> p) {
   return (unsigned)p.byte;
 }
 
-// cp.async.{ca|cg}.shared.global [dst], [src], kLaunch.copy_bytes, src_bytes.
+// cp.async.{ca|cg}.shared.global [dst], [src], kProgram.copy_bytes, src_bytes.
 template <class T>
 void beast_cp_async(unsigned dst, emu::GlobalPtr<T> src, int src_bytes) {
   static_assert(std::is_const_v<T>, "cp.async reads an input");

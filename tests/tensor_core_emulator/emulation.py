@@ -5,7 +5,8 @@ output with a numpy float64 reference.
 A case (cases.py) is a problem and a config. Its template variables,
 launch geometry and shared-memory size come from the space file as beast
 computes them (problem variables, the sm_90 device table, derived values,
-`launch:`), so the emulated launch is the tuner's; the source comes
+`launch:`, its `before:` stages and workspace), so the emulated launches are
+the tuner's; the source comes
 from harness/render/render.py; cuda_to_cpp.py rewrites it for emu.hpp, g++
 builds it, and the emulated launch checks races, bounds, fragments and
 writes (emu.hpp) before the output is compared: for f32 within
@@ -184,32 +185,59 @@ def operands(case):
 _MMA = {"f16": ("m16n8k16", "f16"), "bf16": ("m16n8k16", "bf16"), "f32": ("m16n8k8", "tf32")}
 
 
-def translation_unit(case, source, names, space, n_inputs):
-    """(C++ source of the emulated launch, '') or (None, why the kernel
-    cannot run as the tuner would launch it)."""
-    code, facts = rewrite(source)
+def _launches(space, names):
+    """[(kernel, threads, grid (x, y, z), shared bytes)] as the tuner
+    launches the config: the `before:` stages whose `when` holds, then the
+    main kernel with the dynamic shared memory."""
     launch = space["launch"]
-    threads = evaluate(launch["local"][0], names)
-    groups_x, grid_y = (evaluate(g, names) for g in launch["global"][:2])
-    flat = [evaluate(launch["global"][2], names)] + [
-        evaluate(x, names) for x in launch["local"][1:]
-    ]
-    if groups_x % threads or flat != [1, 1, 1]:
-        raise RewriteError(
-            "a launch of %s (local %s): not a 2-D grid of 1-D blocks"
-            % (launch["global"], launch["local"])
-        )
+    stages = [st for st in launch.get("before", []) if evaluate(st.get("when", 1), names)]
+    out = []
+    for kernel, entry, shared in [(st["kernel"], st, 0) for st in stages] + [
+        (space["kernel"], launch, evaluate(launch["dynamic_local_bytes"], names))
+    ]:
+        threads = evaluate(entry["local"][0], names)
+        grid = [evaluate(g, names) for g in entry["global"]]
+        if grid[0] % threads or [evaluate(x, names) for x in entry["local"][1:]] != [1, 1]:
+            raise RewriteError(
+                "a launch of %s (global %s, local %s): not a grid of 1-D blocks"
+                % (kernel, entry["global"], entry["local"])
+            )
+        out.append((kernel, threads, (grid[0] // threads, grid[1], grid[2]), shared))
+    return out
+
+
+def translation_unit(case, source, names, space, n_inputs, workspace):
+    """(C++ source of the emulated launches, '') or (None, why the kernels
+    cannot run as the tuner would launch them). workspace: whether the
+    config has one (a float buffer after the output)."""
+    code, facts = rewrite(source)
+    launches = _launches(space, names)
     element = "float" if case.storage == "f32" else "unsigned short"
-    params = facts["params"]
-    if len(params) != n_inputs + 1 or any(
-        c != (i < n_inputs) for i, (_, _, c) in enumerate(params)
-    ):
-        raise RewriteError(
-            "the kernel takes %s; the driver passes %d inputs, then the output" % (params, n_inputs)
-        )
     problems = []
-    if any(e != element for _, e, _ in params):
-        problems.append("arguments %s for %s storage" % (params, case.storage))
+    for kernel, threads, _, _ in launches:
+        if kernel not in facts["kernels"]:
+            raise RewriteError("the space launches %s, which the source does not define" % kernel)
+        k = facts["kernels"][kernel]
+        params = k["params"]
+        expected = [True] * n_inputs + [False] + ([False] if workspace else [])
+        if [c for _, _, c in params] != expected:
+            raise RewriteError(
+                "the kernel %s takes %s; the driver passes %d inputs, then the output%s"
+                % (kernel, params, n_inputs, ", then the workspace" if workspace else "")
+            )
+        elements = [e for _, e, _ in params]
+        if elements[: n_inputs + 1] != [element] * (n_inputs + 1) or elements[
+            n_inputs + 1 :
+        ] not in (
+            [],
+            ["float"],
+        ):
+            problems.append("%s's arguments %s for %s storage" % (kernel, params, case.storage))
+        if k["launch_bound"] < threads:
+            problems.append(
+                "%s: %d threads launched, __launch_bounds__(%d)"
+                % (kernel, threads, k["launch_bound"])
+            )
     if (facts["mma_shape"], facts["mma_type"]) != _MMA[case.storage]:
         problems.append(
             "mma %s.%s for %s storage, where the emulator models %s.%s"
@@ -219,31 +247,32 @@ def translation_unit(case, source, names, space, n_inputs):
         problems.append(
             "cp.async.cg of %s bytes (the PTX ISA allows 16 only)" % facts["copy_bytes"]
         )
-    if facts["launch_bound"] < threads:
-        problems.append(
-            "%d threads launched, __launch_bounds__(%d)" % (threads, facts["launch_bound"])
-        )
     if problems:
         return None, "; ".join(problems)
-    args = ", ".join(
-        "emu::Arg<%s%s>(%d)" % ("const " if const else "", e, i)
-        for i, (_, e, const) in enumerate(params)
-    )
-    launch_values = (
+    calls = []
+    for i, (kernel, _, _, _) in enumerate(launches):
+        args = ", ".join(
+            "emu::Arg<%s%s>(%d)" % ("const " if const else "", e, a)
+            for a, (_, e, const) in enumerate(facts["kernels"][kernel]["params"])
+        )
+        calls.append("    case %d: %s(%s); break;\n" % (i, kernel, args))
+    program = (
         {"f16": "emu::kF16", "bf16": "emu::kBf16", "f32": "emu::kTf32"}[case.storage],
         facts["copy_bytes"] or 0,
-        evaluate(launch["dynamic_local_bytes"], names),
-        groups_x // threads,
-        grid_y,
-        threads,
         4 if case.storage == "f32" else 2,
+    )
+    table = ", ".join(
+        "{%d, %d, %d, %d, %d}" % (shared, grid[0], grid[1], grid[2], threads)
+        for _, threads, grid, shared in launches
     )
     return (
         "// Generated by tests/tensor_core_emulator/emulation.py: %s\n" % case.id
         + '#include "emu.hpp"\n'
         + code
-        + "const emu::Launch emu::kLaunch = {%s, %d, %d, %d, %d, %d, %d};\n" % launch_values
-        + "void EmuLaunch() { %s(%s); }\n" % (facts["kernel"], args)
+        + "const emu::Program emu::kProgram = {%s, %d, %d};\n" % program
+        + "const emu::Launch emu::kLaunches[] = {%s};\n" % table
+        + "const int emu::kLaunchCount = %d;\n" % len(launches)
+        + "void EmuLaunch(int launch) {\n  switch (launch) {\n%s  }\n}\n" % "".join(calls)
     ), ""
 
 
@@ -295,7 +324,7 @@ def build(code, build_dir):
     return exe, ""
 
 
-def run(exe, inputs, out_bytes, build_dir, timeout):
+def run(exe, inputs, out_bytes, build_dir, timeout, workspace_bytes=0):
     """(output bytes, one line per kind of error the emulator reported) or
     (None, why it did not finish)."""
     with tempfile.TemporaryDirectory(dir=build_dir) as td:
@@ -305,6 +334,8 @@ def run(exe, inputs, out_bytes, build_dir, timeout):
                 np.int64(a.nbytes).tobytes() + np.int32(0).tobytes() + a.tobytes() for a in inputs
             )
             f.write(np.int64(out_bytes).tobytes() + np.int32(1).tobytes())
+            if workspace_bytes:
+                f.write(np.int64(workspace_bytes).tobytes() + np.int32(2).tobytes())
         try:
             r = subprocess.run(
                 [exe, fin, fout], check=False, capture_output=True, text=True, timeout=timeout
@@ -336,13 +367,17 @@ def emulate(case, build_dir, mutate=None, timeout=600):
     if mutate:
         source = mutate(source)
     inputs, out_bytes, ref, absref = operands(case)
-    code, why = translation_unit(case, source, names, space, len(inputs))
+    launch = space["launch"]
+    workspace_bytes = (
+        evaluate(launch["workspace_bytes"], names) if "workspace_bytes" in launch else 0
+    )
+    code, why = translation_unit(case, source, names, space, len(inputs), workspace_bytes > 0)
     if code is None:
         return "FAIL: " + why
     exe, why = build(code, build_dir)
     if exe is None:
         return "FAIL: " + why
-    out, errors = run(exe, inputs, out_bytes, build_dir, timeout)
+    out, errors = run(exe, inputs, out_bytes, build_dir, timeout, workspace_bytes)
     if out is None:
         return "FAIL: " + errors
     mismatch = compare(out, ref, absref, case.storage)
