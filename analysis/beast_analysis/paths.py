@@ -2,8 +2,10 @@
 
 The package runs from the source tree (PYTHONPATH=ROOT/analysis), so ROOT is
 two folders above this file: results_db/schema.sql creates new databases,
-results_db/migrations/ upgrades older ones, and schemas/ holds the
-interchange schemas the package validates against.
+results_db/migrations/ upgrades older ones, schemas/ holds the interchange
+schemas the package validates against, and kernel_templates/ the shipped
+templates' space files (what the report reads of a template beyond the
+database: whether it computes on tensor cores).
 """
 
 from pathlib import Path
@@ -13,3 +15,4 @@ ROOT = PACKAGE_DIR.parents[1]
 SCHEMA_SQL = ROOT / "results_db" / "schema.sql"
 MIGRATIONS_DIR = ROOT / "results_db" / "migrations"
 SHIPPED_SCHEMAS = PACKAGE_DIR / "schemas"
+TEMPLATES_DIR = ROOT / "kernel_templates"

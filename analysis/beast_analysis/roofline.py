@@ -13,11 +13,22 @@ unknown (beast/problem/device_json.cpp); the chart then says so and plots the
 points alone. The caption names each device's peak source. A winner whose
 problem has no known size (op other than conv2d and gemm) or no FLOP count
 cannot be placed, and the caption lists it.
+
+A winner of a tensor-core template (`tensor_cores: true` in its space file,
+as gemm/mma and conv2d/implicit_gemm_mma say) is drawn as a cross and named
+in the caption: the roof's peak is the FMA peak beast measures, which tensor
+cores exceed many times over, so such a point is not judged against it
+(beast tune shows no %peak for it either). The space file is the shipped
+one (kernel_templates/ beside this package); a template from another
+--templates folder is taken for FMA arithmetic.
 """
 
 import json
 from collections import namedtuple
 
+import yaml
+
+from beast_analysis.paths import TEMPLATES_DIR
 from beast_analysis.plot_style import figure, message_figure, save, wrap
 from beast_analysis.problem_bytes import min_bytes
 from beast_analysis.report_html import number
@@ -65,6 +76,21 @@ def peak_sources_note(devices, limits_by_device):
     return "Peak FLOP/s of the roof: " + "; ".join(parts) + "."
 
 
+def tensor_core_templates(names, templates_dir=TEMPLATES_DIR):
+    """The names among `names` whose space file under templates_dir says
+    `tensor_cores: true`; one without a readable space file there is not."""
+    found = set()
+    for name in names:
+        try:
+            with open(templates_dir / (name + ".space.yaml")) as f:
+                spec = yaml.safe_load(f)
+        except (OSError, ValueError, yaml.YAMLError):
+            continue
+        if isinstance(spec, dict) and spec.get("tensor_cores") is True:
+            found.add(name)
+    return found
+
+
 def place(winner, flops):
     """(intensity, gflops) of a winner, or a reason it cannot be placed."""
     nbytes = min_bytes(winner["problem"])
@@ -82,6 +108,7 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
         message_figure(path, title, "No ok measurement: no winner to place.")
         return ""
     devices = sorted({row["device"] for row in winner_rows})
+    tensor_cores = tensor_core_templates(sorted({row["template"] for row in winner_rows}))
     fig, axes = figure(8, 5 * len(devices), nrows=len(devices), squeeze=False, layout="constrained")
     unplaced = []
     for ax, device in zip(axes[:, 0], devices):
@@ -92,16 +119,22 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
                 unplaced.append(f"{reason} on {device}")
             else:
                 points.append((point, row))
-        _panel(ax, device, points, device_peaks(limits_by_device.get(device, "{}")))
+        _panel(ax, device, points, device_peaks(limits_by_device.get(device, "{}")), tensor_cores)
     fig.suptitle(title)
     save(fig, path)
     note = peak_sources_note(devices, limits_by_device)
+    if tensor_cores:
+        note += (
+            " Crosses: winners of tensor-core templates (%s), whose arithmetic is not bounded by "
+            "the FMA peak of the roof, so they are not judged against it."
+            % ", ".join(sorted(tensor_cores))
+        )
     if unplaced:
         note += " Not placed: " + "; ".join(unplaced) + "."
     return note
 
 
-def _panel(ax, device, points, peaks):
+def _panel(ax, device, points, peaks, tensor_cores=frozenset()):
     peak, bandwidth = peaks.gflops, peaks.bandwidth
     origin = "measured" if peaks.source and peaks.source.startswith("measured") else "specification"
     ax.set_xscale("log")
@@ -144,7 +177,7 @@ def _panel(ax, device, points, peaks):
             color="darkred",
         )
     for (x, y), row in points:
-        ax.scatter([x], [y], zorder=3)
+        ax.scatter([x], [y], zorder=3, marker="x" if row["template"] in tensor_cores else "o")
         ax.annotate(
             wrap(f"{row['template']} {row['problem']}", 45),
             (x, y),

@@ -15,10 +15,10 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
-from beast_analysis import importance, report
+from beast_analysis import importance, report, roofline
 from beast_analysis.kernel_tuner_import import import_cache
 from beast_analysis.problem_bytes import min_bytes
-from beast_analysis.roofline import device_peaks, place
+from beast_analysis.roofline import device_peaks, place, tensor_core_templates
 from conftest import add, create_database, run_cli
 
 A100 = REPO_ROOT / "tests" / "data" / "kernel_tuner" / "convolution_A100.json.gz"
@@ -206,6 +206,60 @@ def test_report_of_an_empty_database(tmp_path):
     html = check_page(out, summary["files"])
     assert summary["files"] == ["index.html"] + [f"plots/{p}" for p in PLOTS]
     assert "<p>No ok measurement.</p>" in html
+
+
+def test_tensor_core_winners_are_crosses_named_in_the_caption(tmp_path):
+    # The shipped spaces say which templates compute on tensor cores.
+    assert tensor_core_templates(
+        ["gemm/mma", "conv2d/implicit_gemm_mma", "gemm/tiled", "conv2d/winograd", "no/such"]
+    ) == {"gemm/mma", "conv2d/implicit_gemm_mma"}
+    # Only a true `tensor_cores` counts; an unreadable space file is FMA.
+    for name, text in [
+        ("yes", "tensor_cores: true\n"),
+        ("no", "tensor_cores: false\n"),
+        ("text", "tensor_cores: 'true'\n"),
+        ("broken", "tensor_cores: [\n"),
+        ("list", "- tensor_cores\n"),
+    ]:
+        (tmp_path / (name + ".space.yaml")).write_text(text)
+    assert tensor_core_templates(["yes", "no", "text", "broken", "list", "absent"], tmp_path) == {
+        "yes"
+    }
+
+    f16 = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f16"
+    limits = '{"peak_gflops": 100, "bandwidth_gbs": 10}'
+    rows = [
+        dict(device="GPU", template=t, problem=p, op="gemm", median_ms=ms)
+        for t, p, ms in [("gemm/mma", f16, 0.001), ("gemm/tiled", GEMM, 0.01)]
+    ]
+    note = roofline.plot(
+        rows,
+        {f16: 524288.0, GEMM: 524288.0},
+        {"GPU": limits},
+        tmp_path / "roofline.png",
+    )
+    assert note == (
+        "Peak FLOP/s of the roof: GPU: 100 GFLOP/s, specification. Crosses: winners of "
+        "tensor-core templates (gemm/mma), whose arithmetic is not bounded by the FMA peak of "
+        "the roof, so they are not judged against it."
+    )
+    png = (tmp_path / "roofline.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # The cross is the tensor-core point's marker, the dot the other's.
+    import matplotlib.pyplot as plt
+    from matplotlib.markers import MarkerStyle
+
+    def marker_path(name):
+        style = MarkerStyle(name)
+        return style.get_path().transformed(style.get_transform()).vertices.tolist()
+
+    fig, ax = plt.subplots()
+    points = [(place(r, 524288.0)[0], r) for r in rows]
+    roofline._panel(ax, "GPU", points, device_peaks(limits), {"gemm/mma"})
+    drawn = [c.get_paths()[0].vertices.tolist() for c in ax.collections]
+    plt.close(fig)
+    assert drawn == [marker_path("x"), marker_path("o")]
 
 
 def test_roofline_arithmetic():
