@@ -19,8 +19,9 @@ as gemm/mma and conv2d/implicit_gemm_mma say) is drawn as a cross and named
 in the caption: the roof's peak is the FMA peak beast measures, which tensor
 cores exceed many times over, so such a point is not judged against it
 (beast tune shows no %peak for it either). The space file is the shipped
-one (kernel_templates/ beside this package); a template from another
---templates folder is taken for FMA arithmetic.
+one (kernel_templates/ beside this package), found by the template's name:
+a template from another --templates folder is taken for FMA arithmetic,
+unless it bears the name of a shipped tensor-core one.
 """
 
 import json
@@ -110,7 +111,7 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
     devices = sorted({row["device"] for row in winner_rows})
     tensor_cores = tensor_core_templates(sorted({row["template"] for row in winner_rows}))
     fig, axes = figure(8, 5 * len(devices), nrows=len(devices), squeeze=False, layout="constrained")
-    unplaced = []
+    unplaced, crosses = [], set()
     for ax, device in zip(axes[:, 0], devices):
         points = []
         for row in (r for r in winner_rows if r["device"] == device):
@@ -119,15 +120,16 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
                 unplaced.append(f"{reason} on {device}")
             else:
                 points.append((point, row))
+                crosses |= {row["template"]} & tensor_cores
         _panel(ax, device, points, device_peaks(limits_by_device.get(device, "{}")), tensor_cores)
     fig.suptitle(title)
     save(fig, path)
     note = peak_sources_note(devices, limits_by_device)
-    if tensor_cores:
+    if crosses:
         note += (
             " Crosses: winners of tensor-core templates (%s), whose arithmetic is not bounded by "
             "the FMA peak of the roof, so they are not judged against it."
-            % ", ".join(sorted(tensor_cores))
+            % ", ".join(sorted(crosses))
         )
     if unplaced:
         note += " Not placed: " + "; ".join(unplaced) + "."

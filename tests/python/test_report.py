@@ -232,8 +232,10 @@ def test_tensor_core_winners_are_crosses_named_in_the_caption(tmp_path):
         dict(device="GPU", template=t, problem=p, op="gemm", median_ms=ms)
         for t, p, ms in [("gemm/mma", f16, 0.001), ("gemm/tiled", GEMM, 0.01)]
     ]
+    # A tensor-core winner that cannot be placed (no FLOP count) is no cross.
+    unplaced = dict(rows[0], template="conv2d/implicit_gemm_mma", problem=CONV, op="conv2d")
     note = roofline.plot(
-        rows,
+        rows + [unplaced],
         {f16: 524288.0, GEMM: 524288.0},
         {"GPU": limits},
         tmp_path / "roofline.png",
@@ -241,7 +243,8 @@ def test_tensor_core_winners_are_crosses_named_in_the_caption(tmp_path):
     assert note == (
         "Peak FLOP/s of the roof: GPU: 100 GFLOP/s, specification. Crosses: winners of "
         "tensor-core templates (gemm/mma), whose arithmetic is not bounded by the FMA peak of "
-        "the roof, so they are not judged against it."
+        "the roof, so they are not judged against it. Not placed: %s (FLOP count unknown) on "
+        "GPU." % CONV
     )
     png = (tmp_path / "roofline.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
