@@ -10,14 +10,14 @@ exactly, on small integers). Not checked: register pressure, spills,
 performance, the hardware's own summation order (those need the GPU:
 tests/gpu/cuda_tune_test.cpp, tests/bench/tensor_core_gpu.sh).
 
-By default a fixed, stratified set runs (134 tests, about 11 s on 2 cores;
+By default a fixed, stratified set runs (136 tests, about 11 s on 2 cores;
 each case its own test id, the emulations started together on every core
 by the `emulated` fixture): gemm/mma in f16, bf16 and f32+TF32 over all 8
 (trans_a, trans_b, col_major) combinations with tails in M, N, K;
 conv2d/implicit_gemm_mma in NHWC and NCHW in the three dtypes with groups,
 strides, padding, dilation, bias and tails; edge cases (512 and 1024
 threads, K < 8, exact tile multiples, deep K); split-K in both templates
-(uneven splits, empty ones, groups); the spaces' default configs; mutations
+(uneven splits, empty ones, groups, blocks arriving in any order); the spaces' default configs; mutations
 of rendered kernels the emulator must report; and template changes its
 rewrite must refuse by name.
 
@@ -164,6 +164,14 @@ def split_k_cases():
         conv2d("f32", "NHWC", split(cfg(32, 32, 32, 16, 16, 2, 4, 0, 1), 2), **CONV_PROBLEMS[1]),
         conv2d("bf16", "NCHW", split(cfg(32, 64, 16, 16, 32, 3, 4, 8, 1), 2), **CONV_PROBLEMS[0]),
         conv2d("f32", "NCHW", split(cfg(32, 32, 16, 16, 16, 4, 2, 8, 2), 8), **CONV_PROBLEMS[4]),
+        # Three tiles per split through a ring of two: NCHW's gather of the
+        # patch runs inside the loop, not only before it.
+        conv2d(
+            "f16",
+            "NCHW",
+            split(cfg(32, 32, 16, 16, 16, 2, 4, 8, 1), 2),
+            **dict(CONV_PROBLEMS[0], C=32),
+        ),
     ]
 
 
@@ -352,6 +360,13 @@ MUTATIONS = [
         r"\+ i\] = 0\.0f;",
         "+ i] = 0.5f;",
         "output elements never written",
+    ),
+    Mutation(
+        "split-k-last-split-taken-for-the-last-to-arrive",
+        GEMM_SPLIT,
+        r"arrived == (\d+)\.0f",
+        r"blockIdx.z == \1",
+        "differ from the reference",
     ),
     Mutation(
         "split-k-sum-skips-a-split",

@@ -107,8 +107,10 @@ inline std::vector<std::string> StagingCombinations(const TemplateFlags& flags) 
   return combos;
 }
 
-// Outputs of one work-group's tile, the product of the template's tile
-// sizes: every template defines PADDED_OUTPUTS (tiles x tile size) and GROUPS.
+// Outputs per work-group, the product of the template's tile sizes: every
+// template defines PADDED_OUTPUTS (tiles x tile size) and GROUPS (the
+// work-groups launched). A split-K config's SPLITK work-groups share a tile,
+// so its value is the tile / SPLITK: the work of one work-group.
 constexpr char kTileExpr[] = "PADDED_OUTPUTS // GROUPS";
 
 inline int64_t ValueOf(const Config& config, const std::string& name) {

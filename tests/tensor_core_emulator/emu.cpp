@@ -1,8 +1,8 @@
 // The device model of emu.hpp and main() of an emulated launch: built once
 // per test session and linked with each rewritten kernel. main() loads the
 // kernel's buffers, runs each of kLaunches' grids in turn, one block after
-// another, each block as its threads' fibers (ucontext) switched at
-// barriers, writes the outputs,
+// another in a seeded shuffled order, each block as its threads' fibers
+// (ucontext) switched at barriers, writes the outputs,
 // prints the first errors of each kind ("ERROR ..."), each kind's count
 // ("KIND count message") and "RESULT errors=N". What it checks and what it
 // does not (registers, performance, the hardware's summation order): emu.hpp.
@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -482,12 +483,19 @@ int main(int argc, char** argv) {
     shared_size = l.shared_bytes;
     block_dim = EmuDim3{(unsigned)l.threads, 1, 1};
     grid_dim = EmuDim3{(unsigned)l.grid_x, (unsigned)l.grid_y, (unsigned)l.grid_z};
-    for (long z = 0; z < l.grid_z && go_on; ++z)
-      for (long y = 0; y < l.grid_y && go_on; ++y)
-        for (long x = 0; x < l.grid_x && go_on; ++x) {
-          block_idx = EmuDim3{(unsigned)x, (unsigned)y, (unsigned)z};
-          go_on = RunBlock(fibers) && errors <= 10000;
-        }
+    // The hardware runs a grid's blocks in any order: a seeded shuffle, so
+    // that a kernel relying on an order (split-K's last block to arrive
+    // being the last split) fails here, the same way on every run.
+    std::vector<EmuDim3> blocks;
+    for (long z = 0; z < l.grid_z; ++z)
+      for (long y = 0; y < l.grid_y; ++y)
+        for (long x = 0; x < l.grid_x; ++x)
+          blocks.push_back(EmuDim3{(unsigned)x, (unsigned)y, (unsigned)z});
+    std::shuffle(blocks.begin(), blocks.end(), std::mt19937(1 + launch_now));
+    for (size_t b = 0; b < blocks.size() && go_on; ++b) {
+      block_idx = blocks[b];
+      go_on = RunBlock(fibers) && errors <= 10000;
+    }
   }
   long unwritten = 0;
   FILE* out = std::fopen(argv[2], "wb");

@@ -26,7 +26,8 @@
 // mma sums its products in double and rounds once to f32, so results are
 // compared with a tolerance for f32, and exactly only where every partial
 // sum is an integer (the f16/bf16 test data). Memory ordering is modelled at
-// barrier granularity within a block; blocks run one after another.
+// barrier granularity within a block; blocks run one after another, in a
+// seeded shuffled order (the hardware promises none).
 //
 // The kernel's translation unit (emulation.py writes it) defines
 // emu::kProgram, emu::kLaunches and EmuLaunch(i), launch i's kernel called
