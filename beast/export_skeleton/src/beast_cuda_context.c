@@ -61,7 +61,9 @@ static void LoadDriver(void) {
     snprintf(g_driver_error, sizeof g_driver_error, "libcuda.so.1 lacks %s", missing);
     return;
   }
-  *(void**)(&g_driver.StreamGetCtx) = dlsym(lib, "cuStreamGetCtx"); /* optional */
+  *(void**)(&g_driver.StreamGetCtx) = dlsym(lib, "cuStreamGetCtx");   /* optional */
+  *(void**)(&g_driver.MemAllocAsync) = dlsym(lib, "cuMemAllocAsync"); /* optional */
+  *(void**)(&g_driver.MemFreeAsync) = dlsym(lib, "cuMemFreeAsync");   /* optional */
   beast_cu_result r = g_driver.Init(0);
   if (r != 0) {
     snprintf(g_driver_error, sizeof g_driver_error, "cuInit failed: %s", beast_cuda_error_name(r));

@@ -50,6 +50,10 @@ typedef struct beast_cuda_driver {
   beast_cu_result (*GetErrorName)(beast_cu_result error, const char** name);
   /* Optional (NULL on a driver without it): the stream's context. */
   beast_cu_result (*StreamGetCtx)(beast_cu_stream stream, beast_cu_context* context);
+  /* Optional (CUDA 11.2 and later): stream-ordered allocation from the
+   * device's memory pool, so a call's workspace needs no wait for the GPU. */
+  beast_cu_result (*MemAllocAsync)(beast_cu_ptr* ptr, size_t bytes, beast_cu_stream stream);
+  beast_cu_result (*MemFreeAsync)(beast_cu_ptr ptr, beast_cu_stream stream);
 } beast_cuda_driver;
 
 /* The driver, loaded and initialised once per process; NULL with *why (one

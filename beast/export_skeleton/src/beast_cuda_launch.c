@@ -127,19 +127,26 @@ static beast_status LaunchOf(beast_context* ctx, const beast_entry* e, const cha
 /* `phase` of entry e on stream s with the n pointers of ptrs (params point
  * at them): the kernels before its own first, with the workspace after the
  * contract's pointers in every kernel — `given` (a prepared handle's), else
- * one allocated for the call, and then the stream is waited for before it
- * is freed. */
+ * one allocated for the call: in stream order from the device's memory pool
+ * where the driver has it (freed in stream order too, so the call stays as
+ * asynchronous as one without a workspace), else with cuMemAlloc, and then
+ * the stream is waited for before it is freed. */
 static beast_status RunEntry(beast_context* ctx, const beast_entry* e, beast_cu_ptr* ptrs,
                              void** params, int n, beast_cu_stream s, beast_cu_ptr given,
                              beast_phase phase) {
   const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
   beast_cu_ptr workspace = 0;
+  int in_stream_order = 0;
   if (given) {
     ptrs[n] = given;
     params[n] = &ptrs[n];
   } else if (e->workspace_bytes > 0) {
-    beast_cu_result r = d->MemAlloc(&workspace, (size_t)e->workspace_bytes);
-    if (r != 0) {
+    beast_cu_result r = 1;
+    /* A device without memory pools refuses it: then the plain allocation. */
+    if (d->MemAllocAsync && d->MemFreeAsync)
+      in_stream_order = d->MemAllocAsync(&workspace, (size_t)e->workspace_bytes, s) == 0;
+    if (!in_stream_order) r = d->MemAlloc(&workspace, (size_t)e->workspace_bytes);
+    if (!in_stream_order && r != 0) {
       return beast_fail(BEAST_ERROR_DEVICE, "%s: no workspace of %lld bytes for %s: %s",
                         ctx->device_name, e->workspace_bytes, e->kernel_name,
                         beast_cuda_error_name(r));
@@ -159,7 +166,9 @@ static beast_status RunEntry(beast_context* ctx, const beast_entry* e, beast_cu_
     status = LaunchOf(ctx, e, e->kernel_name, e->global, e->local, e->dynamic_local_bytes,
                       e->shared_carveout, params, s);
   }
-  if (workspace) {
+  if (workspace && in_stream_order) {
+    d->MemFreeAsync(workspace, s);
+  } else if (workspace) {
     beast_cu_result r = d->StreamSynchronize(s);
     d->MemFree(workspace);
     if (status == BEAST_OK && r != 0) {
