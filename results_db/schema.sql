@@ -1,4 +1,4 @@
--- beast result database, schema version 6.
+-- beast result database, schema version 7.
 -- Executed in one transaction when `beast` creates a new database. The two
 -- header fields below identify the file: application_id 0x42454153 ('BEAS')
 -- says it is a beast database, user_version is the schema version that
