@@ -5,8 +5,9 @@
 # well), in f16, with cuBLAS (cublasGemmEx) and cuDNN (tensor-op math
 # allowed) measured in the same run, and prints each winner's time, TFLOP/s
 # and its speed-up over the library (goal for the conv: >= 0.7x cuDNN's
-# best FP16 algorithm, 1.0x the aim). Needs a GPU: without one it says so and
-# exits 2.
+# best FP16 algorithm, 1.0x the aim), the winner's SPLITK and the best time
+# without split-K (SPLITK=1) in the same run. Needs a GPU: without one it
+# says so and exits 2.
 #
 # Not a CTest test: it runs for minutes. Usage:
 #   tests/bench/tensor_core_gpu.sh [DB]   (default: a new file under /tmp;
@@ -39,10 +40,31 @@ CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NHWC,dtype=$DTYPE"
   --problem "conv2d:C=64,H=56,W=56,K=64,$CONV" --problem "conv2d:C=128,H=28,W=28,K=128,$CONV" \
   --problem "conv2d:C=256,H=14,W=14,K=256,$CONV" --problem "conv2d:C=512,H=7,W=7,K=512,$CONV" \
   >> "$JSON.lines"
-PYTHONPATH="$ROOT/tests/bench" python3 - "$JSON.lines" <<'PY'
+# Split-K's part: each pair's best config that does not split K (SPLITK=1),
+# measured in the same run, beside the winner (on this run's device: the
+# database may hold others).
+DEVICE_NAME=$(PYTHONPATH="$ROOT/tests/bench" python3 -c \
+  'import sys; from json_documents import documents; print(documents(sys.argv[1])[0]["device_name"])' \
+  "$JSON.lines")
+# A database whose configs of a template have no SPLITK (an earlier
+# version's only) makes the second query one line on stderr: no column then.
+for template in gemm/mma conv2d/implicit_gemm_mma; do
+  "$BEAST" query --db "$DB" --best --device "$DEVICE_NAME" --template "$template" --json || true
+  { "$BEAST" query --db "$DB" --best --device "$DEVICE_NAME" --template "$template" \
+    --where SPLITK=1 --json || true; } | sed 's/"template": "/"template": "unsplit:/'
+done >> "$JSON.best"
+PYTHONPATH="$ROOT/tests/bench" python3 - "$JSON.lines" "$JSON.best" <<'PY'
 import math, sys
 from json_documents import documents
 summaries = documents(sys.argv[1])
+# (template, problem) -> the winner's SPLITK, and the best time with SPLITK=1.
+splitk, unsplit = {}, {}
+for rows in documents(sys.argv[2]):
+    for r in rows:
+        if r["template"].startswith("unsplit:"):
+            unsplit[(r["template"][len("unsplit:"):], r["problem"])] = r["median_ms"]
+        else:
+            splitk[(r["template"], r["problem"])] = r["params"].get("SPLITK")
 rows, ratios = [], []
 for summary in summaries:
     libs = {b["problem"]: b for b in summary.get("baselines", []) if b["status"] == "ok"}
@@ -53,15 +75,19 @@ for summary in summaries:
         ratio = lib["median_ms"] / ms if ms and lib else None
         if ratio:
             ratios.append(ratio)
+        key = (pair["template"], pair["problem"])
         rows.append((pair["template"], pair["problem"].split(",dtype")[0], ms,
                      best.get("gflops"), lib["routine"] if lib else "-",
-                     lib["median_ms"] if lib else None, ratio))
-print("%-26s %-44s %9s %8s %24s %9s %7s" % ("template", "problem", "best ms", "TFLOP/s",
-                                              "library", "lib ms", "speedup"))
-for t, p, ms, gf, routine, lms, r in rows:
-    print("%-26s %-44s %9s %8s %24s %9s %7s" % (
+                     lib["median_ms"] if lib else None, ratio, splitk.get(key),
+                     unsplit.get(key)))
+print("%-26s %-44s %9s %8s %24s %9s %7s %6s %11s" % (
+    "template", "problem", "best ms", "TFLOP/s", "library", "lib ms", "speedup", "SPLITK",
+    "unsplit ms"))
+for t, p, ms, gf, routine, lms, r, sk, ums in rows:
+    print("%-26s %-44s %9s %8s %24s %9s %7s %6s %11s" % (
         t, p[:44], "%.4f" % ms if ms else "-", "%.1f" % (gf / 1000) if gf else "-", routine,
-        "%.4f" % lms if lms else "-", "%.2fx" % r if r else "-"))
+        "%.4f" % lms if lms else "-", "%.2fx" % r if r else "-", sk or "-",
+        "%.4f" % ums if ums else "-"))
 if ratios:
     print("geomean speed-up over the library: %.2fx" %
           math.exp(sum(map(math.log, ratios)) / len(ratios)))

@@ -167,6 +167,32 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
   EXPECT_EQ(testing::CountOccurrences(ran.output, "ok "), 6u) << ran.output;
 }
 
+// A tuned library whose convolution winner needs a workspace (Winograd's
+// four launches) runs it on the GPU: the workspace comes from the GPU's
+// memory pool in stream order (cuMemAllocAsync) where the driver has one.
+TEST_F(CudaGpu, TheExportedLibraryRunsAWinnerWithAWorkspace) {
+  testing::CommandResult run = RunCommand(
+      BeastBinary() + " tune --device cuda:0 --template conv2d/winograd_split" +
+      " --problem conv2d:N=2,C=16,H=17,W=15,K=24,R=3,S=3,pad=1 --max-configs 4 --baselines none" +
+      " --db " + db_ + " --cache-dir " + (dir_ / "cache").string() + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const std::string out = (dir_ / "tuned").string();
+  testing::CommandResult exported =
+      RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  const std::string consumer =
+      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/cuda_export_consumer";
+  const std::string build = (dir_ / "consumer").string();
+  testing::CommandResult built =
+      RunCommand("cmake -S " + consumer + " -B " + build + " -DBEAST_TUNED_SOURCE_DIR=" + out +
+                 " && cmake --build " + build + " -j4");
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  testing::CommandResult ran = RunCommand(build + "/cuda_export_consumer gpu-conv");
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_EQ(testing::CountOccurrences(ran.output, "ok "), 2u) << ran.output;
+  EXPECT_NE(ran.output.find("exact tuned: conv2d/winograd_split"), std::string::npos) << ran.output;
+}
+
 // The tensor-core gemm/mma computes the right answer (validated against the
 // double reference within the f16/bf16 or TF32 bound) on every path: the
 // four transpositions, column-major, and tails in M, N and K; in f16, bf16

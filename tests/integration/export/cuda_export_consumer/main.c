@@ -7,6 +7,9 @@
  *     M=256,N=192,K=128 and convolution N=2,C=16,H=17,W=15,K=24,R=3,S=3,pad=1
  *     and an untuned GEMM (the generic kernel, from PTX) each against a CPU
  *     reference, through the host API.
+ *   cuda_export_consumer gpu-conv  — on CUDA device 0: that convolution
+ *     alone (a library that tuned only it, with a template whose kernels
+ *     share a workspace).
  * Prints each check as "ok ..." or "FAIL ..." and exits 1 on any failure. */
 #include <math.h>
 #include <stdio.h>
@@ -132,8 +135,16 @@ int main(int argc, char** argv) {
     RunConv(ctx);
     RunGemm(ctx, 33, 17, 29, "generic kernel beast_generic_gemm");
     beast_context_destroy(ctx);
+  } else if (strcmp(mode, "gpu-conv") == 0) {
+    /* A library of one tuned convolution (one with a workspace, say). */
+    if (beast_context_create(BEAST_BACKEND_CUDA, 0, &ctx) != BEAST_OK) {
+      Check(0, "cuda context", beast_last_error());
+      return 1;
+    }
+    RunConv(ctx);
+    beast_context_destroy(ctx);
   } else {
-    fprintf(stderr, "usage: cuda_export_consumer nodevice|gpu\n");
+    fprintf(stderr, "usage: cuda_export_consumer nodevice|gpu|gpu-conv\n");
     return 2;
   }
   return failures ? 1 : 0;
