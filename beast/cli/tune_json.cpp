@@ -136,7 +136,11 @@ Json SummaryJson(const TuneSummary& s) {
     out["peak"] = {{"gflops", s.peak_gflops},
                    {"method", s.peak_method},
                    {"best_variant", s.peak_variant},
-                   {"gflops_f64", PositiveOrNull(s.peak_gflops_f64)}};
+                   {"gflops_f64", PositiveOrNull(s.peak_gflops_f64)},
+                   {"gflops_tensor",
+                    {{"f16", PositiveOrNull(s.peak_gflops_tensor[0])},
+                     {"bf16", PositiveOrNull(s.peak_gflops_tensor[1])},
+                     {"tf32", PositiveOrNull(s.peak_gflops_tensor[2])}}}};
   }
   out["bandwidth"] = nullptr;
   if (s.bandwidth_gbs > 0) {

@@ -64,7 +64,8 @@ struct SpaceSpec {
   // written for one backend's instructions (CUDA's tensor cores) lists it.
   std::vector<Backend> backends = {Backend::kOpenCL, Backend::kCuda};
   // Whether its arithmetic runs on tensor cores (`tensor_cores: true`): then
-  // the measured FMA peaks are not its roof, and no %peak is shown for it.
+  // the measured FMA peaks are not its roof; its %peak is of the tensor
+  // cores' measured peak (CUDA), n/a where that is not measured.
   bool tensor_cores = false;
   std::vector<ParamSpec> params;
   std::vector<DerivedSpec> derived;

@@ -8,6 +8,7 @@
 #include "beast/core/error.hpp"
 #include "beast/worker/baseline_measure.hpp"
 #include "harness/cuda/cuda_library_call.hpp"
+#include "harness/cuda/cuda_tensor_peak.hpp"
 #include "harness/opencl/clblast_baseline.hpp"
 
 namespace beast {
@@ -70,7 +71,8 @@ std::string LibraryVersion(const std::string& library) {
 
 std::string LimitsWithMeasuredPeak(const std::string& limits_json,
                                    const harness::PeakFlopsResult& peak) {
-  if (!peak.ok && !peak.bandwidth.ok && !peak.fp64.ok) return limits_json;
+  const bool tensor = peak.tensor[0].ok || peak.tensor[1].ok || peak.tensor[2].ok;
+  if (!peak.ok && !peak.bandwidth.ok && !peak.fp64.ok && !tensor) return limits_json;
   nlohmann::ordered_json limits =
       nlohmann::ordered_json::parse(limits_json, nullptr, /*allow_exceptions=*/false);
   if (!limits.is_object()) return limits_json;
@@ -81,6 +83,13 @@ std::string LimitsWithMeasuredPeak(const std::string& limits_json,
   if (peak.fp64.ok) {
     limits["peak_gflops_f64_measured"] = peak.fp64.gflops;
     limits["peak_f64_method"] = peak.method + " on double8, best " + peak.fp64.variant;
+  }
+  for (int i = 0; i < harness::kTensorInputs; ++i) {
+    if (!peak.tensor[i].ok) continue;
+    const std::string input = harness::TensorInputName(i);
+    limits["peak_gflops_tensor_" + input + "_measured"] = peak.tensor[i].gflops;
+    limits["peak_tensor_" + input + "_method"] =
+        std::string(harness::kCudaTensorPeakMethod) + ", best " + peak.tensor[i].variant;
   }
   if (peak.bandwidth.ok) {
     limits["bandwidth_gbs_measured"] = peak.bandwidth.gbs;

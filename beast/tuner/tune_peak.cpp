@@ -17,6 +17,11 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
   if (peak.fp64.ok) summary->peak_gflops_f64 = peak.fp64.gflops;
   summary->peak_f64_variant = peak.fp64.variant;
   summary->peak_f64_error = peak.fp64.error;
+  for (int i = 0; i < harness::kTensorInputs; ++i) {
+    if (peak.tensor[i].ok) summary->peak_gflops_tensor[i] = peak.tensor[i].gflops;
+    summary->peak_tensor_variant[i] = peak.tensor[i].variant;
+    summary->peak_tensor_error[i] = peak.tensor[i].error;
+  }
   summary->bandwidth_method = peak.bandwidth.method;
   summary->bandwidth_variant = peak.bandwidth.variant;
   summary->bandwidth_error = peak.bandwidth.error;
@@ -34,6 +39,19 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
   if (peak.fp64.ok)
     std::fprintf(stderr, "peak %.1f GFLOP/s fp64 on %s (best: %s)\n", peak.fp64.gflops,
                  device.Id().c_str(), peak.fp64.variant.c_str());
+  for (int i = 0; i < harness::kTensorInputs; ++i) {
+    if (peak.tensor[i].ok)
+      std::fprintf(stderr, "peak %.1f GFLOP/s %s tensor cores on %s (best: %s)\n",
+                   peak.tensor[i].gflops, harness::TensorInputName(i), device.Id().c_str(),
+                   peak.tensor[i].variant.c_str());
+  }
+}
+
+int TensorInputOf(const Problem& problem) {
+  if (problem.dtype() == DType::kF16) return harness::kTensorF16;
+  if (problem.dtype() == DType::kBF16) return harness::kTensorBf16;
+  if (problem.dtype() == DType::kF32 && problem.tf32()) return harness::kTensorTf32;
+  return -1;
 }
 
 void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const DeviceInfo& device,
@@ -55,16 +73,21 @@ void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const Devi
 
 void PlaceUnderRoof(const Problem& problem, const TuneSummary& summary, PairSummary* p) {
   // The roof of the arithmetic the kernel does: fp64's for f64, fp32's for
-  // f32 and for f16/bf16 (storage types summed in float); unknown, no
-  // fraction and no roofline built on it. Tensor cores run many times the
-  // FMA rate (an H200's bf16 GEMM winner reached 175% of its fp32 peak) and
-  // their rate is not measured: no fraction of the peak for them, but the
-  // memory roof still holds (below the FMA peak, it is below theirs too).
+  // f32 and for f16/bf16 (storage types summed in float), the tensor cores'
+  // for the mma input type of a tensor-core template (they run many times
+  // the FMA rate: an H200's bf16 GEMM winner reached 175% of its fp32
+  // peak); unknown, no fraction and no roofline built on it. Where the
+  // tensor cores' rate was not measured, a tensor-core pair gets no
+  // fraction but keeps the memory roof (below the FMA peak, it is below
+  // theirs too).
   if (!p->has_best) return;
-  const double peak =
-      problem.dtype() == DType::kF64 ? summary.peak_gflops_f64 : summary.peak_gflops;
+  const int tensor = p->tensor_cores ? TensorInputOf(problem) : -1;
+  const double tensor_peak = tensor >= 0 ? summary.peak_gflops_tensor[tensor] : 0;
+  const double peak = tensor_peak > 0                  ? tensor_peak
+                      : problem.dtype() == DType::kF64 ? summary.peak_gflops_f64
+                                                       : summary.peak_gflops;
   if (peak <= 0) return;
-  if (!p->tensor_cores) p->fraction_of_peak = p->best_gflops / peak;
+  if (!p->tensor_cores || tensor_peak > 0) p->fraction_of_peak = p->best_gflops / peak;
   if (summary.bandwidth_gbs > 0) {
     // The roofline's memory side: every buffer moved once (in the dtype's
     // bytes), at the bandwidth.

@@ -24,10 +24,14 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
 void AddBaselinesAndPeak(results_db::Store& store, int64_t device_id, const DeviceInfo& device,
                          const std::string& library, TuneSummary* summary);
 
-// A pair's fraction of the peak of its dtype (none for a template on tensor
-// cores: their peak is not measured) and, where the bandwidth bounds the
-// problem below that peak, of the bandwidth bound; nothing for a pair
-// without a winner.
+// The harness::TensorInput a tensor-core template computes the problem
+// with (f16, bf16, or tf32 for an f32 problem with math=tf32); -1 for none.
+int TensorInputOf(const Problem& problem);
+
+// A pair's fraction of the peak of its arithmetic (a tensor-core template's:
+// the tensor cores' peak of its mma input type, none where that was not
+// measured) and, where the bandwidth bounds the problem below that peak, of
+// the bandwidth bound; nothing for a pair without a winner.
 void PlaceUnderRoof(const Problem& problem, const TuneSummary& summary, PairSummary* pair);
 
 }  // namespace beast

@@ -132,8 +132,14 @@ harness::BenchmarkPlan BenchmarkPlanOf(const TuneOptions& o) {
 PeakRequest PeakRequestOf(const TuneOptions& o) {
   PeakRequest request;
   request.plan = BenchmarkPlanOf(o);
-  for (const Problem& problem : o.problems)
+  for (const Problem& problem : o.problems) {
     request.fp64 = request.fp64 || problem.dtype() == DType::kF64;
+    // The mma input type a tensor-core template would use for the problem.
+    if (problem.dtype() == DType::kF16) request.tensor_inputs |= 1 << harness::kTensorF16;
+    if (problem.dtype() == DType::kBF16) request.tensor_inputs |= 1 << harness::kTensorBf16;
+    if (problem.dtype() == DType::kF32 && problem.tf32())
+      request.tensor_inputs |= 1 << harness::kTensorTf32;
+  }
   return request;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "beast/tuner/tune_baselines.hpp"
+#include "beast/tuner/tune_peak.hpp"
 
 namespace beast {
 
@@ -238,14 +239,31 @@ std::string FooterLines(const TuneSummary& s) {
   } else if (!s.peak_error.empty()) {
     out += "%peak: n/a, the peak microbenchmark failed: " + s.peak_error + "\n";
   }
-  std::set<std::string> on_tensor_cores;
-  for (const PairSummary& p : s.pairs)
-    if (p.tensor_cores) on_tensor_cores.insert(p.template_name);
-  if (!on_tensor_cores.empty() && s.peak_gflops > 0) {
+  // Tensor-core pairs: per mma input type, the tensor cores' peak they are
+  // a fraction of, or why they have none.
+  std::set<std::string> unmeasured;
+  std::set<int> measured;
+  for (const PairSummary& p : s.pairs) {
+    if (!p.tensor_cores) continue;
+    const int input = TensorInputOf(Problem::Parse(p.problem_key));
+    if (input >= 0 && s.peak_gflops_tensor[input] > 0)
+      measured.insert(input);
+    else
+      unmeasured.insert(p.template_name);
+  }
+  for (int input : measured) {
+    std::snprintf(line, sizeof line,
+                  "%%peak of tensor-core templates on %s: of %.1f GFLOP/s, the tensor cores' "
+                  "(best: %s)\n",
+                  harness::TensorInputName(input), s.peak_gflops_tensor[input],
+                  s.peak_tensor_variant[input].c_str());
+    out += line;
+  }
+  if (!unmeasured.empty() && s.peak_gflops > 0) {
     std::string names;
-    for (const std::string& name : on_tensor_cores) names += (names.empty() ? "" : ", ") + name;
+    for (const std::string& name : unmeasured) names += (names.empty() ? "" : ", ") + name;
     out += "%peak: n/a for " + names +
-           " (tensor cores): their roof is the tensor cores' rate, which beast does not measure\n";
+           " (tensor cores): their roof is the tensor cores' rate, not measured in this run\n";
   }
   if (s.peak_gflops_f64 > 0 &&
       s.pairs.end() != std::find_if(s.pairs.begin(), s.pairs.end(), [](const PairSummary& p) {

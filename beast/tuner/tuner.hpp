@@ -154,9 +154,9 @@ struct PairSummary {
   // The template computes on tensor cores: the measured FMA peaks are not
   // its roof (SpaceSpec::tensor_cores).
   bool tensor_cores = false;
-  // best_gflops / the device's measured peak; 0 when either is unknown or
-  // the template runs on tensor cores (the bandwidth bound below still
-  // applies to it).
+  // best_gflops / the measured peak of its arithmetic (the tensor cores'
+  // for a tensor-core template); 0 when either is unknown (the bandwidth
+  // bound below still applies).
   double fraction_of_peak = 0;
   // Where moving the problem's buffers once at the measured bandwidth bounds
   // it below the peak (a memory-bound problem): that bound in GFLOP/s and
@@ -230,6 +230,12 @@ struct TuneSummary {
   // 0 otherwise (peak_f64_error says why).
   double peak_gflops_f64 = 0;
   std::string peak_f64_variant, peak_f64_error;
+  // The tensor cores' peak per mma input type (harness::TensorInput: f16,
+  // bf16, tf32), the roof of the tensor-core templates' winners, where
+  // measured (a CUDA GPU of compute capability 8.0 or later, a problem of
+  // that type); 0 otherwise (peak_tensor_error says why).
+  double peak_gflops_tensor[3] = {0, 0, 0};
+  std::string peak_tensor_variant[3], peak_tensor_error[3];
   // Memory bandwidth of the device in GB/s, measured with the peak
   // (harness/measure/bandwidth.hpp); 0 when unknown (bandwidth_error says why).
   double bandwidth_gbs = 0;

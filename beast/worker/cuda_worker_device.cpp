@@ -20,6 +20,7 @@
 #include "harness/cuda/cuda_kernel.hpp"
 #include "harness/cuda/cuda_library_call.hpp"
 #include "harness/cuda/cuda_peak_flops.hpp"
+#include "harness/cuda/cuda_tensor_peak.hpp"
 
 namespace beast {
 namespace {
@@ -211,6 +212,15 @@ class CudaWorkerDevice : public WorkerDevice {
     // written yet.
     peak.bandwidth.error = "no bandwidth microbenchmark for CUDA yet (the spec's is used)";
     peak.fp64.error = "no fp64 peak microbenchmark for CUDA yet";
+    for (int input = 0; input < harness::kTensorInputs; ++input) {
+      if (request.tensor_inputs & (1 << input)) {
+        peak.tensor[input] = harness::MeasureCudaTensorPeak(
+            context_, request.plan, static_cast<harness::TensorInput>(input));
+      } else {
+        peak.tensor[input].error = std::string("not measured: the run has no ") +
+                                   harness::TensorInputName(input) + " problem";
+      }
+    }
     return peak;
   }
 

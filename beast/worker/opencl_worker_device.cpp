@@ -53,6 +53,8 @@ class OpenCLWorkerDevice : public WorkerDevice {
     } else {
       peak.fp64.error = "not measured: the run has no f64 problem";
     }
+    for (harness::PeakFlopsResult::OtherPeak& tensor : peak.tensor)
+      tensor.error = "OpenCL has no tensor-core instruction beast's templates use";
     return peak;
   }
 

@@ -275,6 +275,7 @@ std::string EncodePeak(const PeakRequest& request) {
   WireWriter w = Start(WorkerMessage::kPeak);
   WritePlan(w, request.plan);
   w.U8(request.fp64);
+  w.U8(static_cast<uint8_t>(request.tensor_inputs));
   return w.bytes();
 }
 
@@ -283,6 +284,7 @@ PeakRequest DecodePeak(const std::string& payload) {
   PeakRequest request;
   request.plan = ReadPlan(r);
   request.fp64 = r.U8() != 0;
+  request.tensor_inputs = r.U8();
   r.ExpectEnd();
   return request;
 }
@@ -302,10 +304,13 @@ std::string EncodePeakResult(const harness::PeakFlopsResult& p, bool worker_exit
   w.Str(p.bandwidth.variant);
   w.Str(p.bandwidth.error);
   w.Str(p.bandwidth.method);
-  w.U8(p.fp64.ok);
-  w.F64(p.fp64.gflops);
-  w.Str(p.fp64.variant);
-  w.Str(p.fp64.error);
+  for (const harness::PeakFlopsResult::OtherPeak* other :
+       {&p.fp64, &p.tensor[0], &p.tensor[1], &p.tensor[2]}) {
+    w.U8(other->ok);
+    w.F64(other->gflops);
+    w.Str(other->variant);
+    w.Str(other->error);
+  }
   return w.bytes();
 }
 
@@ -326,10 +331,13 @@ harness::PeakFlopsResult DecodePeakResult(const std::string& payload, bool* work
   p.bandwidth.variant = r.Str();
   p.bandwidth.error = r.Str();
   p.bandwidth.method = r.Str();
-  p.fp64.ok = r.U8() != 0;
-  p.fp64.gflops = r.F64();
-  p.fp64.variant = r.Str();
-  p.fp64.error = r.Str();
+  for (harness::PeakFlopsResult::OtherPeak* other :
+       {&p.fp64, &p.tensor[0], &p.tensor[1], &p.tensor[2]}) {
+    other->ok = r.U8() != 0;
+    other->gflops = r.F64();
+    other->variant = r.Str();
+    other->error = r.Str();
+  }
   r.ExpectEnd();
   return p;
 }

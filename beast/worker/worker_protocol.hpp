@@ -77,6 +77,9 @@ struct BuiltReport {
 struct PeakRequest {
   harness::BenchmarkPlan plan;
   bool fp64 = false;
+  // Bit i set: measure the tensor cores' peak for harness::TensorInput i
+  // (the run has problems of that mma input type), where the device has them.
+  int tensor_inputs = 0;
 };
 
 struct BaselineRequest {

@@ -18,4 +18,15 @@ void KeepFasterVariant(const std::vector<double>& samples, double flops, const s
   best->variant = variant;
 }
 
+const char* TensorInputName(int input) {
+  switch (input) {
+    case kTensorF16:
+      return "f16";
+    case kTensorBf16:
+      return "bf16";
+    default:
+      return "tf32";
+  }
+}
+
 }  // namespace beast::harness

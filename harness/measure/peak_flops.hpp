@@ -10,6 +10,12 @@
 
 namespace beast::harness {
 
+// The input types of the warp-level mma the tensor-core templates issue:
+// f16 and bf16 (f32 sums), TF32 (f32 problems with math=tf32).
+enum TensorInput { kTensorF16 = 0, kTensorBf16 = 1, kTensorTf32 = 2, kTensorInputs = 3 };
+// "f16", "bf16", "tf32".
+const char* TensorInputName(int input);
+
 struct PeakFlopsResult {
   bool ok = false;
   double gflops = 0;  // the best variant's FLOPs / its median time
@@ -25,11 +31,17 @@ struct PeakFlopsResult {
   // backend has a microbenchmark for it and the device double precision
   // (the roof of f64 winners; f16 and bf16 compute in fp32, under the peak
   // above). Not ok otherwise, error says why.
-  struct Fp64 {
+  struct OtherPeak {
     bool ok = false;
     double gflops = 0;
     std::string variant, error;
-  } fp64;
+  };
+  OtherPeak fp64;
+  // The tensor cores' peak for each warp-level mma input type (TensorInput),
+  // measured where the request asks for it and the backend has tensor cores
+  // (CUDA, compute capability 8.0 and later): the roof of the tensor-core
+  // templates. Not ok otherwise, error says why.
+  OtherPeak tensor[kTensorInputs];
 };
 
 // A variant's timed samples of `flops` each: it becomes *best when its

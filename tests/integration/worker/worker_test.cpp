@@ -333,9 +333,11 @@ TEST(WorkerProtocol, BaselineAndPeakMessagesRoundTrip) {
   PeakRequest peak_request;
   peak_request.plan.min_reps = 4;
   peak_request.fp64 = true;
+  peak_request.tensor_inputs = (1 << harness::kTensorBf16) | (1 << harness::kTensorTf32);
   const PeakRequest decoded = DecodePeak(EncodePeak(peak_request));
   EXPECT_EQ(decoded.plan.min_reps, 4);
   EXPECT_TRUE(decoded.fp64);
+  EXPECT_EQ(decoded.tensor_inputs, 6);
   harness::PeakFlopsResult p;
   p.ok = true;
   p.gflops = 191.5;
@@ -343,6 +345,9 @@ TEST(WorkerProtocol, BaselineAndPeakMessagesRoundTrip) {
   p.spread = 0.125;
   p.variant = "chains=12 local=8 groups=32";
   p.fp64 = {true, 95.5, "chains=8 local=8 groups=32", ""};
+  p.tensor[harness::kTensorF16] = {false, 0, "", "not measured: the run has no f16 problem"};
+  p.tensor[harness::kTensorBf16] = {true, 612000.5, "chains=8 block=128 blocks=528", ""};
+  p.tensor[harness::kTensorTf32] = {true, 301000.25, "chains=4 block=256 blocks=264", ""};
   harness::PeakFlopsResult rp = DecodePeakResult(EncodePeakResult(p, false), &exits);
   EXPECT_FALSE(exits);
   EXPECT_TRUE(rp.ok);
@@ -355,6 +360,12 @@ TEST(WorkerProtocol, BaselineAndPeakMessagesRoundTrip) {
   EXPECT_EQ(rp.fp64.gflops, 95.5);
   EXPECT_EQ(rp.fp64.variant, p.fp64.variant);
   EXPECT_EQ(rp.fp64.error, "");
+  for (int i = 0; i < harness::kTensorInputs; ++i) {
+    EXPECT_EQ(rp.tensor[i].ok, p.tensor[i].ok) << i;
+    EXPECT_EQ(rp.tensor[i].gflops, p.tensor[i].gflops) << i;
+    EXPECT_EQ(rp.tensor[i].variant, p.tensor[i].variant) << i;
+    EXPECT_EQ(rp.tensor[i].error, p.tensor[i].error) << i;
+  }
 }
 
 TEST(WorkerProtocol, BrokenMessagesAreRefused) {

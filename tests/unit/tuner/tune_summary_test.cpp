@@ -106,9 +106,55 @@ TEST(TuneSummaryLayout, ATensorCoreWinnerHasNoPercentOfTheFmaPeak) {
   EXPECT_NE(text.find(" 50.0%  MWG=16\n"), std::string::npos) << text;
   EXPECT_NE(text.find("    n/a  MWG=16\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n%peak: n/a for gemm/mma (tensor cores): their roof is the tensor cores' "
-                      "rate, which beast does not measure\n"),
+                      "rate, not measured in this run\n"),
             std::string::npos)
       << text;
+}
+
+// Where the run measured the tensor cores' peak of the problem's mma input
+// type, a tensor-core winner is a fraction of that peak, the FMA winner
+// still of the FMA peak, and the footer names the tensor cores' peak.
+TEST(TuneSummaryLayout, ATensorCoreWinnerIsAFractionOfTheTensorCoresPeakWhereMeasured) {
+  TuneSummary s;
+  s.peak_gflops = 1000;
+  s.peak_method = "FMA chains";
+  s.peak_variant = "chains=16";
+  s.peak_gflops_tensor[harness::kTensorF16] = 5000;
+  s.peak_tensor_variant[harness::kTensorF16] = "chains=8 block=128 blocks=528";
+  s.peak_gflops_tensor[harness::kTensorBf16] = 5100;  // no bf16 pair: not in the footer
+  const std::string key = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f16";
+  const Problem problem = Problem::Parse(key);
+  PairSummary fma = Pair("gemm/tiled");
+  fma.problem_key = key;
+  fma.best_gflops = 500;
+  PairSummary mma = Pair("gemm/mma");
+  mma.problem_key = key;
+  mma.tensor_cores = true;
+  mma.best_gflops = 1750;
+  PlaceUnderRoof(problem, s, &fma);
+  PlaceUnderRoof(problem, s, &mma);
+  EXPECT_DOUBLE_EQ(fma.fraction_of_peak, 0.5);
+  EXPECT_DOUBLE_EQ(mma.fraction_of_peak, 0.35);
+  // An f32 problem without math=tf32 has no mma input type: no fraction.
+  PairSummary exact = Pair("gemm/mma");
+  exact.tensor_cores = true;
+  exact.best_gflops = 1750;
+  PlaceUnderRoof(Problem::Parse(exact.problem_key), s, &exact);
+  EXPECT_EQ(exact.fraction_of_peak, 0);
+  EXPECT_EQ(TensorInputOf(Problem::Parse("gemm:M=64,N=64,K=64,dtype=f32")), -1);
+  EXPECT_EQ(TensorInputOf(Problem::Parse("gemm:M=64,N=64,K=64,dtype=f32,math=tf32")),
+            harness::kTensorTf32);
+  EXPECT_EQ(TensorInputOf(Problem::Parse("gemm:M=64,N=64,K=64,dtype=bf16")), harness::kTensorBf16);
+  s.pairs = {fma, mma};
+  const std::string text = FormatTuneSummary(s);
+  EXPECT_NE(text.find(" 50.0%  MWG=16\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 35.0%  MWG=16\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n%peak of tensor-core templates on f16: of 5000.0 GFLOP/s, the tensor "
+                      "cores' (best: chains=8 block=128 blocks=528)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("bf16"), std::string::npos) << text;
+  EXPECT_EQ(text.find("%peak: n/a"), std::string::npos) << text;
 }
 
 }  // namespace

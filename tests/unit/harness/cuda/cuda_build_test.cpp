@@ -13,6 +13,7 @@
 
 #include "harness/cuda/cuda_library_call.hpp"
 #include "harness/cuda/cuda_peak_flops.hpp"
+#include "harness/cuda/cuda_tensor_peak.hpp"
 #include "harness/cuda/nvrtc_compiler.hpp"
 #include "support/test_dir.hpp"
 
@@ -85,6 +86,35 @@ TEST_F(CudaBuildTest, ThePeakKernelCompilesForAmpereAndHopperWithoutSpills) {
           << arch << " " << chains;
     }
   }
+}
+
+// The tensor cores' peak kernel: every mma input type compiles for Ampere
+// and Hopper, its accumulators in registers (4 per chain), and its loop
+// issues the mma the templates issue (m16n8k16, or m16n8k8 for TF32).
+TEST_F(CudaBuildTest, TheTensorPeakKernelCompilesForAmpereAndHopperWithoutSpills) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    for (TensorInput input : {kTensorF16, kTensorBf16, kTensorTf32}) {
+      for (int chains : {4, 8}) {
+        const std::string source = CudaTensorPeakKernelSource(input, chains);
+        const std::string what =
+            std::string(arch) + " " + TensorInputName(input) + " " + std::to_string(chains);
+        EXPECT_NE(
+            source.find(input == kTensorTf32
+                            ? "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+                            : std::string("mma.sync.aligned.m16n8k16.row.col.f32.") +
+                                  TensorInputName(input) + "." + TensorInputName(input) + ".f32"),
+            std::string::npos)
+            << what;
+        CudaCompileResult r = CompileCuda(source, arch, "beast_peak_mma");
+        ASSERT_TRUE(r.ok) << what << ": " << r.log;
+        EXPECT_GE(r.resources.registers, 4 * chains) << what;
+        EXPECT_EQ(r.resources.spill_store_bytes + r.resources.spill_load_bytes, 0) << what;
+      }
+    }
+  }
+  EXPECT_EQ(CudaTensorMmaFlops(kTensorF16), 4096.0);
+  EXPECT_EQ(CudaTensorMmaFlops(kTensorBf16), 4096.0);
+  EXPECT_EQ(CudaTensorMmaFlops(kTensorTf32), 2048.0);
 }
 
 TEST_F(CudaBuildTest, TheBaselineLibrariesNameTheirVersions) {
