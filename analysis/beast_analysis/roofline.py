@@ -18,7 +18,7 @@ A winner of a tensor-core template (`tensor_cores: true` in its space file,
 as gemm/mma and conv2d/implicit_gemm_mma say) is drawn as a cross and named
 in the caption: the roof's peak is the FMA peak beast measures, which tensor
 cores exceed many times over, so such a point is not judged against it
-(beast tune shows no %peak for it either). The space file is the shipped
+(beast tune gives its %peak of the tensor cores' own measured peak). The space file is the shipped
 one (kernel_templates/ beside this package), found by the template's name:
 a template from another --templates folder is taken for FMA arithmetic,
 unless it bears the name of a shipped tensor-core one.

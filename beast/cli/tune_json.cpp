@@ -132,8 +132,10 @@ Json SummaryJson(const TuneSummary& s) {
   out["proposal_seconds"] = s.proposal_seconds;
   out["confirm_seconds"] = s.confirm_seconds;
   out["peak"] = nullptr;
-  if (s.peak_gflops > 0) {
-    out["peak"] = {{"gflops", s.peak_gflops},
+  const bool tensor_peak =
+      s.peak_gflops_tensor[0] > 0 || s.peak_gflops_tensor[1] > 0 || s.peak_gflops_tensor[2] > 0;
+  if (s.peak_gflops > 0 || tensor_peak) {
+    out["peak"] = {{"gflops", PositiveOrNull(s.peak_gflops)},
                    {"method", s.peak_method},
                    {"best_variant", s.peak_variant},
                    {"gflops_f64", PositiveOrNull(s.peak_gflops_f64)},

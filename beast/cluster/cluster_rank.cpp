@@ -69,7 +69,7 @@ std::unique_ptr<Serving> Open(const TuneOptions& o, const DeviceSelector& select
                                              s->device.name, o.cache_dir);
   if (!s->worker->Start(stop)) return nullptr;
   std::optional<harness::PeakFlopsResult> peak =
-      s->worker->MeasurePeak(PeakRequestOf(o), kPeakTimeoutSeconds, stop);
+      s->worker->MeasurePeak(PeakRequestOf(o, s->pairs), kPeakTimeoutSeconds, stop);
   if (!peak) return nullptr;
   s->peak = EncodePeakResult(*peak, false);
   s->supply =

@@ -68,7 +68,7 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   // before the device is recorded.
   std::optional<harness::PeakFlopsResult> peak;
   try {
-    peak = worker.MeasurePeak(PeakRequestOf(o), kPeakTimeoutSeconds, stop);
+    peak = worker.MeasurePeak(PeakRequestOf(o, pairs), kPeakTimeoutSeconds, stop);
   } catch (...) {
     EndFailedRun(store, run_id);
   }

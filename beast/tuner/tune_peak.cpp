@@ -40,10 +40,14 @@ void ShowPeak(const harness::PeakFlopsResult& peak, const DeviceInfo& device, bo
     std::fprintf(stderr, "peak %.1f GFLOP/s fp64 on %s (best: %s)\n", peak.fp64.gflops,
                  device.Id().c_str(), peak.fp64.variant.c_str());
   for (int i = 0; i < harness::kTensorInputs; ++i) {
-    if (peak.tensor[i].ok)
-      std::fprintf(stderr, "peak %.1f GFLOP/s %s tensor cores on %s (best: %s)\n",
-                   peak.tensor[i].gflops, harness::TensorInputName(i), device.Id().c_str(),
-                   peak.tensor[i].variant.c_str());
+    const harness::PeakFlopsResult::OtherPeak& t = peak.tensor[i];
+    if (t.ok) {
+      std::fprintf(stderr, "peak %.1f GFLOP/s %s tensor cores (mma.sync) on %s (best: %s)\n",
+                   t.gflops, harness::TensorInputName(i), device.Id().c_str(), t.variant.c_str());
+    } else if (!t.error.empty() && t.error.rfind("not measured", 0) != 0) {
+      std::fprintf(stderr, "peak of the %s tensor cores unknown: %s\n", harness::TensorInputName(i),
+                   t.error.c_str());
+    }
   }
 }
 

@@ -129,12 +129,15 @@ harness::BenchmarkPlan BenchmarkPlanOf(const TuneOptions& o) {
   return plan;
 }
 
-PeakRequest PeakRequestOf(const TuneOptions& o) {
+PeakRequest PeakRequestOf(const TuneOptions& o, const std::vector<PlannedPair>& pairs) {
   PeakRequest request;
   request.plan = BenchmarkPlanOf(o);
-  for (const Problem& problem : o.problems) {
+  for (const Problem& problem : o.problems)
     request.fp64 = request.fp64 || problem.dtype() == DType::kF64;
-    // The mma input type a tensor-core template would use for the problem.
+  for (const PlannedPair& pair : pairs) {
+    if (!pair.spec->tensor_cores) continue;
+    // The mma input type the tensor-core template computes the problem with.
+    const Problem& problem = *pair.problem;
     if (problem.dtype() == DType::kF16) request.tensor_inputs |= 1 << harness::kTensorF16;
     if (problem.dtype() == DType::kBF16) request.tensor_inputs |= 1 << harness::kTensorBf16;
     if (problem.dtype() == DType::kF32 && problem.tf32())

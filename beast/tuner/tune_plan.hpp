@@ -52,8 +52,9 @@ std::vector<PlannedPair> PlanPairs(const std::vector<SpaceSpec>& specs, const Tu
 // How each config is timed: warm-up, repetitions, time, cache flush.
 harness::BenchmarkPlan BenchmarkPlanOf(const TuneOptions& options);
 // The device's peak microbenchmark: timed like the configs, the fp64 peak
-// only where an f64 winner will be measured against it.
-PeakRequest PeakRequestOf(const TuneOptions& options);
+// only where an f64 winner will be measured against it, the tensor cores'
+// peak of an mma input type only where a tensor-core pair has a problem of it.
+PeakRequest PeakRequestOf(const TuneOptions& options, const std::vector<PlannedPair>& pairs);
 
 // A baseline's first call compiles the library's kernels (over 10 s for
 // CLBlast on PoCL without its kernel cache), so it gets more than a config's

@@ -259,11 +259,19 @@ std::string FooterLines(const TuneSummary& s) {
                   s.peak_tensor_variant[input].c_str());
     out += line;
   }
-  if (!unmeasured.empty() && s.peak_gflops > 0) {
-    std::string names;
+  if (!unmeasured.empty()) {
+    std::string names, why;
     for (const std::string& name : unmeasured) names += (names.empty() ? "" : ", ") + name;
+    // Why the measurement gave no peak (a failed or timed-out one), where
+    // the device was asked for one.
+    for (int input = 0; input < harness::kTensorInputs; ++input) {
+      const std::string& error = s.peak_tensor_error[input];
+      if (!error.empty() && error.rfind("not measured", 0) != 0)
+        why += std::string("; ") + harness::TensorInputName(input) + ": " + error;
+    }
     out += "%peak: n/a for " + names +
-           " (tensor cores): their roof is the tensor cores' rate, not measured in this run\n";
+           " (tensor cores): their roof is the tensor cores' rate, not measured in this run" + why +
+           "\n";
   }
   if (s.peak_gflops_f64 > 0 &&
       s.pairs.end() != std::find_if(s.pairs.begin(), s.pairs.end(), [](const PairSummary& p) {

@@ -217,8 +217,10 @@ class CudaWorkerDevice : public WorkerDevice {
         peak.tensor[input] = harness::MeasureCudaTensorPeak(
             context_, request.plan, static_cast<harness::TensorInput>(input));
       } else {
-        peak.tensor[input].error = std::string("not measured: the run has no ") +
-                                   harness::TensorInputName(input) + " problem";
+        peak.tensor[input].error =
+            std::string("not measured: the run has no tensor-core pair on a ") +
+            (input == harness::kTensorTf32 ? "math=tf32" : harness::TensorInputName(input)) +
+            " problem";
       }
     }
     return peak;

@@ -35,7 +35,7 @@ namespace beast {
 
 // Raised whenever a message changes shape, so a worker from another build is
 // refused at kReady instead of misreading requests.
-constexpr int64_t kWorkerProtocolVersion = 8;
+constexpr int64_t kWorkerProtocolVersion = 9;
 
 enum class WorkerMessage : uint8_t {
   kReady = 1,

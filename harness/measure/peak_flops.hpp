@@ -13,6 +13,8 @@ namespace beast::harness {
 // The input types of the warp-level mma the tensor-core templates issue:
 // f16 and bf16 (f32 sums), TF32 (f32 problems with math=tf32).
 enum TensorInput { kTensorF16 = 0, kTensorBf16 = 1, kTensorTf32 = 2, kTensorInputs = 3 };
+// The summary, its JSON and the wire spell the three out.
+static_assert(kTensorInputs == 3);
 // "f16", "bf16", "tf32".
 const char* TensorInputName(int input);
 

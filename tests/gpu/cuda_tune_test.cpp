@@ -213,18 +213,20 @@ TEST_F(CudaGpu, TheTensorCoreGemmIsCorrectOnEveryPathBesideCublas) {
                  (dir_ / "cache").string() + " --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   ExpectOkOrPruned(24, 6);
-  // The run measured the tensor cores' peak of its three mma input types,
-  // each above the FMA peak (the roof of these winners' %peak).
+  // The run measured the tensor cores' peak of its three mma input types
+  // (the roof of these winners' %peak): f16 and bf16 above the FMA peak on
+  // every GPU with them, TF32 at least half of it (about equal on GeForce
+  // Ampere and Ada, several times on the data-centre parts).
   const nlohmann::json summary = testing::JsonOf(run.output);
   ASSERT_TRUE(summary.contains("peak") && summary["peak"].is_object()) << run.output;
   const nlohmann::json& peak = summary["peak"];
-  ASSERT_TRUE(peak.contains("gflops_tensor")) << run.output;
-  const double fma = peak.value("gflops", 0.0);
+  ASSERT_TRUE(peak.contains("gflops_tensor") && peak["gflops"].is_number()) << run.output;
+  const double fma = peak["gflops"].get<double>();
   for (const char* input : {"f16", "bf16", "tf32"}) {
     ASSERT_TRUE(peak["gflops_tensor"].contains(input)) << input;
     const nlohmann::json& tensor = peak["gflops_tensor"][input];
     ASSERT_TRUE(tensor.is_number()) << input << ": " << run.output;
-    EXPECT_GT(tensor.get<double>(), fma) << input;
+    EXPECT_GT(tensor.get<double>(), std::string(input) == "tf32" ? fma / 2 : fma) << input;
   }
   results_db::Store store = results_db::Store::OpenExisting(db_);
   int library = 0;

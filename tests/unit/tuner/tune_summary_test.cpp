@@ -155,6 +155,18 @@ TEST(TuneSummaryLayout, ATensorCoreWinnerIsAFractionOfTheTensorCoresPeakWhereMea
       << text;
   EXPECT_EQ(text.find("bf16"), std::string::npos) << text;
   EXPECT_EQ(text.find("%peak: n/a"), std::string::npos) << text;
+
+  // A measurement that failed leaves the pair without a fraction, and the
+  // footer says why (a type the run did not ask for says nothing).
+  s.peak_gflops_tensor[harness::kTensorF16] = 0;
+  s.peak_tensor_error[harness::kTensorF16] = "chains=4 block=128 blocks=528: launch failed";
+  s.peak_tensor_error[harness::kTensorTf32] = "not measured: the run has no tensor-core pair";
+  const std::string failed = FormatTuneSummary(s);
+  EXPECT_NE(failed.find("\n%peak: n/a for gemm/mma (tensor cores): their roof is the tensor "
+                        "cores' rate, not measured in this run; f16: chains=4 block=128 "
+                        "blocks=528: launch failed\n"),
+            std::string::npos)
+      << failed;
 }
 
 }  // namespace
