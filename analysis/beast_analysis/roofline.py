@@ -17,8 +17,11 @@ cannot be placed, and the caption lists it.
 A winner of a tensor-core template (`tensor_cores: true` in its space file,
 as gemm/mma and conv2d/implicit_gemm_mma say) is drawn as a cross and named
 in the caption: the roof's peak is the FMA peak beast measures, which tensor
-cores exceed many times over, so such a point is not judged against it
-(beast tune gives its %peak of the tensor cores' own measured peak). The space file is the shipped
+cores exceed many times over, so such a point is not judged against it.
+Where beast measured the tensor cores' peak of the point's mma input type
+(peak_gflops_tensor_{f16,bf16,tf32}_measured in limits_json: the mma.sync
+microbenchmark, the roof beast tune gives its %peak against), that peak is a
+dashed line the caption names. The space file is the shipped
 one (kernel_templates/ beside this package), found by the template's name:
 a template from another --templates folder is taken for FMA arithmetic,
 unless it bears the name of a shipped tensor-core one.
@@ -92,6 +95,34 @@ def tensor_core_templates(names, templates_dir=TEMPLATES_DIR):
     return found
 
 
+def tensor_peaks(limits_json):
+    """{mma input type: the tensor cores' measured peak in GFLOP/s} of a
+    device's limits_json, the types with a positive number only."""
+    try:
+        limits = json.loads(limits_json or "{}")
+    except json.JSONDecodeError:
+        return {}
+    if not isinstance(limits, dict):
+        return {}
+    found = {}
+    for name in ("f16", "bf16", "tf32"):
+        value = limits.get(f"peak_gflops_tensor_{name}_measured")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            found[name] = float(value)
+    return found
+
+
+def mma_input(problem):
+    """The mma input type a tensor-core template computes a problem key
+    with: f16, bf16, tf32 (an f32 problem with math=tf32), or None."""
+    fields = dict(f.split("=", 1) for f in problem.split(":", 1)[-1].split(",") if "=" in f)
+    if fields.get("dtype") in ("f16", "bf16"):
+        return fields["dtype"]
+    if fields.get("math") == "tf32":
+        return "tf32"
+    return None
+
+
 def place(winner, flops):
     """(intensity, gflops) of a winner, or a reason it cannot be placed."""
     nbytes = min_bytes(winner["problem"])
@@ -111,7 +142,7 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
     devices = sorted({row["device"] for row in winner_rows})
     tensor_cores = tensor_core_templates(sorted({row["template"] for row in winner_rows}))
     fig, axes = figure(8, 5 * len(devices), nrows=len(devices), squeeze=False, layout="constrained")
-    unplaced, crosses = [], set()
+    unplaced, crosses, dashed = [], set(), []
     for ax, device in zip(axes[:, 0], devices):
         points = []
         for row in (r for r in winner_rows if r["device"] == device):
@@ -121,7 +152,13 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
             else:
                 points.append((point, row))
                 crosses |= {row["template"]} & tensor_cores
-        _panel(ax, device, points, device_peaks(limits_by_device.get(device, "{}")), tensor_cores)
+        # The tensor cores' peaks of the crosses' mma input types, where measured.
+        measured = tensor_peaks(limits_by_device.get(device, "{}"))
+        inputs = {mma_input(r["problem"]) for _, r in points if r["template"] in tensor_cores}
+        lines = {i: measured[i] for i in sorted(inputs - {None}) if i in measured}
+        dashed += [f"{i} {number(g)} GFLOP/s on {device}" for i, g in lines.items()]
+        peaks = device_peaks(limits_by_device.get(device, "{}"))
+        _panel(ax, device, points, peaks, tensor_cores, lines)
     fig.suptitle(title)
     save(fig, path)
     note = peak_sources_note(devices, limits_by_device)
@@ -131,12 +168,14 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
             "the FMA peak of the roof, so they are not judged against it."
             % ", ".join(sorted(crosses))
         )
+    if dashed:
+        note += " Dashed: the tensor cores' measured peak (mma.sync) of " + "; ".join(dashed) + "."
     if unplaced:
         note += " Not placed: " + "; ".join(unplaced) + "."
     return note
 
 
-def _panel(ax, device, points, peaks, tensor_cores=frozenset()):
+def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=None):
     peak, bandwidth = peaks.gflops, peaks.bandwidth
     origin = "measured" if peaks.source and peaks.source.startswith("measured") else "specification"
     ax.set_xscale("log")
@@ -187,6 +226,13 @@ def _panel(ax, device, points, peaks, tensor_cores=frozenset()):
             xytext=(4, 4),
             textcoords="offset points",
         )
+    for name, gflops in (tensor_lines or {}).items():
+        ax.axhline(
+            gflops,
+            color="gray",
+            linestyle="--",
+            label=f"tensor cores, {name} mma.sync: {gflops:g} GFLOP/s (measured)",
+        )
     if not points:
         ax.text(
             0.5,
@@ -198,7 +244,11 @@ def _panel(ax, device, points, peaks, tensor_cores=frozenset()):
         )
     ax.set_xlim(lo, hi)
     if points:
-        ys = [p[1] for p, _ in points] + ([peak] if peak else [])
+        ys = (
+            [p[1] for p, _ in points]
+            + ([peak] if peak else [])
+            + list((tensor_lines or {}).values())
+        )
         ax.set_ylim(min(ys) / 10, max(ys) * 3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="lower right", fontsize=8)

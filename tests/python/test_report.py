@@ -265,6 +265,38 @@ def test_tensor_core_winners_are_crosses_named_in_the_caption(tmp_path):
     assert drawn == [marker_path("x"), marker_path("o")]
 
 
+def test_the_tensor_cores_measured_peak_is_a_dashed_line_for_the_crosses(tmp_path):
+    assert roofline.mma_input("gemm:M=8,N=8,K=8,transA=0,transB=0,dtype=f16") == "f16"
+    assert roofline.mma_input("conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,layout=NHWC,dtype=bf16") == "bf16"
+    assert roofline.mma_input("gemm:M=8,N=8,K=8,dtype=f32,math=tf32") == "tf32"
+    assert roofline.mma_input(GEMM) is None
+    limits = (
+        '{"peak_gflops": 100, "bandwidth_gbs": 10, "peak_gflops_tensor_f16_measured": 900.5, '
+        '"peak_gflops_tensor_bf16_measured": 0, "peak_gflops_tensor_tf32_measured": true}'
+    )
+    assert roofline.tensor_peaks(limits) == {"f16": 900.5}
+    assert roofline.tensor_peaks("[1]") == {} and roofline.tensor_peaks("{") == {}
+    f16 = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f16"
+    rows = [
+        dict(device="GPU", template="gemm/mma", problem=f16, op="gemm", median_ms=0.001),
+        dict(device="GPU", template="gemm/tiled", problem=f16, op="gemm", median_ms=0.01),
+    ]
+    note = roofline.plot(rows, {f16: 524288.0}, {"GPU": limits}, tmp_path / "roofline.png")
+    assert note.endswith(
+        "so they are not judged against it. Dashed: the tensor cores' measured peak (mma.sync) "
+        "of f16 900.5 GFLOP/s on GPU."
+    ), note
+    # The line is drawn where the peak is, and only for a cross's input type.
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    points = [(place(r, 524288.0)[0], r) for r in rows]
+    roofline._panel(ax, "GPU", points, device_peaks(limits), {"gemm/mma"}, {"f16": 900.5})
+    dashed = [list(line.get_ydata()) for line in ax.lines if line.get_linestyle() == "--"]
+    plt.close(fig)
+    assert dashed == [[900.5, 900.5]]
+
+
 def test_roofline_arithmetic():
     # GEMM 64^3: 2*64^3 FLOPs over A+B+C = 3*64*64 floats.
     assert min_bytes(GEMM) == 4 * 3 * 64 * 64 == 49152
