@@ -1,26 +1,19 @@
 // Peak fp32 FLOP/s of a CUDA GPU (cuda_peak_flops.hpp).
 #include "harness/cuda/cuda_peak_flops.hpp"
 
-#include <algorithm>
+#include <iterator>
+#include <vector>
 
-#include "harness/cuda/cuda_kernel.hpp"
-#include "harness/cuda/nvrtc_compiler.hpp"
+#include "harness/cuda/cuda_peak_variant.hpp"
 
 namespace beast::harness {
 namespace {
 
-constexpr double kTargetLaunchMs = 10;
 constexpr int kProbeIterations = 4096;
-
-struct Variant {
-  int chains;
-  unsigned block;
-  int blocks_per_sm;
-};
 
 // Enough independent chains to hide the FMA latency (4 cycles) on every
 // scheduler, and enough resident warps per SM.
-constexpr Variant kVariants[] = {{8, 256, 8}, {8, 512, 4}, {16, 256, 4}, {4, 1024, 2}};
+constexpr PeakVariant kVariants[] = {{8, 256, 8}, {8, 512, 4}, {16, 256, 4}, {4, 1024, 2}};
 
 }  // namespace
 
@@ -47,64 +40,24 @@ std::string CudaPeakKernelSource(int chains) {
 }
 
 PeakFlopsResult MeasureCudaPeakFlops(CudaContext& context, const BenchmarkPlan& plan) {
-  PeakFlopsResult best;
+  PeakKernel kernel;
+  kernel.name = "beast_peak_fma";
+  kernel.source = CudaPeakKernelSource;
+  // a = 0.999, b = 0.001: every chain converges to 1, never to inf or a subnormal.
+  kernel.args = [](const CudaBuffer& out, int iterations) {
+    return std::vector<CudaKernelArg>{out, CudaKernelArg::Float(0.999f),
+                                      CudaKernelArg::Float(0.001f),
+                                      CudaKernelArg::Int32(iterations)};
+  };
+  kernel.flops = [](const PeakVariant& v, int iterations, double threads) {
+    return 2.0 * v.chains * static_cast<double>(iterations) * threads;
+  };
+  kernel.probe_iterations = kProbeIterations;
+  kernel.min_iterations = 1024.0;
+  kernel.max_iterations = 64.0 * (1 << 20);
+  PeakFlopsResult best = MeasureCudaPeakVariants(
+      context, plan, std::vector<PeakVariant>(std::begin(kVariants), std::end(kVariants)), kernel);
   best.method = kCudaPeakMethod;
-  const DeviceInfo& device = context.device();
-  const int sms = static_cast<int>(std::max<int64_t>(1, device.limits.compute_units));
-  size_t most_threads = 0;
-  for (const Variant& v : kVariants)
-    most_threads = std::max(most_threads, size_t{v.block} * v.blocks_per_sm * sms);
-  CudaBuffer out = context.Allocate(most_threads * sizeof(float));
-  std::string errors;
-  auto note = [&errors](const std::string& what) { errors += (errors.empty() ? "" : "; ") + what; };
-  for (const Variant& v : kVariants) {
-    const std::string name = "chains=" + std::to_string(v.chains) +
-                             " block=" + std::to_string(v.block) +
-                             " blocks=" + std::to_string(v.blocks_per_sm * sms);
-    if (device.limits.max_work_group_size > 0 && v.block > device.limits.max_work_group_size)
-      continue;
-    CudaCompileResult compiled =
-        CompileCuda(CudaPeakKernelSource(v.chains), device.arch, "beast_peak_fma");
-    if (!compiled.ok) {
-      note(name + ": NVRTC failed: " + compiled.log);
-      continue;
-    }
-    LaunchGeometry geometry;
-    geometry.dims = 1;
-    geometry.local[0] = v.block;
-    geometry.global[0] = size_t{v.block} * v.blocks_per_sm * sms;
-    // a = 0.999, b = 0.001: every chain converges to 1, never to inf or a subnormal.
-    auto kernel_with = [&](int iterations) {
-      return std::make_unique<CudaKernel>(
-          context, compiled.cubin, "beast_peak_fma",
-          std::vector<CudaKernelArg>{out, CudaKernelArg::Float(0.999f),
-                                     CudaKernelArg::Float(0.001f),
-                                     CudaKernelArg::Int32(iterations)});
-    };
-    auto probe_kernel = kernel_with(kProbeIterations);
-    LaunchResult probe = probe_kernel->Launch(geometry);
-    if (probe.ok()) probe = probe_kernel->Launch(geometry);
-    if (!probe.ok()) {
-      note(name + ": " + probe.message);
-      continue;
-    }
-    const double scale = kTargetLaunchMs / std::max(probe.kernel_ms, 1e-3);
-    const int iterations =
-        static_cast<int>(std::clamp(kProbeIterations * scale, 1024.0, 64.0 * (1 << 20)));
-    auto timed = kernel_with(iterations);
-    std::string failure;
-    std::vector<double> samples =
-        BenchmarkLaunches([&] { return timed->Launch(geometry); }, plan, &failure);
-    if (!failure.empty() || samples.empty()) {
-      note(name + ": " + (failure.empty() ? "no samples" : failure));
-      continue;
-    }
-    KeepFasterVariant(
-        samples,
-        2.0 * v.chains * static_cast<double>(iterations) * static_cast<double>(geometry.global[0]),
-        name, &best);
-  }
-  if (!best.ok) best.error = errors.empty() ? "no variant fits the device" : errors;
   // The peak run is the first timed work on a context: it says, where the
   // run's summary and the database record the method, when timings go
   // without the gate.

@@ -1,28 +1,20 @@
 // Peak tensor-core FLOP/s of a CUDA GPU (cuda_tensor_peak.hpp).
 #include "harness/cuda/cuda_tensor_peak.hpp"
 
-#include <algorithm>
-#include <memory>
+#include <iterator>
 #include <vector>
 
-#include "harness/cuda/cuda_kernel.hpp"
-#include "harness/cuda/nvrtc_compiler.hpp"
+#include "harness/cuda/cuda_peak_variant.hpp"
 
 namespace beast::harness {
 namespace {
 
-constexpr double kTargetLaunchMs = 10;
 constexpr int kProbeIterations = 1024;
 
-struct Variant {
-  int chains;  // independent accumulator fragments per warp
-  unsigned block;
-  int blocks_per_sm;
-};
-
-// An mma's latency is tens of cycles: a few chains per warp and several
-// warps per scheduler keep the tensor cores fed.
-constexpr Variant kVariants[] = {{4, 128, 4}, {8, 128, 4}, {4, 256, 2}, {8, 256, 2}};
+// Chains: independent accumulator fragments per warp. An mma's latency is
+// tens of cycles: a few chains per warp and several warps per scheduler keep
+// the tensor cores fed.
+constexpr PeakVariant kVariants[] = {{4, 128, 4}, {8, 128, 4}, {4, 256, 2}, {8, 256, 2}};
 
 }  // namespace
 
@@ -98,60 +90,26 @@ PeakFlopsResult::OtherPeak MeasureCudaTensorPeak(CudaContext& context, const Ben
                 " mma.sync below compute capability 8.0 (this GPU: sm_" + std::to_string(cc) + ")";
     return out;
   }
-  const int sms = static_cast<int>(std::max<int64_t>(1, device.limits.compute_units));
-  size_t most_threads = 0;
-  for (const Variant& v : kVariants)
-    most_threads = std::max(most_threads, size_t{v.block} * v.blocks_per_sm * sms);
-  CudaBuffer result = context.Allocate(most_threads * sizeof(float));
-  PeakFlopsResult best;
-  std::string errors;
-  auto note = [&errors](const std::string& what) { errors += (errors.empty() ? "" : "; ") + what; };
-  for (const Variant& v : kVariants) {
-    const std::string name = "chains=" + std::to_string(v.chains) +
-                             " block=" + std::to_string(v.block) +
-                             " blocks=" + std::to_string(v.blocks_per_sm * sms);
-    CudaCompileResult compiled =
-        CompileCuda(CudaTensorPeakKernelSource(input, v.chains), device.arch, "beast_peak_mma");
-    if (!compiled.ok) {
-      note(name + ": NVRTC failed: " + compiled.log);
-      continue;
-    }
-    LaunchGeometry geometry;
-    geometry.dims = 1;
-    geometry.local[0] = v.block;
-    geometry.global[0] = size_t{v.block} * v.blocks_per_sm * sms;
-    auto kernel_with = [&](int iterations) {
-      return std::make_unique<CudaKernel>(
-          context, compiled.cubin, "beast_peak_mma",
-          std::vector<CudaKernelArg>{result, CudaKernelArg::Int32(0),
-                                     CudaKernelArg::Int32(iterations)});
-    };
-    auto probe_kernel = kernel_with(kProbeIterations);
-    LaunchResult probe = probe_kernel->Launch(geometry);
-    if (probe.ok()) probe = probe_kernel->Launch(geometry);
-    if (!probe.ok()) {
-      note(name + ": " + probe.message);
-      continue;
-    }
-    const double scale = kTargetLaunchMs / std::max(probe.kernel_ms, 1e-3);
-    const int iterations =
-        static_cast<int>(std::clamp(kProbeIterations * scale, 256.0, 16.0 * (1 << 20)));
-    auto timed = kernel_with(iterations);
-    std::string failure;
-    std::vector<double> samples =
-        BenchmarkLaunches([&] { return timed->Launch(geometry); }, plan, &failure);
-    if (!failure.empty() || samples.empty()) {
-      note(name + ": " + (failure.empty() ? "no samples" : failure));
-      continue;
-    }
-    const double warps = static_cast<double>(geometry.global[0]) / 32.0;
-    KeepFasterVariant(samples, CudaTensorMmaFlops(input) * v.chains * iterations * warps, name,
-                      &best);
-  }
+  PeakKernel kernel;
+  kernel.name = "beast_peak_mma";
+  kernel.source = [input](int chains) { return CudaTensorPeakKernelSource(input, chains); };
+  kernel.args = [](const CudaBuffer& result, int iterations) {
+    return std::vector<CudaKernelArg>{result, CudaKernelArg::Int32(0),
+                                      CudaKernelArg::Int32(iterations)};
+  };
+  // Each warp issues `chains` mma per iteration.
+  kernel.flops = [input](const PeakVariant& v, int iterations, double threads) {
+    return CudaTensorMmaFlops(input) * v.chains * iterations * (threads / 32.0);
+  };
+  kernel.probe_iterations = kProbeIterations;
+  kernel.min_iterations = 256.0;
+  kernel.max_iterations = 16.0 * (1 << 20);
+  const PeakFlopsResult best = MeasureCudaPeakVariants(
+      context, plan, std::vector<PeakVariant>(std::begin(kVariants), std::end(kVariants)), kernel);
   out.ok = best.ok;
   out.gflops = best.gflops;
   out.variant = best.variant;
-  if (!best.ok) out.error = errors.empty() ? "no variant ran" : errors;
+  out.error = best.error;
   return out;
 }
 

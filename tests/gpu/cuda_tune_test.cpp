@@ -70,6 +70,25 @@ class CudaGpu : public ::testing::Test {
     EXPECT_GE(ok, problems);
   }
 
+  // Exports the database, builds tests/integration/export/cuda_export_consumer
+  // against the export and runs it in `mode` (its output and exit code).
+  testing::CommandResult ExportAndRunConsumer(const std::string& mode) {
+    const std::string out = (dir_ / "tuned").string();
+    testing::CommandResult exported =
+        RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
+    EXPECT_EQ(exported.exit_code, 0) << exported.output;
+    if (exported.exit_code != 0) return exported;
+    const std::string consumer =
+        std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/cuda_export_consumer";
+    const std::string build = (dir_ / "consumer").string();
+    testing::CommandResult built =
+        RunCommand("cmake -S " + consumer + " -B " + build + " -DBEAST_TUNED_SOURCE_DIR=" + out +
+                   " && cmake --build " + build + " -j4");
+    EXPECT_EQ(built.exit_code, 0) << built.output;
+    if (built.exit_code != 0) return built;
+    return RunCommand(build + "/cuda_export_consumer " + mode);
+  }
+
   DeviceInfo device_;
   fs::path dir_;
   std::string db_;
@@ -151,18 +170,7 @@ TEST_F(CudaGpu, TunesGemmAndConvolutionWithBaselinesAndPeak) {
 
   // The tuned library runs them on the GPU from its cubins, and an untuned
   // GEMM from the generic kernels' PTX, each checked against a reference.
-  const std::string out = (dir_ / "tuned").string();
-  testing::CommandResult exported =
-      RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
-  ASSERT_EQ(exported.exit_code, 0) << exported.output;
-  const std::string consumer =
-      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/cuda_export_consumer";
-  const std::string build = (dir_ / "consumer").string();
-  testing::CommandResult built =
-      RunCommand("cmake -S " + consumer + " -B " + build + " -DBEAST_TUNED_SOURCE_DIR=" + out +
-                 " && cmake --build " + build + " -j4");
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  testing::CommandResult ran = RunCommand(build + "/cuda_export_consumer gpu");
+  testing::CommandResult ran = ExportAndRunConsumer("gpu");
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
   EXPECT_EQ(testing::CountOccurrences(ran.output, "ok "), 6u) << ran.output;
 }
@@ -176,18 +184,7 @@ TEST_F(CudaGpu, TheExportedLibraryRunsAWinnerWithAWorkspace) {
       " --problem conv2d:N=2,C=16,H=17,W=15,K=24,R=3,S=3,pad=1 --max-configs 4 --baselines none" +
       " --db " + db_ + " --cache-dir " + (dir_ / "cache").string() + " --json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  const std::string out = (dir_ / "tuned").string();
-  testing::CommandResult exported =
-      RunCommand(BeastBinary() + " export --db " + db_ + " --out " + out);
-  ASSERT_EQ(exported.exit_code, 0) << exported.output;
-  const std::string consumer =
-      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/integration/export/cuda_export_consumer";
-  const std::string build = (dir_ / "consumer").string();
-  testing::CommandResult built =
-      RunCommand("cmake -S " + consumer + " -B " + build + " -DBEAST_TUNED_SOURCE_DIR=" + out +
-                 " && cmake --build " + build + " -j4");
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  testing::CommandResult ran = RunCommand(build + "/cuda_export_consumer gpu-conv");
+  testing::CommandResult ran = ExportAndRunConsumer("gpu-conv");
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
   EXPECT_EQ(testing::CountOccurrences(ran.output, "ok "), 2u) << ran.output;
   EXPECT_NE(ran.output.find("exact tuned: conv2d/winograd_split"), std::string::npos) << ran.output;
