@@ -4,6 +4,8 @@
 // lookups a resumed run uses to skip what is already measured.
 #include <sqlite3.h>
 
+#include <nlohmann/json.hpp>
+
 #include "beast/core/error.hpp"
 #include "results_db/store.hpp"
 #include "samples_json.hpp"
@@ -18,6 +20,20 @@ using beast::ErrorCode;
 
 // Inserts unless the identity exists (ON CONFLICT on the UNIQUE key only, so a
 // NOT NULL or foreign-key violation still fails), then finds the row's id.
+// The measured part of a device's limits_json (its keys ending "_measured"
+// or "_method"), empty when it has none or is no JSON object.
+nlohmann::json MeasuredLimits(const std::string& limits_json) {
+  const nlohmann::json limits = nlohmann::json::parse(limits_json, nullptr, false);
+  nlohmann::json measured = nlohmann::json::object();
+  if (!limits.is_object()) return measured;
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  for (const auto& [key, value] : limits.items())
+    if (ends_with(key, "_measured") || ends_with(key, "_method")) measured[key] = value;
+  return measured;
+}
+
 int64_t InsertOrFind(const internal::Connection& connection, internal::Statement& insert,
                      internal::Statement& find) {
   insert.Run();
@@ -72,7 +88,31 @@ int64_t Store::UpsertDevice(const DeviceRecord& device) {
   find.BindText(1, beast::BackendName(device.backend));
   find.BindText(2, device.name);
   find.BindText(3, device.driver_version);
-  return InsertOrFind(impl_->connection, insert, find);
+  const int64_t id = InsertOrFind(impl_->connection, insert, find);
+  const nlohmann::json measured = MeasuredLimits(device.limits_json);
+  if (measured.empty()) return id;
+  auto& read =
+      impl_->Prepared("SELECT limits_json FROM devices WHERE id = ?1", "reading a device's limits");
+  internal::StatementScope read_scope(read);
+  read.BindInt(1, id);
+  if (!read.Step()) return id;
+  const nlohmann::json held = nlohmann::json::parse(read.ColumnText(0), nullptr, false);
+  if (!held.is_object()) return id;
+  // Only what the row lacks is added, after what it holds; what it holds
+  // stays as it is.
+  nlohmann::json missing = nlohmann::json::object();
+  for (const auto& [key, value] : measured.items())
+    if (!held.contains(key)) missing[key] = value;
+  if (missing.empty()) return id;
+  auto& add = impl_->Prepared(
+      "UPDATE devices SET limits_json = json_patch(limits_json, ?2) "
+      "WHERE id = ?1",
+      "adding a device's new measurements");
+  internal::StatementScope add_scope(add);
+  add.BindInt(1, id);
+  add.BindText(2, missing.dump());
+  add.Run();
+  return id;
 }
 
 int64_t Store::UpsertProblem(const std::string& key, const std::string& op, double flops) {

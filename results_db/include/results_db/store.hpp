@@ -43,7 +43,11 @@ class Store {
 
   const std::string& path() const;
 
-  // Insert-or-find by identity; an existing row is returned unchanged.
+  // Insert-or-find by identity. An existing row keeps its limits, and gains
+  // the measured values (limits_json keys ending "_measured" or "_method":
+  // the peaks and bandwidth beast measured, and how) it does not hold yet,
+  // so a peak a later run measures first (a new dtype's) is kept too and no
+  // earlier measurement is replaced.
   int64_t UpsertDevice(const DeviceRecord& device);
   int64_t UpsertProblem(const std::string& key, const std::string& op, double flops);
   int64_t UpsertTemplate(const std::string& name, const std::string& hash,

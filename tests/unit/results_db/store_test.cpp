@@ -115,6 +115,32 @@ TEST_F(StoreTest, UpsertsAreIdempotent) {
   EXPECT_NE(store.UpsertConfig(tiled_v2, "MWG=32", "h32", R"({"MWG": 32})"), config);
 }
 
+// A device recorded again keeps its limits and its measurements, and gains
+// the measured values it lacked (a tensor-core peak a later run measured
+// first); a run that measured nothing changes nothing.
+TEST_F(StoreTest, ADeviceRecordedAgainGainsOnlyTheMeasurementsItLacked) {
+  const std::string path = PathOf("beast.db");
+  Store store = Store::Open(path);
+  DeviceRecord first = Device("GPU");
+  first.limits_json =
+      R"({"max_work_group_size": 1024, "peak_gflops_measured": 100.5, "peak_method": "FMA"})";
+  const int64_t gpu = store.UpsertDevice(first);
+  DeviceRecord later = Device("GPU");
+  later.limits_json =
+      R"({"max_work_group_size": 2048, "peak_gflops_measured": 99, "peak_method": "FMA again", )"
+      R"("peak_gflops_tensor_f16_measured": 900.25, "peak_tensor_f16_method": "mma"})";
+  EXPECT_EQ(store.UpsertDevice(later), gpu);
+  const std::string sql = "SELECT limits_json FROM devices WHERE id = " + std::to_string(gpu);
+  // What the row held, in its order and values, then what it lacked (SQLite's
+  // json_patch writes the object without blanks, as beast's dump() does).
+  const std::string expected =
+      R"({"max_work_group_size":1024,"peak_gflops_measured":100.5,"peak_method":"FMA",)"
+      R"("peak_gflops_tensor_f16_measured":900.25,"peak_tensor_f16_method":"mma"})";
+  EXPECT_EQ(RawQuery(path, sql), expected);
+  EXPECT_EQ(store.UpsertDevice(Device("GPU")), gpu);  // nothing measured: nothing added
+  EXPECT_EQ(RawQuery(path, sql), expected);
+}
+
 TEST_F(StoreTest, RunsStartRunningAndFinish) {
   const std::string path = PathOf("beast.db");
   Store store = Store::Open(path);
