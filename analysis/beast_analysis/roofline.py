@@ -227,12 +227,14 @@ def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=Non
             textcoords="offset points",
         )
     for name, gflops in (tensor_lines or {}).items():
-        ax.axhline(
-            gflops,
-            color="gray",
-            linestyle="--",
-            label=f"tensor cores, {name} mma.sync: {gflops:g} GFLOP/s (measured)",
-        )
+        label = f"tensor cores, {name} mma.sync: {gflops:g} GFLOP/s (measured)"
+        if bandwidth:
+            # Their roof too is min(peak, bandwidth x intensity).
+            grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+            ys = [min(gflops, bandwidth * x) for x in grid]
+            ax.plot(grid, ys, color="gray", linestyle="--", label=label)
+        else:
+            ax.axhline(gflops, color="gray", linestyle="--", label=label)
     if not points:
         ax.text(
             0.5,

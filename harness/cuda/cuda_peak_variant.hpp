@@ -30,8 +30,8 @@ struct PeakKernel {
   std::function<std::vector<CudaKernelArg>(const CudaBuffer& out, int iterations)> args;
   // The FLOPs of a launch of `threads` threads with that loop count.
   std::function<double(const PeakVariant&, int iterations, double threads)> flops;
-  int probe_iterations;                   // the probe launch's loop count
-  double min_iterations, max_iterations;  // bounds of the timed one's
+  int probe_iterations = 1024;                            // the probe launch's loop count
+  double min_iterations = 256, max_iterations = 1 << 24;  // bounds of the timed one's
 };
 
 // The best variant (ok=false with every variant's failure in error when none

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "beast/core/error.hpp"
 #include "results_db/store.hpp"
@@ -18,22 +19,24 @@ namespace {
 using beast::Error;
 using beast::ErrorCode;
 
-// Inserts unless the identity exists (ON CONFLICT on the UNIQUE key only, so a
-// NOT NULL or foreign-key violation still fails), then finds the row's id.
 // The measured part of a device's limits_json (its keys ending "_measured"
-// or "_method"), empty when it has none or is no JSON object.
-nlohmann::json MeasuredLimits(const std::string& limits_json) {
-  const nlohmann::json limits = nlohmann::json::parse(limits_json, nullptr, false);
-  nlohmann::json measured = nlohmann::json::object();
+// or "_method", in its order, null values left out), empty when it has none
+// or is no JSON object.
+nlohmann::ordered_json MeasuredLimits(const std::string& limits_json) {
+  const nlohmann::ordered_json limits = nlohmann::ordered_json::parse(limits_json, nullptr, false);
+  nlohmann::ordered_json measured = nlohmann::ordered_json::object();
   if (!limits.is_object()) return measured;
   auto ends_with = [](const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
   };
   for (const auto& [key, value] : limits.items())
-    if (ends_with(key, "_measured") || ends_with(key, "_method")) measured[key] = value;
+    if (!value.is_null() && (ends_with(key, "_measured") || ends_with(key, "_method")))
+      measured[key] = value;
   return measured;
 }
 
+// Inserts unless the identity exists (ON CONFLICT on the UNIQUE key only, so a
+// NOT NULL or foreign-key violation still fails), then finds the row's id.
 int64_t InsertOrFind(const internal::Connection& connection, internal::Statement& insert,
                      internal::Statement& find) {
   insert.Run();
@@ -70,48 +73,62 @@ void BindOutcome(Statement& statement, int first, const MeasurementRecord& m) {
 }  // namespace internal
 
 int64_t Store::UpsertDevice(const DeviceRecord& device) {
-  auto& insert = impl_->Prepared(
-      "INSERT INTO devices (backend, name, vendor, driver_version, arch, limits_json) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-      "ON CONFLICT (backend, name, driver_version) DO NOTHING",
-      "recording a device");
-  auto& find = impl_->Prepared(
-      "SELECT id FROM devices WHERE backend = ?1 AND name = ?2 AND driver_version = ?3",
-      "finding a device");
-  internal::StatementScope insert_scope(insert), find_scope(find);
-  insert.BindText(1, beast::BackendName(device.backend));
-  insert.BindText(2, device.name);
-  insert.BindText(3, device.vendor);
-  insert.BindText(4, device.driver_version);
-  insert.BindText(5, device.arch);
-  insert.BindText(6, device.limits_json);
-  find.BindText(1, beast::BackendName(device.backend));
-  find.BindText(2, device.name);
-  find.BindText(3, device.driver_version);
-  const int64_t id = InsertOrFind(impl_->connection, insert, find);
-  const nlohmann::json measured = MeasuredLimits(device.limits_json);
-  if (measured.empty()) return id;
-  auto& read =
-      impl_->Prepared("SELECT limits_json FROM devices WHERE id = ?1", "reading a device's limits");
-  internal::StatementScope read_scope(read);
-  read.BindInt(1, id);
-  if (!read.Step()) return id;
-  const nlohmann::json held = nlohmann::json::parse(read.ColumnText(0), nullptr, false);
-  if (!held.is_object()) return id;
-  // Only what the row lacks is added, after what it holds; what it holds
-  // stays as it is.
-  nlohmann::json missing = nlohmann::json::object();
-  for (const auto& [key, value] : measured.items())
-    if (!held.contains(key)) missing[key] = value;
-  if (missing.empty()) return id;
-  auto& add = impl_->Prepared(
-      "UPDATE devices SET limits_json = json_patch(limits_json, ?2) "
-      "WHERE id = ?1",
-      "adding a device's new measurements");
-  internal::StatementScope add_scope(add);
-  add.BindInt(1, id);
-  add.BindText(2, missing.dump());
-  add.Run();
+  // One write transaction taken at once (BEGIN IMMEDIATE, through the busy
+  // timeout): the update below would otherwise upgrade the read the find
+  // left open, which SQLite refuses at once, without waiting, when another
+  // process wrote meanwhile. Each block's statements are reset before the
+  // commit.
+  std::optional<Batch> batch;
+  if (!impl_->in_batch) batch.emplace(*this);
+  int64_t id = 0;
+  {
+    auto& insert = impl_->Prepared(
+        "INSERT INTO devices (backend, name, vendor, driver_version, arch, limits_json) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+        "ON CONFLICT (backend, name, driver_version) DO NOTHING",
+        "recording a device");
+    auto& find = impl_->Prepared(
+        "SELECT id FROM devices WHERE backend = ?1 AND name = ?2 AND driver_version = ?3",
+        "finding a device");
+    internal::StatementScope insert_scope(insert), find_scope(find);
+    insert.BindText(1, beast::BackendName(device.backend));
+    insert.BindText(2, device.name);
+    insert.BindText(3, device.vendor);
+    insert.BindText(4, device.driver_version);
+    insert.BindText(5, device.arch);
+    insert.BindText(6, device.limits_json);
+    find.BindText(1, beast::BackendName(device.backend));
+    find.BindText(2, device.name);
+    find.BindText(3, device.driver_version);
+    id = InsertOrFind(impl_->connection, insert, find);
+  }
+  // What a later run measured first is added, after what the row holds; what
+  // it holds (a null counts as nothing) stays as it is.
+  nlohmann::ordered_json missing = nlohmann::ordered_json::object();
+  if (const nlohmann::ordered_json measured = MeasuredLimits(device.limits_json);
+      !measured.empty()) {
+    auto& read = impl_->Prepared("SELECT limits_json FROM devices WHERE id = ?1",
+                                 "reading a device's limits");
+    internal::StatementScope read_scope(read);
+    read.BindInt(1, id);
+    if (read.Step()) {
+      const nlohmann::json held = nlohmann::json::parse(read.ColumnText(0), nullptr, false);
+      if (held.is_object()) {
+        for (const auto& [key, value] : measured.items())
+          if (!held.contains(key) || held[key].is_null()) missing[key] = value;
+      }
+    }
+  }
+  if (!missing.empty()) {
+    auto& add = impl_->Prepared(
+        "UPDATE devices SET limits_json = json_patch(limits_json, ?2) WHERE id = ?1",
+        "adding a device's new measurements");
+    internal::StatementScope add_scope(add);
+    add.BindInt(1, id);
+    add.BindText(2, missing.dump());
+    add.Run();
+  }
+  if (batch) batch->Commit();
   return id;
 }
 

@@ -286,15 +286,26 @@ def test_the_tensor_cores_measured_peak_is_a_dashed_line_for_the_crosses(tmp_pat
         "so they are not judged against it. Dashed: the tensor cores' measured peak (mma.sync) "
         "of f16 900.5 GFLOP/s on GPU."
     ), note
-    # The line is drawn where the peak is, and only for a cross's input type.
+    # The line is that peak's roof, min(peak, bandwidth x intensity), and a
+    # flat line where the bandwidth is unknown.
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots()
     points = [(place(r, 524288.0)[0], r) for r in rows]
-    roofline._panel(ax, "GPU", points, device_peaks(limits), {"gemm/mma"}, {"f16": 900.5})
-    dashed = [list(line.get_ydata()) for line in ax.lines if line.get_linestyle() == "--"]
-    plt.close(fig)
-    assert dashed == [[900.5, 900.5]]
+    for peaks, flat in [
+        (device_peaks(limits), False),
+        (device_peaks("{}"), True),
+    ]:
+        fig, ax = plt.subplots()
+        roofline._panel(ax, "GPU", points, peaks, {"gemm/mma"}, {"f16": 900.5})
+        dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
+        plt.close(fig)
+        assert len(dashed) == 1
+        xs, ys = list(dashed[0].get_xdata()), list(dashed[0].get_ydata())
+        if flat:
+            assert ys == [900.5, 900.5]
+        else:
+            assert ys == [min(900.5, 10 * x) for x in xs]
+            assert ys[0] < 900.5 and ys[-1] == 900.5
 
 
 def test_roofline_arithmetic():

@@ -123,21 +123,28 @@ TEST_F(StoreTest, ADeviceRecordedAgainGainsOnlyTheMeasurementsItLacked) {
   Store store = Store::Open(path);
   DeviceRecord first = Device("GPU");
   first.limits_json =
-      R"({"max_work_group_size": 1024, "peak_gflops_measured": 100.5, "peak_method": "FMA"})";
+      R"({"max_work_group_size": 1024, "peak_gflops_measured": 100.5, "peak_method": "FMA", )"
+      R"("peak_gflops_f64_measured": null})";
   const int64_t gpu = store.UpsertDevice(first);
   DeviceRecord later = Device("GPU");
   later.limits_json =
       R"({"max_work_group_size": 2048, "peak_gflops_measured": 99, "peak_method": "FMA again", )"
-      R"("peak_gflops_tensor_f16_measured": 900.25, "peak_tensor_f16_method": "mma"})";
+      R"("peak_gflops_f64_measured": 50, "peak_gflops_tensor_f16_measured": 900.25, )"
+      R"("peak_tensor_f16_method": "mma", "peak_gflops_tensor_bf16_measured": 901, )"
+      R"("peak_tensor_bf16_method": "mma", "bandwidth_gbs_measured": null})";
   EXPECT_EQ(store.UpsertDevice(later), gpu);
   const std::string sql = "SELECT limits_json FROM devices WHERE id = " + std::to_string(gpu);
-  // What the row held, in its order and values, then what it lacked (SQLite's
-  // json_patch writes the object without blanks, as beast's dump() does).
+  // What the row held, in its order and values (its null replaced), then
+  // what it lacked in the new record's order (SQLite's json_patch writes
+  // the object without blanks, as beast's dump() does).
   const std::string expected =
       R"({"max_work_group_size":1024,"peak_gflops_measured":100.5,"peak_method":"FMA",)"
-      R"("peak_gflops_tensor_f16_measured":900.25,"peak_tensor_f16_method":"mma"})";
+      R"("peak_gflops_f64_measured":50,"peak_gflops_tensor_f16_measured":900.25,)"
+      R"("peak_tensor_f16_method":"mma","peak_gflops_tensor_bf16_measured":901,)"
+      R"("peak_tensor_bf16_method":"mma"})";
   EXPECT_EQ(RawQuery(path, sql), expected);
   EXPECT_EQ(store.UpsertDevice(Device("GPU")), gpu);  // nothing measured: nothing added
+  EXPECT_EQ(store.UpsertDevice(later), gpu);          // all of it held: nothing added
   EXPECT_EQ(RawQuery(path, sql), expected);
 }
 
