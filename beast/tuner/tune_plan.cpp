@@ -6,6 +6,7 @@
 #include "beast/core/error.hpp"
 #include "beast/search/strategy.hpp"
 #include "beast/space/post_compile.hpp"
+#include "beast/tuner/tune_peak.hpp"
 
 namespace beast {
 namespace {
@@ -135,13 +136,9 @@ PeakRequest PeakRequestOf(const TuneOptions& o, const std::vector<PlannedPair>& 
   for (const Problem& problem : o.problems)
     request.fp64 = request.fp64 || problem.dtype() == DType::kF64;
   for (const PlannedPair& pair : pairs) {
-    if (!pair.spec->tensor_cores) continue;
     // The mma input type the tensor-core template computes the problem with.
-    const Problem& problem = *pair.problem;
-    if (problem.dtype() == DType::kF16) request.tensor_inputs |= 1 << harness::kTensorF16;
-    if (problem.dtype() == DType::kBF16) request.tensor_inputs |= 1 << harness::kTensorBf16;
-    if (problem.dtype() == DType::kF32 && problem.tf32())
-      request.tensor_inputs |= 1 << harness::kTensorTf32;
+    const int input = pair.spec->tensor_cores ? TensorInputOf(*pair.problem) : -1;
+    if (input >= 0) request.tensor_inputs |= 1 << input;
   }
   return request;
 }
