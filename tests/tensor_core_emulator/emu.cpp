@@ -9,9 +9,12 @@
 //
 // Usage: KERNEL INPUT OUTPUT. INPUT: the buffers in argument order, each as
 // int64 size in bytes, int32 kind (0 input, 1 output, 2 workspace), then its
-// bytes (inputs only); OUTPUT
-// receives the outputs' bytes in order. Status 0 without errors, 1 with
-// errors, 2 on bad input.
+// bytes (inputs only); OUTPUT receives the outputs' bytes in order. Status 0
+// without errors, 1 with errors, 2 on bad input.
+//
+// One concept, the emulated device, in one file of about 500 lines: the
+// state main() sets up (buffers, fibers, launches) is the state the models
+// of shared memory, cp.async and the warp collectives check.
 #include "emu.hpp"
 
 #include <ucontext.h>
