@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""What the tensor-core templates' K loop issues besides mma (issue 17): the
+instruction mix of the main loop of gemm/mma and conv2d/implicit_gemm_mma as
+ptxas compiles it for sm_90, without a GPU.
+
+Each case is compiled by `beast tune --device cuda:sm_90` (compile-only,
+NVRTC) with its config pinned by hard constraints into a fresh program cache;
+the cubin is taken from the cache entry and disassembled by cuobjdump -sass.
+The main loop is the backward branch whose body holds the most HMMA. Printed
+per case: the loop's instructions, its HMMA, LDSM and LDGSTS, the other
+instructions per HMMA (address arithmetic, bounds checks, moves: the issue
+slots a warp spends beside the tensor cores), and the registers.
+
+The cases are the winners of the H200 lease's tunings (README, The second
+lease) and each template's default. Not a CTest test: about 10 s per case.
+cuobjdump is not in the CUDA toolkit Debian ships here: the script takes it
+from $CUOBJDUMP, the PATH, the toolkit, or installs PyPI's
+nvidia-cuda-cuobjdump into .venv.
+Usage: tests/bench/mma_loop_mix.py [--case NAME ...]
+Environment: BEAST (the beast binary, default build/beast/beast).
+"""
+
+import argparse
+import collections
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BEAST = os.environ.get("BEAST", os.path.join(ROOT, "build", "beast", "beast"))
+
+
+def conv(c, hw, layout="NHWC", dtype="f16"):
+    return "conv2d:N=32,C=%d,H=%d,W=%d,K=%d,R=3,S=3,pad=1,layout=%s,dtype=%s" % (
+        c,
+        hw,
+        hw,
+        c,
+        layout,
+        dtype,
+    )
+
+
+GEMM = "gemm:M=4096,N=4096,K=4096,dtype=f16"
+# The H200 lease's winners (/tmp/gpu_final.db of 2026-11-28), then defaults.
+CASES = [
+    ("gemm 4096 winner", "gemm/mma", GEMM,
+     dict(BM=128, BN=128, BK=64, WM=64, WN=64, STAGES=3, VEC=8, PAD=8, SWZ=4, SPLITK=1)),
+    ("conv 64@56 winner", "conv2d/implicit_gemm_mma", conv(64, 56),
+     dict(BM=128, BN=64, BK=64, WM=64, WN=32, STAGES=3, VEC=8, PAD=8, SWZ=1, SPLITK=1)),
+    ("conv 128@28 winner", "conv2d/implicit_gemm_mma", conv(128, 28),
+     dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=4, VEC=8, PAD=8, SWZ=1, SPLITK=1)),
+    ("conv 256@14 winner", "conv2d/implicit_gemm_mma", conv(256, 14),
+     dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=2, VEC=8, PAD=8, SWZ=1, SPLITK=1)),
+    ("conv 512@7 winner", "conv2d/implicit_gemm_mma", conv(512, 7),
+     dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=4, VEC=8, PAD=8, SWZ=8, SPLITK=1)),
+    ("conv 64@56 NCHW winner", "conv2d/implicit_gemm_mma", conv(64, 56, "NCHW"),
+     dict(BM=64, BN=128, BK=16, WM=64, WN=32, STAGES=3, VEC=8, PAD=8, SWZ=1, SPLITK=1)),
+    ("gemm 4096 default", "gemm/mma", GEMM, None),
+    ("conv 64@56 default", "conv2d/implicit_gemm_mma", conv(64, 56), None),
+    ("conv 256@14 default", "conv2d/implicit_gemm_mma", conv(256, 14), None),
+    ("gemm 4096 tf32 default", "gemm/mma",
+     "gemm:M=4096,N=4096,K=4096,dtype=f32,math=tf32", None),
+]
+
+
+def find_cuobjdump():
+    """A cuobjdump binary, installed into .venv from PyPI when none is here."""
+    found = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
+    if found:
+        return found
+    nvcc = shutil.which("nvcc")
+    if nvcc and os.path.exists(os.path.join(os.path.dirname(nvcc), "cuobjdump")):
+        return os.path.join(os.path.dirname(nvcc), "cuobjdump")
+    pattern = os.path.join(ROOT, ".venv", "lib", "python3*", "site-packages", "nvidia", "*", "bin", "cuobjdump")
+    if not glob.glob(pattern):
+        pip = os.path.join(ROOT, ".venv", "bin", "pip")
+        print("installing cuobjdump (PyPI nvidia-cuda-cuobjdump) into .venv", file=sys.stderr)
+        subprocess.run([pip, "install", "-q", "nvidia-cuda-cuobjdump"], check=True)
+    path = glob.glob(pattern)[0]
+    os.chmod(path, 0o755)
+    return path
+
+
+def compile_cubin(template, problem, config, work):
+    """The cubin of config (None: the default) of template on problem."""
+    cache = tempfile.mkdtemp(dir=work)
+    args = [BEAST, "tune", "--device", "cuda:sm_90", "--template", template, "--problem", problem]
+    args += ["--db", os.path.join(cache, "r.db"), "--cache-dir", os.path.join(cache, "programs")]
+    if config:
+        pinned = " and ".join("%s == %d" % kv for kv in config.items())
+        args += ["--max-configs", "0", "--constraint", "hard: " + pinned]
+    else:
+        args += ["--max-configs", "1"]
+    r = subprocess.run(args, capture_output=True, text=True)
+    entries = glob.glob(os.path.join(cache, "programs", "*.clprog"))
+    if r.returncode != 0 or len(entries) != 1:
+        sys.exit("%s on %s: the compile-only run failed:\n%s%s" % (template, problem, r.stdout, r.stderr))
+    data = open(entries[0], "rb").read()
+    elf = data.find(b"\x7fELF")
+    path = os.path.join(cache, "k.cubin")
+    with open(path, "wb") as f:
+        f.write(data[elf:])
+    db = subprocess.run(
+        ["sqlite3", os.path.join(cache, "r.db"), "select registers, spill_bytes from measurements"],
+        capture_output=True,
+        text=True,
+    ).stdout.split("|")
+    return path, int(db[0]), int(db[1])
+
+
+def loop_mix(cuobjdump, cubin):
+    """The opcode counts of the loop with the most HMMA."""
+    sass = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True, check=True).stdout
+    code = []
+    for line in sass.splitlines():
+        m = re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
+        if m:
+            code.append((int(m.group(1), 16), m.group(2)))
+    best = None
+    for at, text in code:
+        target = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", text)
+        if target and int(target.group(1), 16) < at:
+            body = [t for a, t in code if int(target.group(1), 16) <= a <= at]
+            hmma = sum("HMMA" in t for t in body)
+            if best is None or hmma > best[0]:
+                best = (hmma, body)
+    ops = collections.Counter(re.sub(r"^@!?U?P\w+\s+", "", t).split()[0].split(".")[0] for t in best[1])
+    return len(best[1]), ops
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--case", action="append", help="a case's name (repeatable; default all)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per case")
+    options = parser.parse_args()
+    cuobjdump = find_cuobjdump()
+    work = tempfile.mkdtemp(prefix="beast-mma-mix.")
+    if not options.json:
+        print("%-24s %6s %5s %5s %6s %9s %5s %6s" % (
+            "case", "loop", "HMMA", "LDSM", "LDGSTS", "other/mma", "regs", "spills"))
+    for name, template, problem, config in CASES:
+        if options.case and name not in options.case:
+            continue
+        cubin, registers, spills = compile_cubin(template, problem, config, work)
+        size, ops = loop_mix(cuobjdump, cubin)
+        other = size - ops["HMMA"]
+        if options.json:
+            print(json.dumps(dict(case=name, loop=size, registers=registers, spills=spills, ops=dict(ops))))
+        else:
+            print("%-24s %6d %5d %5d %6d %9.2f %5d %6d" % (
+                name, size, ops["HMMA"], ops["LDSM"], ops["LDGSTS"], other / ops["HMMA"], registers, spills))
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
