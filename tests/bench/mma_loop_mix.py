@@ -9,7 +9,9 @@ the cubin is taken from the cache entry and disassembled by cuobjdump -sass.
 The main loop is the backward branch whose body holds the most HMMA. Printed
 per case: the loop's instructions, its HMMA, LDSM and LDGSTS, the other
 instructions per HMMA (address arithmetic, bounds checks, moves: the issue
-slots a warp spends beside the tensor cores), and the registers.
+slots a warp spends beside the tensor cores), the registers and spills, and
+the global stores in the kernel (STG: the epilogue's, a thread's share of
+its warp's outputs).
 
 The cases are the winners of the H200 lease's tunings (README, The second
 lease) and each template's default. Not a CTest test: about 10 s per case.
@@ -131,7 +133,8 @@ def loop_mix(cuobjdump, cubin):
             if best is None or hmma > best[0]:
                 best = (hmma, body)
     ops = collections.Counter(re.sub(r"^@!?U?P\w+\s+", "", t).split()[0].split(".")[0] for t in best[1])
-    return len(best[1]), ops
+    stores = sum(1 for _, t in code if re.search(r"\bSTG\b", t))
+    return len(best[1]), ops, stores
 
 
 def main():
@@ -142,19 +145,19 @@ def main():
     cuobjdump = find_cuobjdump()
     work = tempfile.mkdtemp(prefix="beast-mma-mix.")
     if not options.json:
-        print("%-24s %6s %5s %5s %6s %9s %5s %6s" % (
-            "case", "loop", "HMMA", "LDSM", "LDGSTS", "other/mma", "regs", "spills"))
+        print("%-24s %6s %5s %5s %6s %9s %5s %6s %6s" % (
+            "case", "loop", "HMMA", "LDSM", "LDGSTS", "other/mma", "regs", "spills", "stores"))
     for name, template, problem, config in CASES:
         if options.case and name not in options.case:
             continue
         cubin, registers, spills = compile_cubin(template, problem, config, work)
-        size, ops = loop_mix(cuobjdump, cubin)
+        size, ops, stores = loop_mix(cuobjdump, cubin)
         other = size - ops["HMMA"]
         if options.json:
-            print(json.dumps(dict(case=name, loop=size, registers=registers, spills=spills, ops=dict(ops))))
+            print(json.dumps(dict(case=name, loop=size, registers=registers, spills=spills, ops=dict(ops), stores=stores)))
         else:
-            print("%-24s %6d %5d %5d %6d %9.2f %5d %6d" % (
-                name, size, ops["HMMA"], ops["LDSM"], ops["LDGSTS"], other / ops["HMMA"], registers, spills))
+            print("%-24s %6d %5d %5d %6d %9.2f %5d %6d %6d" % (
+                name, size, ops["HMMA"], ops["LDSM"], ops["LDGSTS"], other / ops["HMMA"], registers, spills, stores))
     shutil.rmtree(work)
 
 

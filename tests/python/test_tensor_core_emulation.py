@@ -83,6 +83,9 @@ DIMS = {
 }
 
 
+GEMM_ODD_N = gemm("bf16", 40, 37, 24, 0, 1, 0, cfg(32, 32, 16, 16, 16, 2, 8, 8, 1))
+
+
 def gemm_cases():
     cases = []
     for d, storage in enumerate(("f16", "bf16", "f32")):
@@ -106,6 +109,8 @@ def gemm_cases():
         # than the block has threads (64): a thread's copies step along the
         # row, not down the rows.
         gemm("f16", 264, 40, 20, 1, 0, 0, cfg(256, 32, 16, 128, 32, 2, 2, 8, 1)),
+        # Rows of C of odd length: the outputs stored one at a time.
+        GEMM_ODD_N,
     ]
     return cases
 
@@ -288,6 +293,20 @@ MUTATIONS = [
     Mutation(
         "epilogue-column-pair-swapped",
         GEMM_TF32,
+        r"v0 = acc\[i\]\[j\]\[2 \* h\], v1 = acc\[i\]\[j\]\[2 \* h \+ 1\]",
+        "v1 = acc[i][j][2 * h], v0 = acc[i][j][2 * h + 1]",
+        "differ from the reference",
+    ),
+    Mutation(
+        "epilogue-pair-one-column-on",
+        GEMM_F16,
+        r"col = n0 \+ wn0 \+ j \* 8 \+ \(lane & 3\) \* 2;",
+        "col = n0 + wn0 + j * 8 + (lane & 3) * 2 + 1;",
+        "a pair store not aligned",
+    ),
+    Mutation(
+        "epilogue-odd-rows-column-pair-swapped",
+        GEMM_ODD_N,
         r"\(lane & 3\) \* 2 \+ \(e & 1\)",
         "(lane & 3) * 2 + 1 - (e & 1)",
         "differ from the reference",
@@ -344,8 +363,8 @@ MUTATIONS = [
     Mutation(
         "nhwc-store-without-the-group-offset",
         CONV_NHWC,
-        r"row \* (\d+) \+ k\]",
-        r"row * \1 + col]",
+        r"row \* (\d+) \+ k\)",
+        r"row * \1 + col)",
         "written twice",
     ),
     Mutation(

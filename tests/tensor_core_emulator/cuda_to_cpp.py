@@ -58,6 +58,14 @@ _PTX_MODELS = {
         r' : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])'
         r' : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));'
     ),
+    "beast_st_pair(unsigned short*,unsigned short,unsigned short)": (
+        r'asm volatile("st.global.b32 [%0], %1;\n"'
+        r' :: "l"(p), "r"((unsigned)lo | ((unsigned)hi << 16)) : "memory");'
+    ),
+    "beast_st_pair(float*,float,float)": (
+        r'asm volatile("st.global.v2.f32 [%0], { %1, %2};\n"'
+        r' :: "l"(p), "f"(lo), "f"(hi) : "memory");'
+    ),
     "beast_f16_to_float(unsigned short)": r'asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));',
     "beast_float_to_f16(float)": r'asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));',
 }

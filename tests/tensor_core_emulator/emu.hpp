@@ -216,6 +216,16 @@ unsigned beast_smem_addr(emu::SharedPtr<T> p) {
   return (unsigned)p.byte;
 }
 
+// st.global.b32 of two 16-bit outputs, st.global.v2.f32 of two f32 ones: one
+// store of both, which the hardware requires aligned to its size.
+template <class T>
+void beast_st_pair(emu::GlobalPtr<T> p, T lo, T hi) {
+  static_assert(!std::is_const_v<T>, "a store writes an output");
+  if (p.offset % 2 != 0) emu::Error("a pair store not aligned to its size", p.offset);
+  p[0] = lo;
+  p[1] = hi;
+}
+
 // cp.async.{ca|cg}.shared.global [dst], [src], kProgram.copy_bytes, src_bytes.
 template <class T>
 void beast_cp_async(unsigned dst, emu::GlobalPtr<T> src, int src_bytes) {
