@@ -17,7 +17,7 @@ The cases are the winners of the H200 lease's tunings (README, The second
 lease) and each template's default. Not a CTest test: about 10 s per case.
 cuobjdump is not in the CUDA toolkit Debian ships here: the script takes it
 from $CUOBJDUMP, the PATH, the toolkit, or installs PyPI's
-nvidia-cuda-cuobjdump into .venv.
+nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (which -sass runs) into .venv.
 Usage: tests/bench/mma_loop_mix.py [--case NAME ...]
 Environment: BEAST (the beast binary, default build/beast/beast).
 """
@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -51,23 +52,46 @@ def conv(c, hw, layout="NHWC", dtype="f16"):
 GEMM = "gemm:M=4096,N=4096,K=4096,dtype=f16"
 # The H200 lease's winners (/tmp/gpu_final.db of 2026-11-28), then defaults.
 CASES = [
-    ("gemm 4096 winner", "gemm/mma", GEMM,
-     dict(BM=128, BN=128, BK=64, WM=64, WN=64, STAGES=3, VEC=8, PAD=8, SWZ=4, SPLITK=1)),
-    ("conv 64@56 winner", "conv2d/implicit_gemm_mma", conv(64, 56),
-     dict(BM=128, BN=64, BK=64, WM=64, WN=32, STAGES=3, VEC=8, PAD=8, SWZ=1, SPLITK=1)),
-    ("conv 128@28 winner", "conv2d/implicit_gemm_mma", conv(128, 28),
-     dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=4, VEC=8, PAD=8, SWZ=1, SPLITK=1)),
-    ("conv 256@14 winner", "conv2d/implicit_gemm_mma", conv(256, 14),
-     dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=2, VEC=8, PAD=8, SWZ=1, SPLITK=1)),
-    ("conv 512@7 winner", "conv2d/implicit_gemm_mma", conv(512, 7),
-     dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=4, VEC=8, PAD=8, SWZ=8, SPLITK=1)),
-    ("conv 64@56 NCHW winner", "conv2d/implicit_gemm_mma", conv(64, 56, "NCHW"),
-     dict(BM=64, BN=128, BK=16, WM=64, WN=32, STAGES=3, VEC=8, PAD=8, SWZ=1, SPLITK=1)),
+    (
+        "gemm 4096 winner",
+        "gemm/mma",
+        GEMM,
+        dict(BM=128, BN=128, BK=64, WM=64, WN=64, STAGES=3, VEC=8, PAD=8, SWZ=4, SPLITK=1),
+    ),
+    (
+        "conv 64@56 winner",
+        "conv2d/implicit_gemm_mma",
+        conv(64, 56),
+        dict(BM=128, BN=64, BK=64, WM=64, WN=32, STAGES=3, VEC=8, PAD=8, SWZ=1, SPLITK=1),
+    ),
+    (
+        "conv 128@28 winner",
+        "conv2d/implicit_gemm_mma",
+        conv(128, 28),
+        dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=4, VEC=8, PAD=8, SWZ=1, SPLITK=1),
+    ),
+    (
+        "conv 256@14 winner",
+        "conv2d/implicit_gemm_mma",
+        conv(256, 14),
+        dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=2, VEC=8, PAD=8, SWZ=1, SPLITK=1),
+    ),
+    (
+        "conv 512@7 winner",
+        "conv2d/implicit_gemm_mma",
+        conv(512, 7),
+        dict(BM=64, BN=128, BK=64, WM=32, WN=32, STAGES=4, VEC=8, PAD=8, SWZ=8, SPLITK=1),
+    ),
+    (
+        "conv 64@56 NCHW winner",
+        "conv2d/implicit_gemm_mma",
+        conv(64, 56, "NCHW"),
+        dict(BM=64, BN=128, BK=16, WM=64, WN=32, STAGES=3, VEC=8, PAD=8, SWZ=1, SPLITK=1),
+    ),
     ("gemm 4096 default", "gemm/mma", GEMM, None),
     ("conv 64@56 default", "conv2d/implicit_gemm_mma", conv(64, 56), None),
     ("conv 256@14 default", "conv2d/implicit_gemm_mma", conv(256, 14), None),
-    ("gemm 4096 tf32 default", "gemm/mma",
-     "gemm:M=4096,N=4096,K=4096,dtype=f32,math=tf32", None),
+    ("gemm 4096 tf32 default", "gemm/mma", "gemm:M=4096,N=4096,K=4096,dtype=f32,math=tf32", None),
 ]
 
 
@@ -79,13 +103,22 @@ def find_cuobjdump():
     nvcc = shutil.which("nvcc")
     if nvcc and os.path.exists(os.path.join(os.path.dirname(nvcc), "cuobjdump")):
         return os.path.join(os.path.dirname(nvcc), "cuobjdump")
-    pattern = os.path.join(ROOT, ".venv", "lib", "python3*", "site-packages", "nvidia", "*", "bin", "cuobjdump")
-    if not glob.glob(pattern):
+    pattern = os.path.join(
+        ROOT, ".venv", "lib", "python3*", "site-packages", "nvidia", "*", "bin", "cuobjdump"
+    )
+    if not glob.glob(pattern) or not glob.glob(pattern.replace("cuobjdump", "nvdisasm")):
         pip = os.path.join(ROOT, ".venv", "bin", "pip")
-        print("installing cuobjdump (PyPI nvidia-cuda-cuobjdump) into .venv", file=sys.stderr)
-        subprocess.run([pip, "install", "-q", "nvidia-cuda-cuobjdump"], check=True)
+        # cuobjdump -sass runs nvdisasm, which it looks for beside itself.
+        print(
+            "installing cuobjdump and nvdisasm (PyPI nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm) into .venv",
+            file=sys.stderr,
+        )
+        subprocess.run(
+            [pip, "install", "-q", "nvidia-cuda-cuobjdump", "nvidia-cuda-nvdisasm"], check=True
+        )
     path = glob.glob(pattern)[0]
-    os.chmod(path, 0o755)
+    for tool in glob.glob(os.path.join(os.path.dirname(path), "*")):
+        os.chmod(tool, 0o755)
     return path
 
 
@@ -99,26 +132,28 @@ def compile_cubin(template, problem, config, work):
         args += ["--max-configs", "0", "--constraint", "hard: " + pinned]
     else:
         args += ["--max-configs", "1"]
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(args, check=False, capture_output=True, text=True)
     entries = glob.glob(os.path.join(cache, "programs", "*.clprog"))
     if r.returncode != 0 or len(entries) != 1:
-        sys.exit("%s on %s: the compile-only run failed:\n%s%s" % (template, problem, r.stdout, r.stderr))
-    data = open(entries[0], "rb").read()
+        sys.exit(
+            "%s on %s: the compile-only run failed:\n%s%s" % (template, problem, r.stdout, r.stderr)
+        )
+    with open(entries[0], "rb") as f:
+        data = f.read()
     elf = data.find(b"\x7fELF")
     path = os.path.join(cache, "k.cubin")
     with open(path, "wb") as f:
         f.write(data[elf:])
-    db = subprocess.run(
-        ["sqlite3", os.path.join(cache, "r.db"), "select registers, spill_bytes from measurements"],
-        capture_output=True,
-        text=True,
-    ).stdout.split("|")
-    return path, int(db[0]), int(db[1])
+    with sqlite3.connect(os.path.join(cache, "r.db")) as db:
+        registers, spills = db.execute("select registers, spill_bytes from measurements").fetchone()
+    return path, registers, spills
 
 
 def loop_mix(cuobjdump, cubin):
     """The opcode counts of the loop with the most HMMA."""
-    sass = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True, check=True).stdout
+    sass = subprocess.run(
+        [cuobjdump, "-sass", cubin], capture_output=True, text=True, check=True
+    ).stdout
     code = []
     for line in sass.splitlines():
         m = re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
@@ -132,9 +167,56 @@ def loop_mix(cuobjdump, cubin):
             hmma = sum("HMMA" in t for t in body)
             if best is None or hmma > best[0]:
                 best = (hmma, body)
-    ops = collections.Counter(re.sub(r"^@!?U?P\w+\s+", "", t).split()[0].split(".")[0] for t in best[1])
+    if best is None or best[0] == 0:
+        sys.exit("%s: no loop with HMMA in its SASS" % cubin)
+    ops = collections.Counter(
+        re.sub(r"^@!?U?P\w+\s+", "", t).split()[0].split(".")[0] for t in best[1]
+    )
     stores = sum(1 for _, t in code if re.search(r"\bSTG\b", t))
     return len(best[1]), ops, stores
+
+
+def report(options, cuobjdump, work):
+    """Compiles and prints the cases options names (all by default)."""
+    if not options.json:
+        print(
+            "%-24s %6s %5s %5s %6s %9s %5s %6s %6s"
+            % ("case", "loop", "HMMA", "LDSM", "LDGSTS", "other/mma", "regs", "spills", "stores")
+        )
+    for name, template, problem, config in CASES:
+        if options.case and name not in options.case:
+            continue
+        cubin, registers, spills = compile_cubin(template, problem, config, work)
+        size, ops, stores = loop_mix(cuobjdump, cubin)
+        other = size - ops["HMMA"]
+        if options.json:
+            print(
+                json.dumps(
+                    dict(
+                        case=name,
+                        loop=size,
+                        registers=registers,
+                        spills=spills,
+                        ops=dict(ops),
+                        stores=stores,
+                    )
+                )
+            )
+        else:
+            print(
+                "%-24s %6d %5d %5d %6d %9.2f %5d %6d %6d"
+                % (
+                    name,
+                    size,
+                    ops["HMMA"],
+                    ops["LDSM"],
+                    ops["LDGSTS"],
+                    other / ops["HMMA"],
+                    registers,
+                    spills,
+                    stores,
+                )
+            )
 
 
 def main():
@@ -143,22 +225,8 @@ def main():
     parser.add_argument("--json", action="store_true", help="one JSON object per case")
     options = parser.parse_args()
     cuobjdump = find_cuobjdump()
-    work = tempfile.mkdtemp(prefix="beast-mma-mix.")
-    if not options.json:
-        print("%-24s %6s %5s %5s %6s %9s %5s %6s %6s" % (
-            "case", "loop", "HMMA", "LDSM", "LDGSTS", "other/mma", "regs", "spills", "stores"))
-    for name, template, problem, config in CASES:
-        if options.case and name not in options.case:
-            continue
-        cubin, registers, spills = compile_cubin(template, problem, config, work)
-        size, ops, stores = loop_mix(cuobjdump, cubin)
-        other = size - ops["HMMA"]
-        if options.json:
-            print(json.dumps(dict(case=name, loop=size, registers=registers, spills=spills, ops=dict(ops), stores=stores)))
-        else:
-            print("%-24s %6d %5d %5d %6d %9.2f %5d %6d %6d" % (
-                name, size, ops["HMMA"], ops["LDSM"], ops["LDGSTS"], other / ops["HMMA"], registers, spills, stores))
-    shutil.rmtree(work)
+    with tempfile.TemporaryDirectory(prefix="beast-mma-mix.") as work:
+        report(options, cuobjdump, work)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ exactly, on small integers). Not checked: register pressure, spills,
 performance, the hardware's own summation order (those need the GPU:
 tests/gpu/cuda_tune_test.cpp, tests/bench/tensor_core_gpu.sh).
 
-By default a fixed, stratified set runs (136 tests, about 11 s on 2 cores;
+By default a fixed, stratified set runs (144 tests, about 15 s on 2 cores;
 each case its own test id, the emulations started together on every core
 by the `emulated` fixture): gemm/mma in f16, bf16 and f32+TF32 over all 8
 (trans_a, trans_b, col_major) combinations with tails in M, N, K;
@@ -154,10 +154,15 @@ def conv_cases():
             conv2d("f32", layout, cfg(128, 64, 16, 16, 32, 4, 2, 0, 2), **CONV_PROBLEMS[0]),
             conv2d("bf16", layout, cfg(64, 32, 32, 32, 16, 2, 8, 8, 1), **exact),
         ]
-    # A row over 16,383 pixels wide: NHWC's window corners no longer pack
-    # into 16-bit halves of one register.
+    # Window corners that do not pack into 16-bit halves of one register:
+    # a row over 16,383 pixels wide, and a dilation that takes a tap 17,000
+    # rows down (where a packed past-the-last pixel's -16,384 would land in
+    # the image).
     wide_row = dict(N=1, C=8, H=1, W=16390, K=8, R=1, S=3, pad_w=1)
-    cases.append(conv2d("f16", "NHWC", cfg(32, 32, 16, 16, 16, 2, 8, 8, 1), **wide_row))
+    far_tap = dict(N=1, C=8, H=20000, W=4, K=8, R=2, S=1, pad_h=1, dilation_h=17000)
+    for layout in ("NHWC", "NCHW"):
+        cases.append(conv2d("f16", layout, cfg(32, 32, 16, 16, 16, 2, 8, 8, 1), **wide_row))
+        cases.append(conv2d("bf16", layout, cfg(64, 32, 16, 32, 16, 2, 8, 8, 1), **far_tap))
     return cases
 
 
