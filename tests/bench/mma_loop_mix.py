@@ -9,7 +9,10 @@ the cubin is taken from the cache entry and disassembled by cuobjdump -sass.
 The main loop is the backward branch whose body holds the most HMMA. Printed
 per case: the loop's instructions, its HMMA, LDSM and LDGSTS, the other
 instructions per HMMA (address arithmetic, bounds checks, moves: the issue
-slots a warp spends beside the tensor cores), the registers and spills, and
+slots a warp spends beside the tensor cores), the same over the whole kernel
+("whole": the loop run once per K tile, the rest of the code, set-up and
+stores, once; an estimate, as the rest has branches), the registers and
+spills, and
 the global stores in the kernel (STG: the epilogue's, a thread's share of
 its warp's outputs).
 
@@ -18,7 +21,8 @@ lease) and each template's default. Not a CTest test: about 10 s per case.
 cuobjdump is not in the CUDA toolkit Debian ships here: the script takes it
 from $CUOBJDUMP, the PATH, the toolkit, or installs PyPI's
 nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (which -sass runs) into .venv.
-Usage: tests/bench/mma_loop_mix.py [--case NAME ...]
+Usage: tests/bench/mma_loop_mix.py [--case NAME ...] [--json] [--templates DIR]
+(DIR: e.g. an earlier commit's kernel_templates, from `git worktree add`)
 Environment: BEAST (the beast binary, default build/beast/beast).
 """
 
@@ -122,11 +126,13 @@ def find_cuobjdump():
     return path
 
 
-def compile_cubin(template, problem, config, work):
+def compile_cubin(template, problem, config, work, templates=None):
     """The cubin of config (None: the default) of template on problem."""
     cache = tempfile.mkdtemp(dir=work)
     args = [BEAST, "tune", "--device", "cuda:sm_90", "--template", template, "--problem", problem]
     args += ["--db", os.path.join(cache, "r.db"), "--cache-dir", os.path.join(cache, "programs")]
+    if templates:
+        args += ["--templates", templates]
     if config:
         pinned = " and ".join("%s == %d" % kv for kv in config.items())
         args += ["--max-configs", "0", "--constraint", "hard: " + pinned]
@@ -145,8 +151,22 @@ def compile_cubin(template, problem, config, work):
     with open(path, "wb") as f:
         f.write(data[elf:])
     with sqlite3.connect(os.path.join(cache, "r.db")) as db:
-        registers, spills = db.execute("select registers, spill_bytes from measurements").fetchone()
-    return path, registers, spills
+        registers, spills, params = db.execute(
+            "select registers, spill_bytes, params_json from measurements m"
+            " join configs c on c.id = m.config_id"
+        ).fetchone()
+    return path, registers, spills, json.loads(params)
+
+
+def k_tiles(problem, config):
+    """The K loop's trip count: the GEMM's K (a conv's C R S) over BK."""
+    dims = dict(kv.split("=") for kv in problem.split(":")[1].split(","))
+    reduction = (
+        int(dims["K"])
+        if problem.startswith("gemm")
+        else int(dims["C"]) * int(dims["R"]) * int(dims["S"])
+    )
+    return -(-reduction // config["BK"])
 
 
 def loop_mix(cuobjdump, cubin):
@@ -173,22 +193,39 @@ def loop_mix(cuobjdump, cubin):
         re.sub(r"^@!?U?P\w+\s+", "", t).split()[0].split(".")[0] for t in best[1]
     )
     stores = sum(1 for _, t in code if re.search(r"\bSTG\b", t))
-    return len(best[1]), ops, stores
+    return len(best[1]), ops, stores, len(code)
 
 
 def report(options, cuobjdump, work):
     """Compiles and prints the cases options names (all by default)."""
     if not options.json:
         print(
-            "%-24s %6s %5s %5s %6s %9s %5s %6s %6s"
-            % ("case", "loop", "HMMA", "LDSM", "LDGSTS", "other/mma", "regs", "spills", "stores")
+            "%-24s %6s %5s %5s %6s %9s %9s %5s %6s %6s"
+            % (
+                "case",
+                "loop",
+                "HMMA",
+                "LDSM",
+                "LDGSTS",
+                "other/mma",
+                "whole",
+                "regs",
+                "spills",
+                "stores",
+            )
         )
     for name, template, problem, config in CASES:
         if options.case and name not in options.case:
             continue
-        cubin, registers, spills = compile_cubin(template, problem, config, work)
-        size, ops, stores = loop_mix(cuobjdump, cubin)
+        cubin, registers, spills, params = compile_cubin(
+            template, problem, config, work, options.templates
+        )
+        size, ops, stores, total = loop_mix(cuobjdump, cubin)
         other = size - ops["HMMA"]
+        # Per HMMA over the whole kernel, the loop run KT times and the rest
+        # of the code (set-up, the ring's first tiles, the stores) once.
+        kt = k_tiles(problem, params)
+        whole = (total - size + kt * other) / (kt * ops["HMMA"])
         if options.json:
             print(
                 json.dumps(
@@ -204,7 +241,7 @@ def report(options, cuobjdump, work):
             )
         else:
             print(
-                "%-24s %6d %5d %5d %6d %9.2f %5d %6d %6d"
+                "%-24s %6d %5d %5d %6d %9.2f %9.2f %5d %6d %6d"
                 % (
                     name,
                     size,
@@ -212,6 +249,7 @@ def report(options, cuobjdump, work):
                     ops["LDSM"],
                     ops["LDGSTS"],
                     other / ops["HMMA"],
+                    whole,
                     registers,
                     spills,
                     stores,
@@ -223,6 +261,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--case", action="append", help="a case's name (repeatable; default all)")
     parser.add_argument("--json", action="store_true", help="one JSON object per case")
+    parser.add_argument(
+        "--templates",
+        help="the templates folder (default beast's: this tree's); another's to compare",
+    )
     options = parser.parse_args()
     cuobjdump = find_cuobjdump()
     with tempfile.TemporaryDirectory(prefix="beast-mma-mix.") as work:

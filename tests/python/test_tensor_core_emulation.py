@@ -154,15 +154,18 @@ def conv_cases():
             conv2d("f32", layout, cfg(128, 64, 16, 16, 32, 4, 2, 0, 2), **CONV_PROBLEMS[0]),
             conv2d("bf16", layout, cfg(64, 32, 32, 32, 16, 2, 8, 8, 1), **exact),
         ]
-    # Window corners that do not pack into 16-bit halves of one register:
-    # a row over 16,383 pixels wide, and a dilation that takes a tap 17,000
-    # rows down (where a packed past-the-last pixel's -16,384 would land in
-    # the image).
+    # Windows far from the origin: a row over 16,383 pixels wide, a
+    # dilation that takes a tap 17,000 rows down (with pixels past the last
+    # in the last tile); and filters of 7 x 7 and 5 x 7, whose 49 and 35
+    # taps are more than a 32-bit mask of the taps inside the image holds.
     wide_row = dict(N=1, C=8, H=1, W=16390, K=8, R=1, S=3, pad_w=1)
     far_tap = dict(N=1, C=8, H=20000, W=4, K=8, R=2, S=1, pad_h=1, dilation_h=17000)
+    big_filter = dict(N=2, C=16, H=9, W=8, K=12, R=7, S=7, pad_h=3, pad_w=2, stride_w=2, bias=1)
     for layout in ("NHWC", "NCHW"):
         cases.append(conv2d("f16", layout, cfg(32, 32, 16, 16, 16, 2, 8, 8, 1), **wide_row))
         cases.append(conv2d("bf16", layout, cfg(64, 32, 16, 32, 16, 2, 8, 8, 1), **far_tap))
+        cases.append(conv2d("f16", layout, cfg(64, 32, 32, 32, 16, 3, 8, 8, 1), **big_filter))
+        cases.append(conv2d("f32", layout, cfg(32, 32, 16, 16, 16, 2, 4, 8, 1), **dict(big_filter, R=5, dilation_h=2)))
     return cases
 
 
@@ -382,8 +385,8 @@ MUTATIONS = [
     Mutation(
         "nhwc-padding-test-dropped",
         CONV_NHWC,
-        r"\(unsigned\)h < (\d+)u",
-        r"h < \1",
+        r"rows \|= \(unsigned\)\(\(unsigned\)\(h0 \+ r \* (\d+)\) < (\d+)u\) << r;",
+        r"rows |= (unsigned)(h0 + r * \1 < \2) << r;",
         "cp.async src outside its buffer",
     ),
     Mutation(
