@@ -58,12 +58,24 @@ class Chooser {
                               "transpositions); the generic kernel runs");
       return;
     }
+    // First a winner the new shape's space would itself propose (its soft
+    // constraints hold too: no tile far larger than the shape, no split of K
+    // a small layer needed and a large one does not), then any that runs.
+    for (const auto& [distance, rows] : near) {
+      for (const results_db::WinnerRow* row : *rows) {
+        std::string why;
+        if (Fits(*row, want, /*hard_only=*/false, &why)) {
+          plan->choices.push_back(NearestChoice{*row, want, distance});
+          return;
+        }
+      }
+    }
     size_t tried = 0;
     std::string first_why;
     for (const auto& [distance, rows] : near) {
       for (const results_db::WinnerRow* row : *rows) {
         std::string why;
-        if (Fits(*row, want, &why)) {
+        if (Fits(*row, want, /*hard_only=*/true, &why)) {
           plan->choices.push_back(NearestChoice{*row, want, distance});
           return;
         }
@@ -81,8 +93,10 @@ class Chooser {
   }
 
  private:
-  // Whether row's config passes its template's hard constraints for want.
-  bool Fits(const results_db::WinnerRow& row, const Problem& want, std::string* why) {
+  // Whether row's config passes its template's hard constraints for want
+  // (and, unless hard_only, its soft ones).
+  bool Fits(const results_db::WinnerRow& row, const Problem& want, bool hard_only,
+            std::string* why) {
     const SpaceSpec* spec = Spec(row.template_name);
     if (!spec) {
       *why = "the template is gone";
@@ -94,9 +108,9 @@ class Chooser {
     }
     try {
       BindOptions bind;
-      bind.ignore_soft = true;
+      bind.ignore_soft = hard_only;
       BoundSpace space(*spec, want, BindingDevice(row), bind);
-      return space.Check(Config::ParseKey(row.config_key), why, /*hard_only=*/true);
+      return space.Check(Config::ParseKey(row.config_key), why, hard_only);
     } catch (const Error& e) {
       *why = e.what();  // e.g. a layout the template does not support
       return false;

@@ -1,7 +1,8 @@
 // The nearest-tuned tier of an export: for a shape the framework will call
 // that nobody tuned on a device, the winning config of the nearest tuned
 // problem (of the same op, layout or transpositions, on that device) that
-// the template's hard constraints accept for the new shape, rendered for it.
+// the template's constraints accept for the new shape (the soft ones too
+// where any winner passes them, else the hard ones), rendered for it.
 // Chosen at export time, since a rendered kernel bakes its shape in. Private
 // to the exporter (beast export and beast export --check share it).
 #pragma once

@@ -67,6 +67,44 @@ TEST_F(ExportNearestTest, CliNamesTheWinnerEachShapeGetsOrThatItStaysGeneric) {
   EXPECT_NE(r.output.find("exported 7 tuned kernels"), std::string::npos) << r.output;
 }
 
+// A nearer problem's winner that the new shape's space would not propose
+// (a soft constraint fails for it: a tile far larger than the shape, say)
+// gives way to a farther one it would; with none such, the nearest that runs.
+TEST_F(ExportNearestTest, AWinnerTheNewShapesSpaceWouldProposeGoesFirst) {
+  const std::string want = Key("gemm:M=64,N=64,K=16,dtype=f32");
+  const std::string nearer = Key("gemm:M=128,N=128,K=16,dtype=f32");  // distance sqrt(2)
+  const std::string farther = Key("gemm:M=32,N=32,K=32,dtype=f32");    // distance sqrt(3)
+  SpaceSpec spec = SpaceSpec::Load(options_.templates_dir, "gemm/tiled");
+  BoundSpace space(spec, Problem::Parse(want), device_);
+  auto first = [&](const std::string& key, bool soft_holds) {
+    for (const Config& c : Configs(key)) {
+      std::string why;
+      if (space.Check(c, &why, /*hard_only=*/true) && space.Check(c, &why) == soft_holds) {
+        return c.Key();
+      }
+    }
+    ADD_FAILURE() << "no config of " << key << " whose soft constraints for " << want
+                  << (soft_holds ? " hold" : " fail") << " and whose hard ones hold";
+    return std::string();
+  };
+  const std::string nearer_winner = first(nearer, false), farther_winner = first(farther, true);
+  auto chosen = [&]() {
+    CommandResult r = RunCommand(BeastBinary() + " export --db " + db_ + " --out " +
+                                 options_.out_dir + " --problem " + want);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const std::string line = "\n  " + want + "  nearest: gemm/tiled  ";
+    const size_t at = r.output.find(line);
+    if (at == std::string::npos) return r.output;
+    return r.output.substr(at + line.size(), r.output.find('\n', at + 1) - at - line.size());
+  };
+  Record(nearer, Config::ParseKey(nearer_winner), 1.0);
+  EXPECT_EQ(chosen(), nearer_winner + "  tuned for " + nearer + " (distance 1.414) on " +
+                          Device() + " (1 ms there)");
+  Record(farther, Config::ParseKey(farther_winner), 1.0);
+  EXPECT_EQ(chosen(), farther_winner + "  tuned for " + farther + " (distance 1.732) on " +
+                          Device() + " (1 ms there)");
+}
+
 TEST_F(ExportNearestTest, ABadShapesFileIsOneLine) {
   RecordWinners();
   const std::string shapes = (dir_ / "shapes.txt").string();

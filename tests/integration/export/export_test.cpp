@@ -133,12 +133,13 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   EXPECT_EQ(exact, winners);
   const std::string g1 = Problem::Parse(testing::kTunedProblems[0]).Key();
   const std::string c1 = Problem::Parse(testing::kTunedProblems[3]).Key();
-  const std::string c2 = Problem::Parse(testing::kTunedProblems[4]).Key();
   auto key = [](const std::string& text) { return Problem::Parse(text).Key(); };
   EXPECT_EQ(nearest, (std::map<std::string, std::pair<std::string, std::string>>{
                          {key(kRequested[0]), {g1, winners[g1]}},
                          {key(kRequested[1]), {c1, winners[c1]}},
-                         {key(kRequested[2]), {c2, winners[c2]}}}));
+                         // kTunedProblems[4] is nearer, but its winner's tile is more
+                         // than twice the shape (a soft constraint): dispatch.c.
+                         {key(kRequested[2]), {c1, winners[c1]}}}));
   // The constraint that turns the vector winner down, as FILE:LINE.
   const std::string space_file = options_.templates_dir + "/gemm/tiled.space.yaml";
   std::ifstream space(space_file);
