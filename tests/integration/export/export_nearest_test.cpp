@@ -73,7 +73,7 @@ TEST_F(ExportNearestTest, CliNamesTheWinnerEachShapeGetsOrThatItStaysGeneric) {
 TEST_F(ExportNearestTest, AWinnerTheNewShapesSpaceWouldProposeGoesFirst) {
   const std::string want = Key("gemm:M=64,N=64,K=16,dtype=f32");
   const std::string nearer = Key("gemm:M=128,N=128,K=16,dtype=f32");  // distance sqrt(2)
-  const std::string farther = Key("gemm:M=32,N=32,K=32,dtype=f32");    // distance sqrt(3)
+  const std::string farther = Key("gemm:M=32,N=32,K=32,dtype=f32");   // distance sqrt(3)
   SpaceSpec spec = SpaceSpec::Load(options_.templates_dir, "gemm/tiled");
   BoundSpace space(spec, Problem::Parse(want), device_);
   auto first = [&](const std::string& key, bool soft_holds) {
@@ -98,8 +98,8 @@ TEST_F(ExportNearestTest, AWinnerTheNewShapesSpaceWouldProposeGoesFirst) {
     return r.output.substr(at + line.size(), r.output.find('\n', at + 1) - at - line.size());
   };
   Record(nearer, Config::ParseKey(nearer_winner), 1.0);
-  EXPECT_EQ(chosen(), nearer_winner + "  tuned for " + nearer + " (distance 1.414) on " +
-                          Device() + " (1 ms there)");
+  EXPECT_EQ(chosen(), nearer_winner + "  tuned for " + nearer + " (distance 1.414) on " + Device() +
+                          " (1 ms there)");
   Record(farther, Config::ParseKey(farther_winner), 1.0);
   EXPECT_EQ(chosen(), farther_winner + "  tuned for " + farther + " (distance 1.732) on " +
                           Device() + " (1 ms there)");
