@@ -161,11 +161,12 @@ def conv_cases():
     wide_row = dict(N=1, C=8, H=1, W=16390, K=8, R=1, S=3, pad_w=1)
     far_tap = dict(N=1, C=8, H=20000, W=4, K=8, R=2, S=1, pad_h=1, dilation_h=17000)
     big_filter = dict(N=2, C=16, H=9, W=8, K=12, R=7, S=7, pad_h=3, pad_w=2, stride_w=2, bias=1)
+    five_by_seven = dict(big_filter, R=5, dilation_h=2)
     for layout in ("NHWC", "NCHW"):
         cases.append(conv2d("f16", layout, cfg(32, 32, 16, 16, 16, 2, 8, 8, 1), **wide_row))
         cases.append(conv2d("bf16", layout, cfg(64, 32, 16, 32, 16, 2, 8, 8, 1), **far_tap))
         cases.append(conv2d("f16", layout, cfg(64, 32, 32, 32, 16, 3, 8, 8, 1), **big_filter))
-        cases.append(conv2d("f32", layout, cfg(32, 32, 16, 16, 16, 2, 4, 8, 1), **dict(big_filter, R=5, dilation_h=2)))
+        cases.append(conv2d("f32", layout, cfg(32, 32, 16, 16, 16, 2, 4, 8, 1), **five_by_seven))
     return cases
 
 
