@@ -61,28 +61,22 @@ class Chooser {
     // First a winner the new shape's space would itself propose (its soft
     // constraints hold too: no tile far larger than the shape, no split of K
     // a small layer needed and a large one does not), then any that runs.
-    for (const auto& [distance, rows] : near) {
-      for (const results_db::WinnerRow* row : *rows) {
-        std::string why;
-        if (Fits(*row, want, /*hard_only=*/false, &why)) {
-          plan->choices.push_back(NearestChoice{*row, want, distance});
-          return;
-        }
-      }
-    }
     size_t tried = 0;
     std::string first_why;
-    for (const auto& [distance, rows] : near) {
-      for (const results_db::WinnerRow* row : *rows) {
-        std::string why;
-        if (Fits(*row, want, /*hard_only=*/true, &why)) {
-          plan->choices.push_back(NearestChoice{*row, want, distance});
-          return;
-        }
-        ++tried;
-        if (first_why.empty()) {
-          first_why =
-              row->template_name + " " + row->config_key + " of " + row->problem_key + ": " + why;
+    for (const bool hard_only : {false, true}) {
+      for (const auto& [distance, rows] : near) {
+        for (const results_db::WinnerRow* row : *rows) {
+          std::string why;
+          if (Fits(*row, want, hard_only, &why)) {
+            plan->choices.push_back(NearestChoice{*row, want, distance});
+            return;
+          }
+          if (!hard_only) continue;
+          ++tried;
+          if (first_why.empty()) {
+            first_why =
+                row->template_name + " " + row->config_key + " of " + row->problem_key + ": " + why;
+          }
         }
       }
     }
