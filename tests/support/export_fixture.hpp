@@ -44,6 +44,11 @@ class ExportFixture : public ::testing::Test {
     std::vector<DeviceInfo> devices = harness::ListOpenClDevices();
     if (devices.empty()) GTEST_SKIP() << "no OpenCL device";
     device_ = devices[0];
+    // Soft constraints read the compute units, which PoCL reports as the
+    // machine's cores: with them fixed, the winners recorded below (picked
+    // from the spaces) and the nearest tier's choices (which prefer winners
+    // whose soft constraints hold) are the same on every machine.
+    device_.limits.compute_units = 2;
     dir_ = FreshTestDir("export_test");
     db_ = (dir_ / "beast.db").string();
     options_ = ExportOptions::Defaults();

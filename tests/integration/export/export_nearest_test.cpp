@@ -88,6 +88,7 @@ TEST_F(ExportNearestTest, AWinnerTheNewShapesSpaceWouldProposeGoesFirst) {
     return std::string();
   };
   const std::string nearer_winner = first(nearer, false), farther_winner = first(farther, true);
+  ASSERT_FALSE(nearer_winner.empty() || farther_winner.empty());
   auto chosen = [&]() {
     CommandResult r = RunCommand(BeastBinary() + " export --db " + db_ + " --out " +
                                  options_.out_dir + " --problem " + want);
