@@ -10,7 +10,7 @@ exactly, on small integers). Not checked: register pressure, spills,
 performance, the hardware's own summation order (those need the GPU:
 tests/gpu/cuda_tune_test.cpp, tests/bench/tensor_core_gpu.sh).
 
-By default a fixed, stratified set runs (144 tests, about 15 s on 2 cores;
+By default a fixed, stratified set runs (148 tests, about 16 s on 2 cores;
 each case its own test id, the emulations started together on every core
 by the `emulated` fixture): gemm/mma in f16, bf16 and f32+TF32 over all 8
 (trans_a, trans_b, col_major) combinations with tails in M, N, K;
