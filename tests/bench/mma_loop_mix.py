@@ -266,6 +266,14 @@ def main():
         help="the templates folder (default beast's: this tree's); another's to compare",
     )
     options = parser.parse_args()
+    unknown = set(options.case or []) - {name for name, _, _, _ in CASES}
+    if unknown:
+        parser.error(
+            "no case %s; the cases: %s"
+            % (", ".join(sorted(unknown)), ", ".join(name for name, _, _, _ in CASES))
+        )
+    if options.templates and not os.path.isdir(options.templates):
+        parser.error("--templates %s: no such folder" % options.templates)
     cuobjdump = find_cuobjdump()
     with tempfile.TemporaryDirectory(prefix="beast-mma-mix.") as work:
         report(options, cuobjdump, work)
