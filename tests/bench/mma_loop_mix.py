@@ -95,6 +95,14 @@ CASES = [
     ("gemm 4096 default", "gemm/mma", GEMM, None),
     ("conv 64@56 default", "conv2d/implicit_gemm_mma", conv(64, 56), None),
     ("conv 256@14 default", "conv2d/implicit_gemm_mma", conv(256, 14), None),
+    ("conv 64@56 NCHW default", "conv2d/implicit_gemm_mma", conv(64, 56, "NCHW"), None),
+    ("conv 512@7 NCHW default", "conv2d/implicit_gemm_mma", conv(512, 7, "NCHW"), None),
+    (
+        "conv 128@28 NCHW tf32 default",
+        "conv2d/implicit_gemm_mma",
+        conv(128, 28, "NCHW", "f32") + ",math=tf32",
+        None,
+    ),
     ("gemm 4096 tf32 default", "gemm/mma", "gemm:M=4096,N=4096,K=4096,dtype=f32,math=tf32", None),
 ]
 

@@ -11,7 +11,7 @@ performance, the hardware's own summation order (those need the GPU:
 tests/gpu/cuda_tune_test.cpp, tests/bench/tensor_core_gpu.sh).
 
 By default the fixed, stratified set of tests/tensor_core_emulator/stratified.py
-runs (148 tests, about 16 s on 2 cores;
+runs (151 tests, about 16 s on 2 cores;
 each case its own test id, the emulations started together on every core
 by the `emulated` fixture): gemm/mma in f16, bf16 and f32+TF32 over all 8
 (trans_a, trans_b, col_major) combinations with tails in M, N, K;
@@ -181,9 +181,23 @@ MUTATIONS = [
     Mutation(
         "nchw-scatter-row-stride-BN-not-BN+PAD",
         CONV_NCHW,
-        r"bs\[\(e / (\d+)\) \* \d+ \+ e % (\d+)\]",
-        lambda m: "bs[(e / %s) * %s + e %% %s]" % (m[1], m[1], m[2]),
+        r"b_e0 = \(tid / (\d+)\) \* \d+ \+ tid % (\d+)",
+        lambda m: "b_e0 = (tid / %s) * %s + tid %% %s" % (m[1], m[1], m[2]),
         "never-written",
+    ),
+    Mutation(
+        "nchw-table-row-offset-without-the-dilation",
+        CONV_NCHW,
+        r"\(tap / (\d+)\) \* \d+\) \* (\d+)",
+        r"(tap / \1)) * \2",
+        "differ from the reference",
+    ),
+    Mutation(
+        "nchw-table-read-without-a-barrier-after-its-fill",
+        CONV_NCHW,
+        r"(red_table\[e\] = entry;\s*\})\s*__syncthreads\(\);",
+        r"\1",
+        "no barrier between",
     ),
     Mutation(
         "nchw-scatter-into-the-slot-being-read",

@@ -7,7 +7,8 @@ emu.hpp's models, each only when its asm statement is exactly the one the
 model implements), one dynamic shared-memory array and pointers derived from
 it (emu::SharedPtr), pointer kernel arguments and pointers derived from them
 (emu::GlobalPtr), cp.async.commit_group / wait_group, __syncthreads, and
-split-K's workspace (__threadfence, __ldcg, atomicAdd on floats); several
+split-K's workspace (__threadfence, __ldcg, atomicAdd on floats), a table
+of unsigned long long cast into the shared array; several
 kernels (a split-K config's counter-zeroing stage beside the main one).
 Anything else (another asm statement, a helper whose PTX changed, a pointer
 it cannot trace to shared or global memory, static shared memory, a CUDA
@@ -295,8 +296,27 @@ def _rewrite_body(body, params):
         pointer,
         body,
     )
+
+    # A table of wider elements inside the shared array (conv2d's NCHW
+    # reduction table): `unsigned long long* const t = (unsigned long
+    # long*)(Root + offset);`, Root one of the shared pointers above; emu
+    # checks the cast's alignment.
+    def shared_cast(m):
+        element, name, root = m.group(1), m.group(2), m.group(3)
+        if root not in shared_names:
+            raise RewriteError(
+                "the cast pointer %s (from %s) is not into shared memory" % (name, root)
+            )
+        shared_names.add(name)
+        return "emu::SharedPtr<%s> %s = emu::SharedCast<%s>(%s" % (element, name, element, root)
+
+    body = re.sub(
+        r"(?<![\w.])(unsigned long long)\s*\*\s*(?:const\s+)?(\w+)\s*=\s*\(\1\s*\*\)\s*\(\s*(\w+)",
+        shared_cast,
+        body,
+    )
     raw = re.search(
-        r"\b(?:float|double|short|unsigned|int|char|void|u?int\d*_t|size_t|"
+        r"\b(?:float|double|short|unsigned|long|int|char|void|u?int\d*_t|size_t|"
         r"(?:u?int|float|double|half|short|char)\d|__half|__nv_bfloat16)\s*\*",
         body,
     )

@@ -131,6 +131,14 @@ struct SharedPtr {
   SharedRef<T> operator*() const { return SharedRef<T>{byte}; }
 };
 
+// A shared pointer read as another element type (a table of 8-byte entries
+// after the rings): it must be aligned to the new element.
+template <class U, class T>
+SharedPtr<U> SharedCast(SharedPtr<T> p) {
+  if (p.byte % (long)sizeof(U)) Error("shared pointer cast to a wider element, misaligned", p.byte);
+  return SharedPtr<U>{p.byte};
+}
+
 template <class T>
 struct GlobalRef {
   T* p;         // nullptr: an out-of-bounds access, already reported

@@ -111,6 +111,9 @@ def conv_cases():
             conv2d("f32", layout, cfg(128, 64, 16, 16, 32, 4, 2, 0, 2), **CONV_PROBLEMS[0]),
             conv2d("bf16", layout, cfg(64, 32, 32, 32, 16, 2, 8, 8, 1), **exact),
         ]
+    # NCHW with fewer threads (64) than pixels in the tile (128): a thread
+    # gathers two pixels' columns, every row, through the reduction table.
+    cases.append(conv2d("bf16", "NCHW", cfg(32, 128, 16, 32, 64, 3, 8, 8, 1), **CONV_PROBLEMS[2]))
     # Windows far from the origin: a row over 16,383 pixels wide, a
     # dilation that takes a tap 17,000 rows down (with pixels past the last
     # in the last tile); and filters of 7 x 7 and 5 x 7, whose 49 and 35
