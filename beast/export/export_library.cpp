@@ -71,6 +71,7 @@ constexpr SkeletonFile kSkeleton[] = {
     {"src/beast_prepared.c", "src/beast_prepared.c", CommentStyle::kC, false},
     {"src/beast_host.c", "src/beast_host.c", CommentStyle::kC, false},
     {"src/beast_program_cache.c", "src/beast_program_cache.c", CommentStyle::kC, false},
+    {"src/beast_workspace_cache.c", "src/beast_workspace_cache.c", CommentStyle::kC, false},
     {"src/beast_generic.c", "src/beast_generic.c", CommentStyle::kC, false},
     {"example/example.c", "example/example.c", CommentStyle::kC, false},
 };

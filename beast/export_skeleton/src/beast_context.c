@@ -52,6 +52,7 @@ static beast_status Open(cl_device_id device, cl_context context, const char* wh
   beast_context* c = (beast_context*)calloc(1, sizeof(beast_context));
   if (!c) return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
   pthread_mutex_init(&c->mutex, NULL);
+  beast_workspace_cache_init(c);
   c->programs = (cl_program*)calloc((size_t)beast_program_count, sizeof(cl_program));
   c->build_failure = (char**)calloc((size_t)beast_program_count + 1, sizeof(char*));
   if (!c->programs || !c->build_failure || beast_entry_failures_init(c) != BEAST_OK) {
@@ -169,6 +170,7 @@ void beast_context_destroy(beast_context* ctx) {
     if (ctx->programs[i]) clReleaseProgram(ctx->programs[i]);
   }
   if (ctx->generic_program) clReleaseProgram(ctx->generic_program);
+  beast_workspace_cache_free(ctx);
   if (ctx->queue) {
     clFinish(ctx->queue);
     clReleaseCommandQueue(ctx->queue);

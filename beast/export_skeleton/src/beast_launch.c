@@ -67,10 +67,7 @@ static beast_status CheckBuffer(beast_context* ctx, void* buffer, const char* na
   return BEAST_OK;
 }
 
-/* A refused or failed launch: the kernel's doing (LAUNCH: it is passed over
- * for the next choice), unless the device was out of memory (DEVICE: a state
- * that passes, which must not retire a tuned kernel for the context's life). */
-static beast_status LaunchFailure(cl_int err) {
+beast_status beast_launch_failure(cl_int err) {
   return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY
              ? BEAST_ERROR_DEVICE
              : BEAST_ERROR_LAUNCH;
@@ -107,9 +104,9 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
   err = clEnqueueNDRangeKernel(queue, k->kernel, k->dims, NULL, k->global, k->local, 0, NULL,
                                wait ? &event : NULL);
   if (err != CL_SUCCESS) {
-    return beast_fail(LaunchFailure(err), "%s refused kernel %s with global %zux%zux%zu (error %d)",
-                      ctx->device_name, k->what, k->global[0], k->global[1], k->global[2],
-                      (int)err);
+    return beast_fail(beast_launch_failure(err),
+                      "%s refused kernel %s with global %zux%zux%zu (error %d)", ctx->device_name,
+                      k->what, k->global[0], k->global[1], k->global[2], (int)err);
   }
   if (!wait) return BEAST_OK;
   err = clWaitForEvents(1, &event);
@@ -119,7 +116,7 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
   }
   clReleaseEvent(event);
   if (err != CL_SUCCESS || exec < 0) {
-    return beast_fail(LaunchFailure(err != CL_SUCCESS ? err : exec),
+    return beast_fail(beast_launch_failure(err != CL_SUCCESS ? err : exec),
                       "kernel %s failed on %s (error %d)", k->what, ctx->device_name,
                       err != CL_SUCCESS ? (int)err : (int)exec);
   }
@@ -151,38 +148,31 @@ int beast_entry_prepares(const beast_entry* e) { return e->n_before > 0 && e->be
 
 /* Enqueues `phase` of a tuned entry with its tuned geometry: the kernels
  * before its own first, all with the call's buffers and, when the entry has
- * one, the workspace after them: `given` (a prepared handle's), else one of
- * this call's. */
+ * one, the workspace after them: `given` (a prepared handle's), else the
+ * context's kept one (beast_workspace_take). */
 static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const beast_entry* e,
                              const cl_mem* buffers, int n_buffers, int wait, cl_mem given,
                              beast_phase phase) {
   cl_program program = NULL;
   beast_status status = beast_program(ctx, e, &program);
   if (status != BEAST_OK) return status;
+  /* On an out-of-order queue each stage is waited for: the next reads it. */
+  cl_command_queue_properties properties = 0;
+  clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, NULL);
+  const int in_order = !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   cl_mem with_workspace[5];
-  cl_mem workspace = NULL;
-  if (given) {
-    for (int i = 0; i < n_buffers; ++i) with_workspace[i] = buffers[i];
-    with_workspace[n_buffers] = given;
-    buffers = with_workspace;
-    ++n_buffers;
-  } else if (e->workspace_bytes > 0) {
-    cl_int err = CL_SUCCESS;
-    workspace =
-        clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)e->workspace_bytes, NULL, &err);
-    if (err != CL_SUCCESS) {
-      return beast_fail(LaunchFailure(err), "%s: no workspace of %lld bytes for %s (error %d)",
-                        ctx->device_name, e->workspace_bytes, e->kernel_name, (int)err);
-    }
+  cl_mem workspace = given;
+  int kept = 0;
+  if (!given && e->workspace_bytes > 0) {
+    status = beast_workspace_take(ctx, queue, in_order, e, &workspace, &kept);
+    if (status != BEAST_OK) return status;
+  }
+  if (workspace) {
     for (int i = 0; i < n_buffers; ++i) with_workspace[i] = buffers[i];
     with_workspace[n_buffers] = workspace;
     buffers = with_workspace;
     ++n_buffers;
   }
-  /* On an out-of-order queue each stage is waited for: the next reads it. */
-  cl_command_queue_properties properties = 0;
-  clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, NULL);
-  const int in_order = !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   for (int i = 0; i < e->n_before && status == BEAST_OK; ++i) {
     const beast_stage* s = &e->before[i];
     if ((phase == BEAST_PHASE_PREPARE && !s->prepare) ||
@@ -195,8 +185,7 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
     status = RunKernel(ctx, queue, e, program, e->kernel_name, e->global, e->local,
                        e->dynamic_local_bytes, buffers, n_buffers, wait);
   }
-  /* Freed once the commands that use it have completed (clReleaseMemObject). */
-  if (workspace) clReleaseMemObject(workspace);
+  if (!given) beast_workspace_give(ctx, workspace, kept);
   return status;
 }
 
@@ -345,7 +334,7 @@ beast_status beast_workspace_alloc(beast_context* ctx, long long bytes, void** w
   *workspace = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)bytes, NULL, &err);
   if (err != CL_SUCCESS) {
     *workspace = NULL; /* as RunEntry maps it: too large for this device is the entry's */
-    return beast_fail(LaunchFailure(err), "%s: no workspace of %lld bytes (error %d)",
+    return beast_fail(beast_launch_failure(err), "%s: no workspace of %lld bytes (error %d)",
                       ctx->device_name, bytes, (int)err);
   }
   return BEAST_OK;

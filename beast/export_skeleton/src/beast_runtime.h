@@ -49,6 +49,14 @@ struct beast_context {
   /* Per entry of beast_entries: why it failed on this device (NULL: it has
    * not), under `mutex` (beast_entry_failures.c). */
   char** entry_failure;
+  /* The workspace plain calls on an in-order queue share
+   * (beast_workspace_cache.c), under workspace_mutex: the buffer, its size,
+   * and the queue that last used it (retained). */
+  pthread_mutex_t workspace_mutex;
+  int workspace_mutex_ready;
+  cl_mem workspace;
+  size_t workspace_bytes;
+  cl_command_queue workspace_queue;
 };
 
 /* Records a one-line message for beast_last_error() and returns status. */
@@ -99,6 +107,21 @@ const char* beast_generic_kernel(beast_op op, beast_dtype dtype);
 const beast_entry* beast_select(beast_context* ctx, beast_op op,
                                 const long long shape[BEAST_SHAPE_FIELDS], const char* key,
                                 int prepared);
+
+/* A refused or failed launch: the kernel's doing (LAUNCH: it is passed over
+ * for the next choice), unless the device was out of memory (DEVICE: a state
+ * that passes, which must not retire a tuned kernel for the context's life). */
+beast_status beast_launch_failure(cl_int err);
+
+/* The kept workspace (beast_workspace_cache.c). take gives a plain call of
+ * entry e on `queue` its workspace: the context's kept one (*kept 1, held
+ * for this call until give) when the queue is in order, else one of its own;
+ * give ends the call's use of it. init and free open and close the cache. */
+void beast_workspace_cache_init(beast_context* ctx);
+void beast_workspace_cache_free(beast_context* ctx);
+beast_status beast_workspace_take(beast_context* ctx, cl_command_queue queue, int in_order,
+                                  const beast_entry* e, cl_mem* workspace, int* kept);
+void beast_workspace_give(beast_context* ctx, cl_mem workspace, int kept);
 
 /* The failed tuned entries of a context (beast_entry_failures.c). init
  * allocates the table, free releases it and the reasons. */

@@ -181,7 +181,8 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
                                                      "src/beast_prepared.c",
                                                      "src/beast_program_cache.c",
                                                      "src/beast_runtime.h",
-                                                     "src/beast_table.h"}));
+                                                     "src/beast_table.h",
+                                                     "src/beast_workspace_cache.c"}));
   std::ifstream kernels(dir_ / "tuned" / "src" / "beast_kernels.c");
   std::string first_line;
   std::getline(kernels, first_line);

@@ -5,7 +5,8 @@
 // through beast_conv2d_prepare / beast_conv2d_forward_prepared on its own
 // buffers (prepared_consumer/main.c: correct for two inputs, a snapshot of
 // the weights — zeroing them in place changes a plain call's result and not
-// a prepared one's — and bad arguments refused). And where the Winograd
+// a prepared one's — plain calls keeping one workspace in the context, and
+// bad arguments refused). And where the Winograd
 // winner is slower than another config once its transform runs in the call,
 // the library carries both: prepared calls run Winograd, plain calls the other.
 #include <gtest/gtest.h>
@@ -119,6 +120,14 @@ TEST(PreparedExport, AWinogradWinnerRunsOnWeightsPreparedOnce) {
       << ran.output;
   EXPECT_NE(ran.output.find("beast_conv2d_forward_prepared: a NULL argument"), std::string::npos)
       << ran.output;
+  // Plain calls keep one workspace in the context, on either queue, until
+  // it is released.
+  for (const char* line :
+       {"ok: a plain call keeps its workspace",
+        "ok: plain calls alternating between two queues compute the convolution",
+        "ok: they keep the same workspace", "ok: releasing the workspace lets it go",
+        "ok: a call after the release computes and keeps a workspace again"})
+    EXPECT_NE(ran.output.find(line), std::string::npos) << line << "\n" << ran.output;
   EXPECT_NE(ran.output.find("beast_conv2d_prepare: problem->bias is 1 but bias is NULL"),
             std::string::npos)
       << ran.output;
@@ -158,6 +167,7 @@ TEST(PreparedExport, PlainCallsRunTheirOwnWinnerWhenTheTransformMakesWinogradSlo
       << ran.output;
   EXPECT_NE(ran.output.find("ok: explain names the prepared calls' winner"), std::string::npos)
       << ran.output;
+  EXPECT_NE(ran.output.find("ok: plain calls keep no workspace"), std::string::npos) << ran.output;
   // Zeroed weights change a plain (direct) call and not a prepared (Winograd) one.
   EXPECT_NE(ran.output.find("ok: a prepared call after the weights changed computes with the "
                             "prepared ones"),

@@ -8,7 +8,11 @@
  *      filter transform did not run again — while a plain
  *      beast_conv2d_forward computes with the zeros (only the bias is left);
  *   3. preparing again takes the new weights;
- *   4. bad arguments get INVALID_ARGUMENT and one line.
+ *   4. plain calls keep one workspace in the context (Winograd's
+ *      transforms; none for a kernel that needs none), alternating between
+ *      the context's queue and one of the consumer's own they compute the
+ *      convolution, and releasing the workspace frees it until the next call;
+ *   5. bad arguments get INVALID_ARGUMENT and one line.
  * The tuned entry of plain calls is conv2d/winograd_split, or the template
  * named as the argument (a library whose plain calls run another winner:
  * explain then names both). Prints a line per check; exits 0 only when every
@@ -75,8 +79,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "context: %s\n", beast_last_error());
     return 1;
   }
-  void *cl_ctx = NULL, *queue = NULL;
-  beast_context_opencl(ctx, &cl_ctx, NULL, &queue);
+  void *cl_ctx = NULL, *device = NULL, *queue = NULL;
+  beast_context_opencl(ctx, &cl_ctx, &device, &queue);
   cl_command_queue q = (cl_command_queue)queue;
   cl_int err = CL_SUCCESS;
   cl_mem xb = clCreateBuffer((cl_context)cl_ctx, CL_MEM_READ_WRITE, sizeof x1, NULL, &err);
@@ -131,6 +135,35 @@ int main(int argc, char** argv) {
   beast_conv2d_forward_prepared(ctx, prepared, xb, yb, NULL);
   clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
   Check(WorstError(y, x2, zeros) <= tolerance, "preparing again takes the new weights");
+
+  /* The workspace a plain call keeps: the weights back, calls alternating
+   * between the context's queue (NULL: waited for) and the consumer's own. */
+  const int needs = strcmp(plain_template, "conv2d/winograd_split") == 0;
+  const long long kept = beast_context_workspace_bytes(ctx);
+  printf("workspace kept: %lld bytes\n", kept);
+  Check(needs ? kept > 0 : kept == 0,
+        needs ? "a plain call keeps its workspace" : "plain calls keep no workspace");
+  cl_command_queue own = clCreateCommandQueue((cl_context)cl_ctx, (cl_device_id)device, 0, &err);
+  clEnqueueWriteBuffer(q, wb, CL_TRUE, 0, sizeof w, w, 0, NULL, NULL);
+  int alternating = err == CL_SUCCESS;
+  for (int i = 0; i < 4 && alternating; ++i) {
+    clEnqueueWriteBuffer(q, xb, CL_TRUE, 0, sizeof x1, inputs[i % 2], 0, NULL, NULL);
+    const beast_status call =
+        beast_conv2d_forward(ctx, &problem, xb, wb, bb, yb, i % 2 ? (void*)own : NULL);
+    clFinish(own);
+    clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+    alternating = call == BEAST_OK && WorstError(y, inputs[i % 2], w) <= tolerance;
+  }
+  Check(alternating, "plain calls alternating between two queues compute the convolution");
+  Check(beast_context_workspace_bytes(ctx) == kept, "they keep the same workspace");
+  beast_context_release_workspace(ctx);
+  Check(beast_context_workspace_bytes(ctx) == 0, "releasing the workspace lets it go");
+  const beast_status again = beast_conv2d_forward(ctx, &problem, xb, wb, bb, yb, NULL);
+  clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+  Check(again == BEAST_OK && WorstError(y, x2, w) <= tolerance &&
+            beast_context_workspace_bytes(ctx) == kept,
+        "a call after the release computes and keeps a workspace again");
+  clReleaseCommandQueue(own);
 
   /* Mistakes, each refused with one line. */
   beast_status st = beast_conv2d_forward_prepared(ctx, prepared, NULL, yb, NULL);
