@@ -14,8 +14,10 @@
 #                                          an existing one resumes)
 # Environment: BEAST_MAX_CONFIGS (configs per pair, default 60),
 # BEAST_TIME_BUDGET (each tune's measuring, e.g. 40s; default none), BEAST_DTYPE
-# (f16 or bf16, default f16), BEAST_DEVICE (default cuda:0), BEAST (the beast
-# binary, default build/beast/beast).
+# (f16 or bf16, default f16), BEAST_LAYOUT (the convs' layout: NHWC, the
+# default, or NCHW, whose patch the template gathers element by element),
+# BEAST_DEVICE (default cuda:0), BEAST (the beast binary, default
+# build/beast/beast).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BEAST=${BEAST:-$ROOT/build/beast/beast}
@@ -31,7 +33,7 @@ DB=${1:-$(mktemp -u /tmp/beast_tensor_cores_XXXXXX.db)}
 
 JSON=$(mktemp /tmp/beast_tensor_cores_XXXXXX.json)
 trap 'rm -f "$JSON"*' EXIT
-CONV="N=32,R=3,S=3,stride=1,pad=1,layout=NHWC,dtype=$DTYPE"
+CONV="N=32,R=3,S=3,stride=1,pad=1,layout=${BEAST_LAYOUT:-NHWC},dtype=$DTYPE"
 "$BEAST" tune --device "$DEVICE" --db "$DB" --max-configs "$MAX_CONFIGS" "${BUDGET[@]}" \
   --quiet --json --template gemm/mma \
   --problem "gemm:M=4096,N=4096,K=4096,transA=0,transB=0,dtype=$DTYPE" >> "$JSON.lines"

@@ -23,8 +23,9 @@
 # compute the layers). A build/device/gpu.db carried along is resumed: the
 # configs an earlier lease measured are kept and not measured again.
 # TOTAL_SECONDS: the whole script's limit (default 560). GPU_STEPS: which
-# steps run, of "tests torch resnet sgemm dtypes tensor" (the default, all),
-# so that a short lease can be split into calls that each fit.
+# steps run, of "tests torch resnet sgemm dtypes tensor" (the default, all)
+# and "tensor_nchw" (the tensor step's convs in NCHW, only when named), so
+# that a short lease can be split into calls that each fit.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/beast_gpu_out}
@@ -117,6 +118,12 @@ step=$(fit "$STEP")
 want tensor && [ "$step" -gt 0 ] && BEAST=$BEAST BEAST_MAX_CONFIGS=$MAX_CONFIGS BEAST_TIME_BUDGET="$((step / 2))s" \
   timeout $((step + 45)) "$ROOT/tests/bench/tensor_core_gpu.sh" "$OUT/gpu.db" 2>&1 |
   tee "$OUT/tensor_cores.txt" | tail -n 20
+# The same in NCHW (PyTorch's default layout), only when named.
+step=$(fit "$STEP")
+want tensor_nchw && [ "$step" -gt 0 ] && BEAST=$BEAST BEAST_MAX_CONFIGS=$MAX_CONFIGS \
+  BEAST_TIME_BUDGET="$((step / 2))s" BEAST_LAYOUT=NCHW \
+  timeout $((step + 45)) "$ROOT/tests/bench/tensor_core_gpu.sh" "$OUT/gpu.db" 2>&1 |
+  tee "$OUT/tensor_cores_nchw.txt" | tail -n 20
 # A tuning cut by its timeout leaves gpu.db's write-ahead log beside it (two
 # more files than the tool brings back); opening the database folds it in.
 [ -f "$OUT/gpu.db" ] && timeout 30 "$BEAST" query --db "$OUT/gpu.db" --best > /dev/null 2>&1
