@@ -11,7 +11,7 @@ performance, the hardware's own summation order (those need the GPU:
 tests/gpu/cuda_tune_test.cpp, tests/bench/tensor_core_gpu.sh).
 
 By default the fixed, stratified set of tests/tensor_core_emulator/stratified.py
-runs (151 tests, about 16 s on 2 cores;
+runs (152 tests, about 16 s on 2 cores;
 each case its own test id, the emulations started together on every core
 by the `emulated` fixture): gemm/mma in f16, bf16 and f32+TF32 over all 8
 (trans_a, trans_b, col_major) combinations with tails in M, N, K;
@@ -380,6 +380,12 @@ REWRITE_REFUSALS = [
             'extern "C"'
         ),
         r"PTX that emu.hpp does not model: beast_fence\(\)",
+    ),
+    (
+        "wide-cast-of-a-global-pointer",
+        r"const int tid",
+        "unsigned long long* const t = (unsigned long long*)(C + 0);\n  const int tid",
+        "cast pointer t \\(from C\\) is not into shared memory",
     ),
     (
         "static-shared-array",

@@ -307,6 +307,10 @@ def _rewrite_body(body, params):
             raise RewriteError(
                 "the cast pointer %s (from %s) is not into shared memory" % (name, root)
             )
+        if name in global_names:
+            raise RewriteError(
+                "the name %s points to shared memory in one place, global in another" % name
+            )
         shared_names.add(name)
         return "emu::SharedPtr<%s> %s = emu::SharedCast<%s>(%s" % (element, name, element, root)
 
