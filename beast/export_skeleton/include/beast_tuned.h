@@ -169,14 +169,15 @@ typedef struct beast_cache_info {
 beast_status beast_cache_stats(beast_context* ctx, beast_cache_info* info);
 
 /* The workspace an OpenCL context keeps. A plain call whose kernel needs a
- * workspace (split-K's partial sums, Winograd's transforms) on an in-order
- * queue uses one the context keeps, grown to the largest any call has
- * needed, rather than allocating one per call, as the tuning measured it;
- * calls on several queues share it in turn (each ordered after the last;
- * the context holds a reference to the last queue until the workspace is
+ * workspace (Winograd's transforms, implicit GEMM's widened weights) on an
+ * in-order queue uses one the context keeps, grown to the largest any call
+ * has needed, rather than allocating one per call, as the tuning measured
+ * it; calls on several queues share it in turn (a call on another queue
+ * than the last user's waits for the last kernel that used it; the context
+ * holds a reference to that kernel's event and queue until the workspace is
  * released), and a call on an out-of-order queue allocates its own. The
  * bytes kept now (0: none; a CUDA context keeps none: each call's comes from
- * the driver's stream-ordered pool). */
+ * the GPU's stream-ordered pool, or cuMemAlloc where there is none). */
 long long beast_context_workspace_bytes(beast_context* ctx);
 /* Lets the kept workspace go (freed once the work that uses it has
  * finished); the next call that needs one allocates it again. */

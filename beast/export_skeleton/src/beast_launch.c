@@ -73,11 +73,29 @@ beast_status beast_launch_failure(cl_int err) {
              : BEAST_ERROR_LAUNCH;
 }
 
+/* Waits for a kernel's event and releases it: a kernel that failed on the
+ * device (`what` names it) is reported here. */
+static beast_status WaitFor(beast_context* ctx, cl_event event, const char* what) {
+  cl_int err = clWaitForEvents(1, &event);
+  cl_int exec = CL_COMPLETE;
+  if (err == CL_SUCCESS) {
+    clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+  }
+  clReleaseEvent(event);
+  if (err != CL_SUCCESS || exec < 0) {
+    return beast_fail(beast_launch_failure(err != CL_SUCCESS ? err : exec),
+                      "kernel %s failed on %s (error %d)", what, ctx->device_name,
+                      err != CL_SUCCESS ? (int)err : (int)exec);
+  }
+  return BEAST_OK;
+}
+
 /* Sets the buffers (a NULL one becomes a NULL pointer), then the ints, and
- * enqueues. With `wait` the call waits for the kernel, so a kernel that
- * fails on the device is reported here. */
+ * enqueues. With `wait` the call waits for the kernel (WaitFor). Else, when
+ * `done` is given, *done becomes the kernel's event (the one it held
+ * released). */
 static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const Launch* k,
-                            const cl_mem* buffers, int n_buffers, int wait) {
+                            const cl_mem* buffers, int n_buffers, int wait, cl_event* done) {
   cl_int err = CL_SUCCESS;
   for (cl_uint i = 0; i < (cl_uint)(n_buffers + k->n_ints); ++i) {
     if ((int)i < n_buffers) {
@@ -102,32 +120,31 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
   }
   cl_event event = NULL;
   err = clEnqueueNDRangeKernel(queue, k->kernel, k->dims, NULL, k->global, k->local, 0, NULL,
-                               wait ? &event : NULL);
+                               wait || done ? &event : NULL);
   if (err != CL_SUCCESS) {
     return beast_fail(beast_launch_failure(err),
                       "%s refused kernel %s with global %zux%zux%zu (error %d)", ctx->device_name,
                       k->what, k->global[0], k->global[1], k->global[2], (int)err);
   }
-  if (!wait) return BEAST_OK;
-  err = clWaitForEvents(1, &event);
-  cl_int exec = CL_COMPLETE;
-  if (err == CL_SUCCESS) {
-    clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-  }
-  clReleaseEvent(event);
-  if (err != CL_SUCCESS || exec < 0) {
-    return beast_fail(beast_launch_failure(err != CL_SUCCESS ? err : exec),
-                      "kernel %s failed on %s (error %d)", k->what, ctx->device_name,
-                      err != CL_SUCCESS ? (int)err : (int)exec);
+  if (wait) return WaitFor(ctx, event, k->what);
+  if (done) {
+    if (*done) clReleaseEvent(*done);
+    *done = event;
   }
   return BEAST_OK;
 }
 
-/* Enqueues kernel `name` of an entry's program with the given geometry. */
+/* What a message calls kernel `name` of entry e. */
+static void Describe(char* what, size_t len, const char* name, const beast_entry* e) {
+  snprintf(what, len, "%s (%s, %s)", name, e->template_name, e->config_key);
+}
+
+/* Enqueues kernel `name` of an entry's program with the given geometry
+ * (wait and done as Enqueue takes them). */
 static beast_status RunKernel(beast_context* ctx, cl_command_queue queue, const beast_entry* e,
                               cl_program program, const char* name, const size_t global[3],
                               const size_t* local, long dynamic_local_bytes, const cl_mem* buffers,
-                              int n_buffers, int wait) {
+                              int n_buffers, int wait, cl_event* done) {
   cl_int err = CL_SUCCESS;
   Launch k = {NULL,  NULL, 3, {global[0], global[1], global[2]},
               local, NULL, 0, dynamic_local_bytes};
@@ -137,9 +154,9 @@ static beast_status RunKernel(beast_context* ctx, cl_command_queue queue, const 
                       name, e->template_name, (int)err);
   }
   char what[512];
-  snprintf(what, sizeof what, "%s (%s, %s)", name, e->template_name, e->config_key);
+  Describe(what, sizeof what, name, e);
   k.what = what;
-  beast_status status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait);
+  beast_status status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait, done);
   clReleaseKernel(k.kernel); /* an enqueued command keeps its own reference */
   return status;
 }
@@ -149,7 +166,12 @@ int beast_entry_prepares(const beast_entry* e) { return e->n_before > 0 && e->be
 /* Enqueues `phase` of a tuned entry with its tuned geometry: the kernels
  * before its own first, all with the call's buffers and, when the entry has
  * one, the workspace after them: `given` (a prepared handle's), else the
- * context's kept one (beast_workspace_take). */
+ * context's kept one (beast_call_workspace; on an out-of-order queue, or
+ * where the kept one cannot be ordered after its last use, one of the
+ * call's own). A call on the kept workspace enqueues its kernels without
+ * waiting, lets the workspace go, and only then waits (with `wait`) for its
+ * last kernel, so that a blocking call does not hold the workspace while
+ * its kernels run. */
 static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const beast_entry* e,
                              const cl_mem* buffers, int n_buffers, int wait, cl_mem given,
                              beast_phase phase) {
@@ -164,9 +186,11 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
   cl_mem workspace = given;
   int kept = 0;
   if (!given && e->workspace_bytes > 0) {
-    status = beast_workspace_take(ctx, queue, in_order, e, &workspace, &kept);
+    status = beast_call_workspace(ctx, queue, in_order, e, &workspace, &kept);
     if (status != BEAST_OK) return status;
   }
+  cl_event last = NULL; /* on the kept workspace: its last kernel's event */
+  cl_event* done = kept ? &last : NULL;
   if (workspace) {
     for (int i = 0; i < n_buffers; ++i) with_workspace[i] = buffers[i];
     with_workspace[n_buffers] = workspace;
@@ -178,14 +202,21 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
     if ((phase == BEAST_PHASE_PREPARE && !s->prepare) ||
         (phase == BEAST_PHASE_PREPARED && s->prepare))
       continue;
-    status = RunKernel(ctx, queue, e, program, s->kernel, s->global, s->local, -1, buffers,
-                       n_buffers, wait || !in_order || phase == BEAST_PHASE_PREPARE);
+    status =
+        RunKernel(ctx, queue, e, program, s->kernel, s->global, s->local, -1, buffers, n_buffers,
+                  (wait && !kept) || !in_order || phase == BEAST_PHASE_PREPARE, done);
   }
   if (status == BEAST_OK && phase != BEAST_PHASE_PREPARE) {
     status = RunKernel(ctx, queue, e, program, e->kernel_name, e->global, e->local,
-                       e->dynamic_local_bytes, buffers, n_buffers, wait);
+                       e->dynamic_local_bytes, buffers, n_buffers, wait && !kept, done);
   }
-  if (!given) beast_workspace_give(ctx, workspace, kept);
+  if (!given) beast_call_workspace_done(ctx, workspace, kept, last);
+  if (last && status == BEAST_OK && wait) {
+    char what[512];
+    Describe(what, sizeof what, e->kernel_name, e);
+    return WaitFor(ctx, last, what); /* releases it */
+  }
+  if (last) clReleaseEvent(last);
   return status;
 }
 
@@ -216,7 +247,7 @@ static beast_status RunGeneric(beast_context* ctx, cl_command_queue queue, const
   if (err != CL_SUCCESS) {
     return beast_fail(BEAST_ERROR_BUILD, "generic kernel %s is missing (error %d)", name, (int)err);
   }
-  status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait);
+  status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait, NULL);
   clReleaseKernel(k.kernel);
   return status;
 }

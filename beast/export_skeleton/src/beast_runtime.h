@@ -49,13 +49,15 @@ struct beast_context {
   /* Per entry of beast_entries: why it failed on this device (NULL: it has
    * not), under `mutex` (beast_entry_failures.c). */
   char** entry_failure;
-  /* The workspace plain calls on an in-order queue share
+  /* The workspace plain calls on in-order queues share
    * (beast_workspace_cache.c), under workspace_mutex: the buffer, its size,
-   * and the queue that last used it (retained). */
+   * the event of the last kernel that used it and that kernel's queue (both
+   * retained). */
   pthread_mutex_t workspace_mutex;
   int workspace_mutex_ready;
   cl_mem workspace;
   size_t workspace_bytes;
+  cl_event workspace_last;
   cl_command_queue workspace_queue;
 };
 
@@ -113,15 +115,19 @@ const beast_entry* beast_select(beast_context* ctx, beast_op op,
  * that passes, which must not retire a tuned kernel for the context's life). */
 beast_status beast_launch_failure(cl_int err);
 
-/* The kept workspace (beast_workspace_cache.c). take gives a plain call of
- * entry e on `queue` its workspace: the context's kept one (*kept 1, held
- * for this call until give) when the queue is in order, else one of its own;
- * give ends the call's use of it. init and free open and close the cache. */
+/* The workspace of a plain call (beast_workspace_cache.c).
+ * beast_call_workspace gives a plain call of entry e on `queue` its
+ * workspace: the context's kept one (*kept 1, held for this call until
+ * beast_call_workspace_done) on an in-order queue, else one of its own.
+ * beast_call_workspace_done ends the call's use of it once its kernels are
+ * enqueued; `last` is the event of the last of them (NULL: none). init and
+ * free open and close the cache. Not the prepared handle's workspace
+ * (beast_workspace_alloc). */
 void beast_workspace_cache_init(beast_context* ctx);
 void beast_workspace_cache_free(beast_context* ctx);
-beast_status beast_workspace_take(beast_context* ctx, cl_command_queue queue, int in_order,
+beast_status beast_call_workspace(beast_context* ctx, cl_command_queue queue, int in_order,
                                   const beast_entry* e, cl_mem* workspace, int* kept);
-void beast_workspace_give(beast_context* ctx, cl_mem workspace, int kept);
+void beast_call_workspace_done(beast_context* ctx, cl_mem workspace, int kept, cl_event last);
 
 /* The failed tuned entries of a context (beast_entry_failures.c). init
  * allocates the table, free releases it and the reasons. */

@@ -1,14 +1,16 @@
 /* beast_workspace_cache.c: the workspace an OpenCL context keeps for plain
- * calls whose kernel needs one (split-K's partial sums, Winograd's
- * transforms). Allocating it per call cost each call the allocation and, on
- * a device that maps memory lazily (PoCL), a page fault per page the kernel
- * first touches — time the tuning, which allocates once, never measured.
- * One buffer, grown to the largest call's need, serves the calls on one
- * in-order queue at a time: the context's mutex for it is held from when a
- * call takes it until its kernels are enqueued, so two calls never enqueue
- * into it interleaved, and a call on another queue first orders that queue
- * after the last one's work. A call on an out-of-order queue, whose kernels
- * could overlap the next call's, allocates its own as before. */
+ * calls whose kernel needs one (Winograd's transforms, implicit GEMM's
+ * widened weights). Allocating it per call cost each call the allocation
+ * and, on a device that maps memory lazily (PoCL), a page fault per page
+ * the kernel first touches: time the tuning, which allocates once, never
+ * measured. One buffer, grown to the largest call's need, serves the calls
+ * on in-order queues. A call holds it (the context's workspace_mutex) from
+ * taking it until its kernels are enqueued, so two calls never interleave
+ * their kernels in it; the event of the last kernel that used it is kept,
+ * and a call on another queue than that kernel's first enqueues a barrier
+ * that waits for it (and nothing else of that queue). A call on an
+ * out-of-order queue, whose kernels could overlap the next call's, or one
+ * whose barrier is refused, allocates its own as before. */
 #include "beast_runtime.h"
 
 void beast_workspace_cache_init(beast_context* ctx) {
@@ -16,13 +18,16 @@ void beast_workspace_cache_init(beast_context* ctx) {
   ctx->workspace_mutex_ready = 1;
 }
 
-/* With the mutex held (or the context going): frees the kept buffer (OpenCL frees it once the
- * commands that use it have completed) and lets go of its queue. */
+/* With the mutex held (or the context going): lets the kept buffer go
+ * (OpenCL frees it once the commands that use it have completed), its last
+ * kernel's event and that kernel's queue. */
 static void Drop(beast_context* ctx) {
   if (ctx->workspace) clReleaseMemObject(ctx->workspace);
+  if (ctx->workspace_last) clReleaseEvent(ctx->workspace_last);
   if (ctx->workspace_queue) clReleaseCommandQueue(ctx->workspace_queue);
   ctx->workspace = NULL;
   ctx->workspace_bytes = 0;
+  ctx->workspace_last = NULL;
   ctx->workspace_queue = NULL;
 }
 
@@ -33,16 +38,19 @@ void beast_workspace_cache_free(beast_context* ctx) {
   ctx->workspace_mutex_ready = 0;
 }
 
-/* Orders `queue` after everything enqueued so far on the kept buffer's last
- * queue: a marker there (flushed, so that it is submitted and can complete)
- * and a barrier here that waits for it. 0 when either is refused. */
-static int OrderAfterLastQueue(beast_context* ctx, cl_command_queue queue) {
-  cl_event last = NULL;
-  if (clEnqueueMarkerWithWaitList(ctx->workspace_queue, 0, NULL, &last) != CL_SUCCESS) return 0;
-  const int ok = clFlush(ctx->workspace_queue) == CL_SUCCESS &&
-                 clEnqueueBarrierWithWaitList(queue, 1, &last, NULL) == CL_SUCCESS;
-  clReleaseEvent(last);
-  return ok;
+/* With the mutex held: makes `queue` the kept buffer's, ordered after the
+ * last kernel that used it on the queue before (flushed, so that it is
+ * submitted and can complete). 0 when the barrier is refused. */
+static int MoveTo(beast_context* ctx, cl_command_queue queue) {
+  if (ctx->workspace_last) {
+    if (clFlush(ctx->workspace_queue) != CL_SUCCESS ||
+        clEnqueueBarrierWithWaitList(queue, 1, &ctx->workspace_last, NULL) != CL_SUCCESS)
+      return 0;
+  }
+  clRetainCommandQueue(queue);
+  if (ctx->workspace_queue) clReleaseCommandQueue(ctx->workspace_queue);
+  ctx->workspace_queue = queue;
+  return 1;
 }
 
 static beast_status NoWorkspace(beast_context* ctx, const beast_entry* e, cl_int err) {
@@ -50,38 +58,29 @@ static beast_status NoWorkspace(beast_context* ctx, const beast_entry* e, cl_int
                     ctx->device_name, e->workspace_bytes, e->kernel_name, (int)err);
 }
 
-beast_status beast_workspace_take(beast_context* ctx, cl_command_queue queue, int in_order,
+beast_status beast_call_workspace(beast_context* ctx, cl_command_queue queue, int in_order,
                                   const beast_entry* e, cl_mem* workspace, int* kept) {
   const size_t bytes = (size_t)e->workspace_bytes;
   cl_int err = CL_SUCCESS;
   *kept = 0;
   if (in_order) {
     pthread_mutex_lock(&ctx->workspace_mutex);
-    int usable = 1;
-    if (ctx->workspace_queue != queue) {
-      if (ctx->workspace_queue && ctx->workspace && !OrderAfterLastQueue(ctx, queue)) {
-        usable = 0;
-      } else {
-        clRetainCommandQueue(queue);
-        if (ctx->workspace_queue) clReleaseCommandQueue(ctx->workspace_queue);
-        ctx->workspace_queue = queue;
+    if (ctx->workspace_queue == queue || MoveTo(ctx, queue)) {
+      if (ctx->workspace_bytes < bytes) {
+        /* The smaller one goes first (freed once its commands complete); a
+         * fresh buffer has no earlier use to be ordered after. */
+        if (ctx->workspace) clReleaseMemObject(ctx->workspace);
+        ctx->workspace = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+        ctx->workspace_bytes = err == CL_SUCCESS ? bytes : 0;
+        if (err != CL_SUCCESS) {
+          ctx->workspace = NULL;
+          pthread_mutex_unlock(&ctx->workspace_mutex);
+          return NoWorkspace(ctx, e, err);
+        }
       }
-    }
-    if (usable && ctx->workspace_bytes < bytes) {
-      /* A fresh buffer: no earlier command uses it, so it needs no order. */
-      cl_mem grown = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-      if (err != CL_SUCCESS) {
-        pthread_mutex_unlock(&ctx->workspace_mutex);
-        return NoWorkspace(ctx, e, err);
-      }
-      if (ctx->workspace) clReleaseMemObject(ctx->workspace);
-      ctx->workspace = grown;
-      ctx->workspace_bytes = bytes;
-    }
-    if (usable) {
       *workspace = ctx->workspace;
       *kept = 1;
-      return BEAST_OK; /* the mutex stays held until beast_workspace_give */
+      return BEAST_OK; /* the mutex stays held until beast_call_workspace_done */
     }
     pthread_mutex_unlock(&ctx->workspace_mutex);
   }
@@ -93,12 +92,17 @@ beast_status beast_workspace_take(beast_context* ctx, cl_command_queue queue, in
   return BEAST_OK;
 }
 
-void beast_workspace_give(beast_context* ctx, cl_mem workspace, int kept) {
-  if (kept) {
-    pthread_mutex_unlock(&ctx->workspace_mutex);
-  } else if (workspace) {
-    clReleaseMemObject(workspace); /* freed once the call's commands have completed */
+void beast_call_workspace_done(beast_context* ctx, cl_mem workspace, int kept, cl_event last) {
+  if (!kept) {
+    if (workspace) clReleaseMemObject(workspace); /* freed once the call's commands complete */
+    return;
   }
+  if (last) {
+    clRetainEvent(last);
+    if (ctx->workspace_last) clReleaseEvent(ctx->workspace_last);
+    ctx->workspace_last = last;
+  }
+  pthread_mutex_unlock(&ctx->workspace_mutex);
 }
 
 long long beast_context_workspace_bytes(beast_context* ctx) {

@@ -72,7 +72,11 @@ int main(int argc, char** argv) {
       const double start = Now();
       for (int i = 0; i < calls; ++i) {
         if (mode == 1) beast_context_release_workspace(ctx);
-        beast_conv2d_forward(ctx, &problem, x, w, NULL, y, NULL); /* NULL queue: waited for */
+        /* NULL queue: waited for */
+        if (beast_conv2d_forward(ctx, &problem, x, w, NULL, y, NULL) != BEAST_OK) {
+          fprintf(stderr, "%s\n", beast_last_error());
+          return 1;
+        }
       }
       (mode == 0 ? kept : fresh)[r] = (Now() - start) / calls * 1e3;
     }

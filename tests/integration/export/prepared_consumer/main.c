@@ -9,9 +9,10 @@
  *      beast_conv2d_forward computes with the zeros (only the bias is left);
  *   3. preparing again takes the new weights;
  *   4. plain calls keep one workspace in the context (Winograd's
- *      transforms; none for a kernel that needs none), alternating between
- *      the context's queue and one of the consumer's own they compute the
- *      convolution, and releasing the workspace frees it until the next call;
+ *      transforms; none for a kernel that needs none); alternating between
+ *      the context's queue and one of the consumer's own, and enqueued
+ *      together on two of its own, they compute the convolution; releasing
+ *      the workspace frees it until the next call;
  *   5. bad arguments get INVALID_ARGUMENT and one line.
  * The tuned entry of plain calls is conv2d/winograd_split, or the template
  * named as the argument (a library whose plain calls run another winner:
@@ -155,14 +156,37 @@ int main(int argc, char** argv) {
     alternating = call == BEAST_OK && WorstError(y, inputs[i % 2], w) <= tolerance;
   }
   Check(alternating, "plain calls alternating between two queues compute the convolution");
+  /* Two calls enqueued at once on two queues of the consumer's, neither
+   * waited for before the other is enqueued: the second's kernels must wait
+   * for the first's on the shared workspace. */
+  cl_command_queue other = clCreateCommandQueue((cl_context)cl_ctx, (cl_device_id)device, 0, &err);
+  cl_mem x2b = clCreateBuffer((cl_context)cl_ctx, CL_MEM_READ_WRITE, sizeof x2, NULL, &err);
+  cl_mem y2b = clCreateBuffer((cl_context)cl_ctx, CL_MEM_READ_WRITE, sizeof y, NULL, &err);
+  clEnqueueWriteBuffer(q, xb, CL_TRUE, 0, sizeof x1, x1, 0, NULL, NULL);
+  clEnqueueWriteBuffer(q, x2b, CL_TRUE, 0, sizeof x2, x2, 0, NULL, NULL);
+  int together = err == CL_SUCCESS;
+  for (int i = 0; i < 8 && together; ++i) {
+    const beast_status first = beast_conv2d_forward(ctx, &problem, xb, wb, bb, yb, own);
+    const beast_status second = beast_conv2d_forward(ctx, &problem, x2b, wb, bb, y2b, other);
+    clFinish(own);
+    clFinish(other);
+    clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+    together = first == BEAST_OK && WorstError(y, x1, w) <= tolerance;
+    clEnqueueReadBuffer(q, y2b, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+    together = together && second == BEAST_OK && WorstError(y, x2, w) <= tolerance;
+  }
+  Check(together, "plain calls enqueued together on two queues compute the convolution");
   Check(beast_context_workspace_bytes(ctx) == kept, "they keep the same workspace");
   beast_context_release_workspace(ctx);
   Check(beast_context_workspace_bytes(ctx) == 0, "releasing the workspace lets it go");
   const beast_status again = beast_conv2d_forward(ctx, &problem, xb, wb, bb, yb, NULL);
   clEnqueueReadBuffer(q, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
-  Check(again == BEAST_OK && WorstError(y, x2, w) <= tolerance &&
+  Check(again == BEAST_OK && WorstError(y, x1, w) <= tolerance &&
             beast_context_workspace_bytes(ctx) == kept,
         "a call after the release computes and keeps a workspace again");
+  clReleaseMemObject(x2b);
+  clReleaseMemObject(y2b);
+  clReleaseCommandQueue(other);
   clReleaseCommandQueue(own);
 
   /* Mistakes, each refused with one line. */
