@@ -6,6 +6,7 @@
  * kernel object is made per call (clSetKernelArg on a shared one would race),
  * so calls on one context may run from several threads. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "beast_runtime.h"
 
@@ -92,8 +93,8 @@ static beast_status WaitFor(beast_context* ctx, cl_event event, const char* what
 
 /* Sets the buffers (a NULL one becomes a NULL pointer), then the ints, and
  * enqueues. With `wait` the call waits for the kernel (WaitFor). Else, when
- * `done` is given, *done becomes the kernel's event (the one it held
- * released). */
+ * `done` is given, *done becomes the kernel's event, for the caller to
+ * release. */
 static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const Launch* k,
                             const cl_mem* buffers, int n_buffers, int wait, cl_event* done) {
   cl_int err = CL_SUCCESS;
@@ -127,10 +128,7 @@ static beast_status Enqueue(beast_context* ctx, cl_command_queue queue, const La
                       k->what, k->global[0], k->global[1], k->global[2], (int)err);
   }
   if (wait) return WaitFor(ctx, event, k->what);
-  if (done) {
-    if (*done) clReleaseEvent(*done);
-    *done = event;
-  }
+  if (done) *done = event;
   return BEAST_OK;
 }
 
@@ -169,9 +167,10 @@ int beast_entry_prepares(const beast_entry* e) { return e->n_before > 0 && e->be
  * context's kept one (beast_call_workspace; on an out-of-order queue, or
  * where the kept one cannot be ordered after its last use, one of the
  * call's own). A call on the kept workspace enqueues its kernels without
- * waiting, lets the workspace go, and only then waits (with `wait`) for its
- * last kernel, so that a blocking call does not hold the workspace while
- * its kernels run. */
+ * waiting and keeps their events: the last one orders a later call on
+ * another queue after this one; with `wait`, once the workspace is let go
+ * (so that a blocking call does not hold it while its kernels run), each
+ * kernel enqueued is waited for in order, a failed one reported by name. */
 static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const beast_entry* e,
                              const cl_mem* buffers, int n_buffers, int wait, cl_mem given,
                              beast_phase phase) {
@@ -189,8 +188,13 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
     status = beast_call_workspace(ctx, queue, in_order, e, &workspace, &kept);
     if (status != BEAST_OK) return status;
   }
-  cl_event last = NULL; /* on the kept workspace: its last kernel's event */
-  cl_event* done = kept ? &last : NULL;
+  /* On the kept workspace: each kernel's event, the stages' then the
+   * entry's own (NULL: not enqueued). */
+  cl_event* events = NULL;
+  if (kept && !(events = (cl_event*)calloc((size_t)e->n_before + 1, sizeof(cl_event)))) {
+    beast_call_workspace_done(ctx, workspace, kept, NULL);
+    return beast_fail(BEAST_ERROR_DEVICE, "out of host memory");
+  }
   if (workspace) {
     for (int i = 0; i < n_buffers; ++i) with_workspace[i] = buffers[i];
     with_workspace[n_buffers] = workspace;
@@ -202,21 +206,38 @@ static beast_status RunEntry(beast_context* ctx, cl_command_queue queue, const b
     if ((phase == BEAST_PHASE_PREPARE && !s->prepare) ||
         (phase == BEAST_PHASE_PREPARED && s->prepare))
       continue;
-    status =
-        RunKernel(ctx, queue, e, program, s->kernel, s->global, s->local, -1, buffers, n_buffers,
-                  (wait && !kept) || !in_order || phase == BEAST_PHASE_PREPARE, done);
+    status = RunKernel(ctx, queue, e, program, s->kernel, s->global, s->local, -1, buffers,
+                       n_buffers, (wait && !kept) || !in_order || phase == BEAST_PHASE_PREPARE,
+                       kept ? &events[i] : NULL);
   }
   if (status == BEAST_OK && phase != BEAST_PHASE_PREPARE) {
     status = RunKernel(ctx, queue, e, program, e->kernel_name, e->global, e->local,
-                       e->dynamic_local_bytes, buffers, n_buffers, wait && !kept, done);
+                       e->dynamic_local_bytes, buffers, n_buffers, wait && !kept,
+                       kept ? &events[e->n_before] : NULL);
   }
-  if (!given) beast_call_workspace_done(ctx, workspace, kept, last);
-  if (last && status == BEAST_OK && wait) {
-    char what[512];
-    Describe(what, sizeof what, e->kernel_name, e);
-    return WaitFor(ctx, last, what); /* releases it */
+  if (!kept) {
+    if (!given) beast_call_workspace_done(ctx, workspace, kept, NULL);
+    return status;
   }
-  if (last) clReleaseEvent(last);
+  cl_event last = NULL;
+  for (int i = 0; i <= e->n_before; ++i)
+    if (events[i]) last = events[i];
+  beast_call_workspace_done(ctx, workspace, kept, last);
+  /* A blocking call waits for what it enqueued even after a refusal, so
+   * that nothing of it runs on after it returns; the first failure is the
+   * one reported. */
+  for (int i = 0; i <= e->n_before; ++i) {
+    if (!events[i]) continue;
+    if (wait && status == BEAST_OK) {
+      char what[512];
+      Describe(what, sizeof what, i < e->n_before ? e->before[i].kernel : e->kernel_name, e);
+      status = WaitFor(ctx, events[i], what); /* releases it */
+    } else {
+      if (wait) clWaitForEvents(1, &events[i]);
+      clReleaseEvent(events[i]);
+    }
+  }
+  free(events);
   return status;
 }
 

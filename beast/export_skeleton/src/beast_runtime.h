@@ -120,7 +120,8 @@ beast_status beast_launch_failure(cl_int err);
  * workspace: the context's kept one (*kept 1, held for this call until
  * beast_call_workspace_done) on an in-order queue, else one of its own.
  * beast_call_workspace_done ends the call's use of it once its kernels are
- * enqueued; `last` is the event of the last of them (NULL: none). init and
+ * enqueued; `last` is the event of the last of them (NULL: none), of which
+ * the context takes a reference of its own (the caller still releases its). init and
  * free open and close the cache. Not the prepared handle's workspace
  * (beast_workspace_alloc). */
 void beast_workspace_cache_init(beast_context* ctx);

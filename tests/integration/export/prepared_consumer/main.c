@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
   cl_mem y2b = clCreateBuffer((cl_context)cl_ctx, CL_MEM_READ_WRITE, sizeof y, NULL, &err);
   clEnqueueWriteBuffer(q, xb, CL_TRUE, 0, sizeof x1, x1, 0, NULL, NULL);
   clEnqueueWriteBuffer(q, x2b, CL_TRUE, 0, sizeof x2, x2, 0, NULL, NULL);
-  int together = err == CL_SUCCESS;
+  int together = other && x2b && y2b;
   for (int i = 0; i < 8 && together; ++i) {
     const beast_status first = beast_conv2d_forward(ctx, &problem, xb, wb, bb, yb, own);
     const beast_status second = beast_conv2d_forward(ctx, &problem, x2b, wb, bb, y2b, other);
