@@ -176,9 +176,9 @@ beast_status beast_cache_stats(beast_context* ctx, beast_cache_info* info);
  * than the last user's first makes its queue wait for the last kernel that
  * used it; the context holds a reference to that kernel's event and to the
  * last queue until the workspace is released), and a call on an
- * out-of-order queue allocates its own. The
- * bytes kept now (0: none; a CUDA context keeps none: each call's comes from
- * the GPU's stream-ordered pool, or cuMemAlloc where there is none). */
+ * out-of-order queue allocates its own. The bytes kept now (0: none; a CUDA
+ * context keeps none: each call's comes from the GPU's stream-ordered pool,
+ * or cuMemAlloc where there is none). */
 long long beast_context_workspace_bytes(beast_context* ctx);
 /* Lets the kept workspace go (freed once the work that uses it has
  * finished); the next call that needs one allocates it again. */

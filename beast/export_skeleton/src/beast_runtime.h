@@ -121,9 +121,9 @@ beast_status beast_launch_failure(cl_int err);
  * beast_call_workspace_done) on an in-order queue, else one of its own.
  * beast_call_workspace_done ends the call's use of it once its kernels are
  * enqueued; `last` is the event of the last of them (NULL: none), of which
- * the context takes a reference of its own (the caller still releases its). init and
- * free open and close the cache. Not the prepared handle's workspace
- * (beast_workspace_alloc). */
+ * the context takes a reference of its own (the caller still releases
+ * its). init and free open and close the cache. Not the prepared handle's
+ * workspace (beast_workspace_alloc). */
 void beast_workspace_cache_init(beast_context* ctx);
 void beast_workspace_cache_free(beast_context* ctx);
 beast_status beast_call_workspace(beast_context* ctx, cl_command_queue queue, int in_order,

@@ -8,9 +8,10 @@
  * taking it until its kernels are enqueued, so two calls never interleave
  * their kernels in it; the event of the last kernel that used it is kept,
  * and a call on another queue than that kernel's first enqueues a barrier
- * that waits for it (and nothing else of that queue). A call on an
- * out-of-order queue, whose kernels could overlap the next call's, or one
- * whose barrier is refused, allocates its own as before. */
+ * that waits for it (for what that queue held up to it, not for what was
+ * enqueued there since). A call on an out-of-order queue, whose kernels
+ * could overlap the next call's, or one whose flush or barrier is refused,
+ * allocates its own as before. */
 #include "beast_runtime.h"
 
 void beast_workspace_cache_init(beast_context* ctx) {
@@ -40,7 +41,7 @@ void beast_workspace_cache_free(beast_context* ctx) {
 
 /* With the mutex held: makes `queue` the kept buffer's, ordered after the
  * last kernel that used it on the queue before (flushed, so that it is
- * submitted and can complete). 0 when the barrier is refused. */
+ * submitted and can complete). 0 when the flush or barrier is refused. */
 static int MoveTo(beast_context* ctx, cl_command_queue queue) {
   if (ctx->workspace_last) {
     if (clFlush(ctx->workspace_queue) != CL_SUCCESS ||
