@@ -126,6 +126,8 @@ TEST(PreparedExport, AWinogradWinnerRunsOnWeightsPreparedOnce) {
        {"ok: a plain call keeps its workspace",
         "ok: plain calls alternating between two queues compute the convolution",
         "ok: plain calls enqueued together on two queues compute the convolution",
+        "ok: four threads calling at once on their own queues compute the "
+        "convolution",
         "ok: they keep the same workspace", "ok: releasing the workspace lets it go",
         "ok: a call after the release computes and keeps a workspace again"})
     EXPECT_NE(ran.output.find(line), std::string::npos) << line << "\n" << ran.output;

@@ -10,9 +10,10 @@
  *   3. preparing again takes the new weights;
  *   4. plain calls keep one workspace in the context (Winograd's
  *      transforms; none for a kernel that needs none); alternating between
- *      the context's queue and one of the consumer's own, and enqueued
- *      together on two of its own, they compute the convolution; releasing
- *      the workspace frees it until the next call;
+ *      the context's queue and one of the consumer's own, enqueued
+ *      together on two of its own, and from four threads at once, they
+ *      compute the convolution; releasing the workspace frees it until the
+ *      next call;
  *   5. bad arguments get INVALID_ARGUMENT and one line.
  * The tuned entry of plain calls is conv2d/winograd_split, or the template
  * named as the argument (a library whose plain calls run another winner:
@@ -21,6 +22,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,6 +67,40 @@ static double WorstError(const float* y, const float* x, const float* wt) {
         if (!(err <= worst)) worst = err; /* NaN counts as the worst */
       }
   return worst;
+}
+
+/* A thread of the consumer's: plain calls on a queue and buffers of its own
+ * (its input x1 or x2), each finished and checked before the next. */
+typedef struct Caller {
+  beast_context* ctx;
+  const beast_conv2d_problem* problem;
+  cl_mem w, b;
+  const float* input;
+  int ok;
+} Caller;
+
+static void* CallRepeatedly(void* arg) {
+  Caller* c = (Caller*)arg;
+  void *context = NULL, *device = NULL;
+  beast_context_opencl(c->ctx, &context, &device, NULL);
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue((cl_context)context, (cl_device_id)device, 0, &err);
+  cl_mem x = clCreateBuffer((cl_context)context, CL_MEM_READ_WRITE, sizeof x1, NULL, &err);
+  cl_mem yb =
+      clCreateBuffer((cl_context)context, CL_MEM_READ_WRITE, sizeof(float) * NY, NULL, &err);
+  float y[NY];
+  c->ok =
+      queue && x && yb &&
+      clEnqueueWriteBuffer(queue, x, CL_TRUE, 0, sizeof x1, c->input, 0, NULL, NULL) == CL_SUCCESS;
+  for (int i = 0; i < 6 && c->ok; ++i) {
+    c->ok = beast_conv2d_forward(c->ctx, c->problem, x, c->w, c->b, yb, queue) == BEAST_OK &&
+            clEnqueueReadBuffer(queue, yb, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL) == CL_SUCCESS &&
+            WorstError(y, c->input, w) <= 1e-4;
+  }
+  if (x) clReleaseMemObject(x);
+  if (yb) clReleaseMemObject(yb);
+  if (queue) clReleaseCommandQueue(queue);
+  return NULL;
 }
 
 int main(int argc, char** argv) {
@@ -176,6 +212,20 @@ int main(int argc, char** argv) {
     together = together && second == BEAST_OK && WorstError(y, x2, w) <= tolerance;
   }
   Check(together, "plain calls enqueued together on two queues compute the convolution");
+  /* Four threads calling at once, each on a queue of its own. */
+  Caller callers[4];
+  pthread_t threads[4];
+  int started = 0;
+  for (int i = 0; i < 4; ++i) {
+    callers[i] = (Caller){ctx, &problem, wb, bb, i % 2 ? x2 : x1, 0};
+    started += pthread_create(&threads[i], NULL, CallRepeatedly, &callers[i]) == 0;
+  }
+  int threads_ok = started == 4;
+  for (int i = 0; i < started; ++i) {
+    pthread_join(threads[i], NULL);
+    threads_ok = threads_ok && callers[i].ok;
+  }
+  Check(threads_ok, "four threads calling at once on their own queues compute the convolution");
   Check(beast_context_workspace_bytes(ctx) == kept, "they keep the same workspace");
   beast_context_release_workspace(ctx);
   Check(beast_context_workspace_bytes(ctx) == 0, "releasing the workspace lets it go");
