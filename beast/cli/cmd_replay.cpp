@@ -4,6 +4,7 @@
 // several budgets, one strategy or several side by side, optionally with
 // other caches of the kernel as the strategy's transfer set.
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -100,7 +101,32 @@ RecordedSpace FromDatabase(const ReplayArgs& a) {
   RecordedSpace space;
   space.source =
       a.db + " (" + *filter.device_name + ", " + *filter.problem_key + ", " + a.template_name + ")";
-  for (const results_db::ResultRow& row : store.Query(filter)) {
+  // A device name may span drivers, and a template may have been edited
+  // and tuned again: the space is the newest template version's, each
+  // config's newest measurement (else a config would be two points, or two
+  // versions' parameters would mix).
+  const std::vector<results_db::ResultRow> rows = store.Query(filter);
+  const results_db::ResultRow* newest = nullptr;
+  for (const results_db::ResultRow& row : rows)
+    if (!newest || row.measurement_id > newest->measurement_id) newest = &row;
+  std::map<std::string, const results_db::ResultRow*> latest;
+  size_t left_out = 0;
+  for (const results_db::ResultRow& row : rows) {
+    if (row.template_hash != newest->template_hash) {
+      ++left_out;
+      continue;
+    }
+    auto [it, fresh] = latest.emplace(row.config_key, &row);
+    if (!fresh) {
+      ++left_out;
+      if (row.measurement_id > it->second->measurement_id) it->second = &row;
+    }
+  }
+  if (left_out > 0)
+    space.source += " [" + std::to_string(left_out) + " older measurements left out]";
+  for (const results_db::ResultRow& row : rows) {
+    auto it = latest.find(row.config_key);
+    if (it == latest.end() || it->second != &row) continue;
     Trial t;
     t.config = Config::ParseKey(row.config_key);
     t.status = row.status;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "beast/core/error.hpp"
@@ -30,8 +31,11 @@ std::string ReadText(const std::string& path) {
   int n = 0;
   while ((n = gzread(file, chunk, sizeof chunk)) > 0) text.append(chunk, static_cast<size_t>(n));
   const bool failed = n < 0;
-  gzclose(file);
+  // A gzip stream cut short reads as if it ended: only gzclose says so
+  // (Z_BUF_ERROR), and the cut text could pass for a cache left open.
+  const bool cut = gzclose(file) == Z_BUF_ERROR;
   if (failed) throw Error(ErrorCode::kBadInput, path + ": cannot be decompressed");
+  if (cut) throw Error(ErrorCode::kBadInput, path + ": the gzip stream is cut short");
   return text;
 }
 
@@ -80,6 +84,7 @@ RecordedSpace ReadKernelTunerCache(const std::string& path) {
     space.names.push_back(name.get<std::string>());
   }
   bool costs_known = true;
+  std::map<std::string, std::string> entry_of;  // config key -> the entry that holds it
   for (const auto& [key, entry] : json["cache"].items()) {
     std::vector<Value> values;
     for (const std::string& name : space.names) {
@@ -89,6 +94,9 @@ RecordedSpace ReadKernelTunerCache(const std::string& path) {
     if (!entry.contains("time")) Bad(path, "entry \"" + key + "\" has no time");
     Trial trial;
     trial.config = Config(space.names, std::move(values));
+    const auto [seen, fresh] = entry_of.emplace(trial.config.Key(), key);
+    if (!fresh)
+      Bad(path, "entries \"" + seen->second + "\" and \"" + key + "\" hold the same config");
     const nlohmann::json& time = entry["time"];
     if (time.is_number() && time.get<double>() > 0 && std::isfinite(time.get<double>())) {
       trial.ms = time.get<double>();

@@ -6,6 +6,7 @@
 // Tuner cache (computed here from the file), its JSON form, learning from
 // another cache first (--transfer), and bad input.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,7 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "beast/space/bound_space.hpp"
+#include "harness/opencl/opencl_devices.hpp"
 #include "support/command_runner.hpp"
+#include "support/record_measurement.hpp"
 #include "support/sqlite_rows.hpp"
 
 namespace beast {
@@ -259,6 +263,40 @@ TEST_F(SearchCli, ReplayLearnsFromATransferCacheFirst) {
   for (const nlohmann::json& run : out["runs"]) EXPECT_EQ(run["fraction"], 1.0) << run["seed"];
 }
 
+// A space beast measured itself: of each config its newest measurement, of
+// the template its newest version. Here one device name spans two drivers
+// (config 0 measured on both, the newer faster) and an older version of the
+// template measured a config faster than any of the newest.
+TEST_F(SearchCli, ReplayOfADatabaseTakesEachConfigsNewestMeasurement) {
+  std::vector<DeviceInfo> devices = harness::ListOpenClDevices();
+  ASSERT_FALSE(devices.empty());
+  const std::string templates = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
+  const SpaceSpec spec = SpaceSpec::Load(templates, "gemm/tiled");
+  const Problem problem = Problem::Parse("gemm:M=64,N=64,K=64");
+  const std::vector<Config> configs = BoundSpace(spec, problem, devices[0]).Sample(3, 1);
+  ASSERT_EQ(configs.size(), 3u);
+  DeviceInfo updated = devices[0];
+  updated.driver_version += " (updated)";
+  const std::string db = Path("measured.db");
+  testing::RecordMeasurement(db, devices[0], problem, spec, configs[2], 0.5, "an-older-version");
+  testing::RecordMeasurement(db, devices[0], problem, spec, configs[0], 4.0);
+  testing::RecordMeasurement(db, devices[0], problem, spec, configs[1], 3.0);
+  testing::RecordMeasurement(db, updated, problem, spec, configs[0], 2.0);
+  testing::CommandResult r = RunCommand(BeastBinary() + " replay --db " + db + " --device \"" +
+                                            devices[0].name + "\" --problem " + problem.Key() +
+                                            " --template gemm/tiled --strategy exhaustive "
+                                            "--budget 2 --json",
+                                        false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json out = JsonOf(r.output);
+  EXPECT_EQ(out["configs"], 2);
+  EXPECT_DOUBLE_EQ(out["optimum_ms"].get<double>(), 2.0);
+  EXPECT_NE(out["source"].get<std::string>().find("[2 older measurements left out]"),
+            std::string::npos)
+      << out["source"];
+  EXPECT_DOUBLE_EQ(out["mean_fraction"].get<double>(), 1.0);
+}
+
 TEST_F(SearchCli, ReplayBadInputIsOneLine) {
   // A cache where nothing ran.
   std::ofstream(Path("failed.json"))
@@ -273,6 +311,18 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
   std::ofstream(Path("elsewhere.json"))
       << R"({"tune_params_keys": ["block_size_x"], "tune_params": {"block_size_x": [100]}, )"
       << R"("cache": {"100": {"block_size_x": 100, "time": 1.0}}})";
+  // Two entries of one config (no parameters named).
+  std::ofstream(Path("twice.json")) << R"({"tune_params_keys": [], "tune_params": {}, "cache": {)"
+                                    << R"("a": {"time": 1.0}, "b": {"time": 2.0}}})";
+  // The test cache gzipped and cut short.
+  {
+    std::ifstream in(kCache);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    gzFile gz = gzopen(Path("cut.json.gz").c_str(), "wb");
+    gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(gz);
+    fs::resize_file(Path("cut.json.gz"), fs::file_size(Path("cut.json.gz")) - 12);
+  }
   // A T1 space of other parameters than the cache's.
   std::ofstream(Path("other.t1.json"))
       << R"({"General": {"BenchmarkName": "other"}, "ConfigurationSpace": {"TuningParameters": )"
@@ -317,6 +367,11 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
             "beast replay: " + dir_.string() + ": is a directory, not a Kernel Tuner cache\n"},
            {"--kernel-tuner " + kCache + " --workers 4 --at 60,soon", 2,
             "beast replay: --at takes positive seconds, not \"soon\"\n"},
+           {"--kernel-tuner " + Path("twice.json"), 1,
+            "beast replay: " + Path("twice.json") +
+                ": not a Kernel Tuner cache: entries \"a\" and \"b\" hold the same config\n"},
+           {"--kernel-tuner " + Path("cut.json.gz"), 1,
+            "beast replay: " + Path("cut.json.gz") + ": the gzip stream is cut short\n"},
        }) {
     testing::CommandResult r = RunCommand(replay + c.args + " 2>&1 >/dev/null", false);
     EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.output;
