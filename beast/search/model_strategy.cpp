@@ -58,8 +58,8 @@ std::vector<Config> ModelStrategy::Propose(const ProposalRequest& r) {
   const size_t successes = static_cast<size_t>(std::count_if(
       r.history.begin(), r.history.end(), [](const Trial& t) { return t.Succeeded(); }));
   // The initial design until it is measured (and while nothing ran ok),
-  // unless trials of other problems stand in for it.
-  const bool warm = r.transfer && !r.transfer->empty();
+  // unless trials of other problems that ran ok stand in for it.
+  const bool warm = r.transfer && r.transfer->teaches();
   if (!warm && (done < settings_.initial || successes < 2)) {
     std::vector<Config> design = InitialDesign(r.space, seed_, settings_.initial);
     std::vector<Config> out;
@@ -102,6 +102,7 @@ std::vector<Config> ModelStrategy::ProposeFromModel(const ProposalRequest& r,
   AppendTargets(r.history, settings_.clip_quantile, &y);
   if (r.transfer) {
     for (const History& group : r.transfer->groups) {
+      if (!TransferSet::Teaches(group)) continue;  // its targets would all be one value
       for (const Trial& t : group) features.Append(t.config, &x);
       AppendTargets(group, settings_.clip_quantile, &y);
     }

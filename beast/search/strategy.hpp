@@ -32,6 +32,20 @@ struct TransferSet {
     }
     return true;
   }
+  // Whether a history holds a trial that ran ok: one of failures (or of
+  // compile-only runs) has no time to learn from.
+  static bool Teaches(const History& group) {
+    for (const Trial& t : group) {
+      if (t.Succeeded()) return true;
+    }
+    return false;
+  }
+  bool teaches() const {
+    for (const History& g : groups) {
+      if (Teaches(g)) return true;
+    }
+    return false;
+  }
 };
 
 struct ProposalRequest {

@@ -235,6 +235,27 @@ TEST(Strategies, TransferStandsInForTheInitialDesignOnly) {
   EXPECT_NE(keys(own, &transfer), keys(own, nullptr));
 }
 
+TEST(Strategies, ATransferSetOfFailuresOnlyTeachesNothing) {
+  // Another problem where every config failed (or was only compiled): the
+  // model starts from its initial design, as without a transfer set.
+  const ListedSearchSpace space = Bowl();
+  TransferSet failed;
+  failed.groups.push_back(Trajectory("random", 99, 40, false));
+  for (Trial& t : failed.groups[0]) {
+    t.status = Status::kRuntimeError;
+    t.ms.reset();
+  }
+  const History own;
+  const std::vector<Config> pending;
+  auto keys = [&](const TransferSet* given) {
+    std::vector<std::string> out;
+    for (const Config& c : MakeStrategy("model", 7)->Propose({space, own, pending, 8, given}))
+      out.push_back(c.Key());
+    return out;
+  };
+  EXPECT_EQ(keys(&failed), keys(nullptr));
+}
+
 TEST(Strategies, TheLeadKeepsThatManyProposedConfigsAheadOfTheDevice) {
   // A GPU's compile pool builds what is proposed ahead: with lead L the
   // driver proposes the model's next batch of 8 when only L proposed configs
