@@ -1,6 +1,7 @@
 /* beast_dispatch.c: checks a call's problem, turns it into the shape fields
  * and canonical key beast uses, picks the tuned entry for it on a context's
  * device, and explains that choice. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,6 +90,11 @@ beast_status beast_conv2d_shape(const beast_conv2d_problem* p, long long shape[B
   }
   const long long p_out = OutSize(p->h, p->pad_h, p->dilation_h, p->r, p->stride_h);
   const long long q_out = OutSize(p->w, p->pad_w, p->dilation_w, p->s, p->stride_w);
+  if (p_out > INT_MAX || q_out > INT_MAX) { /* the kernels take the output's sides as ints */
+    return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
+                      "conv2d: the output would be %lld x %lld pixels, more than %d a side", p_out,
+                      q_out, INT_MAX);
+  }
   const long long x_dims[] = {p->n, p->c, p->h, p->w};
   const long long w_dims[] = {p->k, p->c / p->groups, p->r, p->s};
   const long long y_dims[] = {p->n, p->k, p_out, q_out};

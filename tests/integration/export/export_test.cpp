@@ -40,7 +40,7 @@ const std::vector<std::string> kRequested = {
     "gemm:M=64,N=48,K=40,dtype=f32",
 };
 // The "ok" lines the consumer prints when every check passes.
-constexpr size_t kConsumerChecks = 145;
+constexpr size_t kConsumerChecks = 146;
 
 class ExportTest : public testing::ExportFixture {
  protected:

@@ -122,6 +122,15 @@ int main(int argc, char** argv) {
   Report(s == BEAST_ERROR_INVALID_ARGUMENT &&
              strstr(beast_last_error(), "gemm: a would hold more than 2^60 elements") != NULL,
          "gemm too large to address", beast_last_error());
+  /* Padding that makes a side of the output more than an int holds. */
+  beast_conv2d_problem padded = {
+      1, 1, 1, 1, 1, 1, 1, 1, 1, 1100000000, 0, 1, 1, 1, BEAST_LAYOUT_NCHW, BEAST_DTYPE_F32, 0};
+  s = beast_conv2d_forward_host(ctx, &padded, t2.x, t2.w, NULL, out);
+  Report(s == BEAST_ERROR_INVALID_ARGUMENT &&
+             strstr(beast_last_error(),
+                    "conv2d: the output would be 2200000001 x 1 pixels, more than 2147483647 a "
+                    "side") != NULL,
+         "conv2d output side beyond an int", beast_last_error());
   const char* info = beast_export_info();
   Report(strncmp(info, "beast export\nbeast_version ", 27) == 0 &&
              strstr(info, "\ntoolchain jinja2 ") != NULL && strstr(info, "\nentry\t") != NULL,
