@@ -171,8 +171,11 @@ static beast_status RunEntry(beast_context* ctx, const beast_entry* e, beast_cu_
   } else if (workspace) {
     beast_cu_result r = d->StreamSynchronize(s);
     d->MemFree(workspace);
+    /* A fault on the stream may be an earlier kernel's (the caller's own),
+     * and it ends the context for every kernel: DEVICE, which passes
+     * nothing over, as Run and Conv2dPhase report it. */
     if (status == BEAST_OK && r != 0) {
-      status = beast_fail(BEAST_ERROR_LAUNCH, "a kernel failed on %s: %s", ctx->device_name,
+      status = beast_fail(BEAST_ERROR_DEVICE, "a kernel failed on %s: %s", ctx->device_name,
                           beast_cuda_error_name(r));
     }
   }
