@@ -6,7 +6,7 @@
 -- end of a table, so every column a migration adds is listed last here, in the
 -- same order (a test compares a migrated database with a fresh one).
 PRAGMA application_id = 1111834963;
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;
 
 -- A compute device as it was when measured: a driver update is a new device
 -- row, because timings from different drivers must not be mixed.
@@ -241,6 +241,10 @@ CREATE TABLE searches (
   problem_id INTEGER NOT NULL REFERENCES problems (id),
   template_id INTEGER NOT NULL REFERENCES templates (id),
   transfer_before_id INTEGER NOT NULL,
+  -- Version 8: the proposed configs the search keeps ahead of its
+  -- measurements, fixed when it starts (its trajectory depends on it); NULL
+  -- for one begun before.
+  lead INTEGER,
   PRIMARY KEY (device_id, problem_id, template_id)
 );
 

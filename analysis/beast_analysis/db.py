@@ -14,7 +14,7 @@ from pathlib import Path
 from beast_analysis.db_migrate import MigrationError, upgrade
 
 APPLICATION_ID = 0x42454153
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 class BeastDatabaseError(Exception):

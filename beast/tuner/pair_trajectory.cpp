@@ -47,7 +47,10 @@ PairTrajectory::PairTrajectory(const PlannedPair& pair, results_db::Store& store
   o.budget = pair.budget;
   if (pair.has_default) o.first = pair.default_config;
   o.patience = options.patience;
-  o.lead = options.lead;
+  // The lead the search started with: a resume under another lead (a
+  // cluster's is its ranks' compile slots) would propose another trajectory.
+  o.lead = static_cast<size_t>(
+      store.SearchLead(device_id, problem_id, template_id, static_cast<int64_t>(options.lead)));
   driver_ = std::make_unique<SearchDriver>(*strategy_, space_, o, &transfer_);
 }
 

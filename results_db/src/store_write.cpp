@@ -354,6 +354,49 @@ int64_t Store::TransferCutoff(int64_t device_id, int64_t problem_id, int64_t tem
   return cutoff;
 }
 
+int64_t Store::SearchLead(int64_t device_id, int64_t problem_id, int64_t template_id,
+                          int64_t proposed) {
+  Batch batch(*this);
+  // The search's row (its transfer cutoff fixed now, as TransferCutoff
+  // would), then its lead where none is fixed yet.
+  auto& fix = impl_->Prepared(
+      "INSERT OR IGNORE INTO searches (device_id, problem_id, template_id, transfer_before_id) "
+      "SELECT ?1, ?2, ?3, coalesce(max(id), 0) + 1 FROM measurements",
+      "fixing a search's transfer cutoff");
+  {
+    internal::StatementScope scope(fix);
+    fix.BindInt(1, device_id);
+    fix.BindInt(2, problem_id);
+    fix.BindInt(3, template_id);
+    fix.Step();
+  }
+  auto& set = impl_->Prepared(
+      "UPDATE searches SET lead = ?4 "
+      "WHERE device_id = ?1 AND problem_id = ?2 AND template_id = ?3 AND lead IS NULL",
+      "fixing a search's lead");
+  {
+    internal::StatementScope scope(set);
+    set.BindInt(1, device_id);
+    set.BindInt(2, problem_id);
+    set.BindInt(3, template_id);
+    set.BindInt(4, proposed);
+    set.Step();
+  }
+  auto& read = impl_->Prepared(
+      "SELECT lead FROM searches WHERE device_id = ?1 AND problem_id = ?2 AND template_id = ?3",
+      "reading a search's lead");
+  int64_t lead = proposed;
+  {
+    internal::StatementScope scope(read);
+    read.BindInt(1, device_id);
+    read.BindInt(2, problem_id);
+    read.BindInt(3, template_id);
+    if (read.Step()) lead = read.ColumnInt(0);
+  }
+  batch.Commit();
+  return lead;
+}
+
 std::vector<MeasuredOutcome> Store::TemplateOutcomes(const std::string& template_name,
                                                      int64_t before_id) {
   auto& find = impl_->Prepared(

@@ -253,10 +253,10 @@ def test_not_a_database(tmp_path):
 
 def test_newer_schema_version(db_path):
     connection = sqlite3.connect(db_path)
-    connection.execute("PRAGMA user_version = 8")
+    connection.execute("PRAGMA user_version = 9")
     connection.close()
     with pytest.raises(BeastDatabaseError) as error:
         winners(db_path)
     assert str(error.value) == (
-        f"{db_path}: database schema version 8 is newer than this beast (7): upgrade beast"
+        f"{db_path}: database schema version 9 is newer than this beast (8): upgrade beast"
     )

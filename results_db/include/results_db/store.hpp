@@ -18,7 +18,7 @@ namespace results_db {
 
 // The header fields that identify a beast database ('BEAS') and its schema.
 inline constexpr int32_t kApplicationId = 0x42454153;
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // One open database connection. Errors throw beast::Error(kDatabase) naming the
 // file. Not thread-safe: use one Store per thread (SQLite's WAL mode and busy
@@ -117,6 +117,11 @@ class Store {
   // set: fixed by the first call for the pair (one past the newest
   // measurement then), the same ever after.
   int64_t TransferCutoff(int64_t device_id, int64_t problem_id, int64_t template_id);
+  // The lead of the pair's search (proposed configs kept ahead of its
+  // measurements): `proposed` when the search starts (its first call), the
+  // same ever after, so that a resume with another lead (another number of
+  // ranks or cores) continues the same trajectory.
+  int64_t SearchLead(int64_t device_id, int64_t problem_id, int64_t template_id, int64_t proposed);
   // Every measurement of any version of `template_name`, on any device and
   // problem, with an id below `before_id`, oldest first: what a search
   // transfers from earlier tunings.

@@ -347,14 +347,14 @@ TEST_F(QueryCli, DatabasesOfOtherVersions) {
   EXPECT_EQ(upgraded.exit_code, 0);
   EXPECT_EQ(upgraded.output,
             std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,,\n");
-  EXPECT_EQ(SqlCount(v1, "PRAGMA user_version"), 7);
+  EXPECT_EQ(SqlCount(v1, "PRAGMA user_version"), 8);
 
   // A newer one is refused, untouched.
-  SqlExec(db_, "PRAGMA user_version = 8");
+  SqlExec(db_, "PRAGMA user_version = 9");
   EXPECT_EQ(Fails("--best", 1), "beast query: " + db_ +
-                                    ": database schema version 8 is newer than this beast (7): "
+                                    ": database schema version 9 is newer than this beast (8): "
                                     "upgrade beast\n");
-  EXPECT_EQ(SqlCount(db_, "PRAGMA user_version"), 8);
+  EXPECT_EQ(SqlCount(db_, "PRAGMA user_version"), 9);
   const std::string text = (dir_ / "notes.txt").string();
   std::ofstream(text) << "not a database\n";
   auto r = RunCommand(BeastBinary() + " query --db " + text);

@@ -88,9 +88,10 @@ TEST_F(SearchCli, TheModelLearnsFromTheTemplatesOtherProblemsUnlessToldNot) {
   testing::CommandResult cold = Tune("gemm:M=64,N=64,K=256", "--max-configs 5 --transfer none");
   ASSERT_EQ(cold.exit_code, 0) << cold.output;
   EXPECT_EQ(JsonOf(cold.output)["pairs"][0]["transferred"], 0);
-  // The cutoff of each model search that gathered a transfer set is kept.
-  EXPECT_EQ(SqlRows(Path("beast.db"), "SELECT count(*) FROM searches"),
-            std::vector<std::string>{"2"});
+  // Every search keeps its lead (2, a CPU device's), and the cutoff of each
+  // that gathered a transfer set.
+  EXPECT_EQ(SqlRows(Path("beast.db"), "SELECT count(*), min(lead), max(lead) FROM searches"),
+            (std::vector<std::string>{"3|2|2"}));
 }
 
 TEST_F(SearchCli, ATimeBudgetAndPatienceEndTheSearchEarly) {

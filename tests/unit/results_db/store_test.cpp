@@ -33,7 +33,7 @@ TEST_F(StoreTest, CreatesDatabaseWithBeastIdsAndReopensIt) {
     device_id = store.UpsertDevice(Device("GPU"));
   }
   EXPECT_EQ(RawQuery(path, "PRAGMA application_id"), "1111834963");  // 0x42454153
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "7");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "8");
   EXPECT_EQ(RawQuery(path, "PRAGMA journal_mode"), "wal");
   EXPECT_EQ(
       RawQuery(path,
@@ -50,7 +50,7 @@ TEST_F(StoreTest, EmptyFileBecomesBeastDatabase) {
   const std::string path = PathOf("empty.db");
   std::ofstream(path).close();
   Store::Open(path);
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "7");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "8");
 }
 
 TEST_F(StoreTest, OpenExistingRefusesMissingFile) {
@@ -87,10 +87,10 @@ TEST_F(StoreTest, RefusesFilesThatAreNotBeastDatabases) {
 TEST_F(StoreTest, RefusesNewerSchemaVersion) {
   const std::string path = PathOf("future.db");
   Store::Open(path);
-  RawExec(path, "PRAGMA user_version = 8");
+  RawExec(path, "PRAGMA user_version = 9");
   EXPECT_EQ(OpenError(path),
-            path + ": database schema version 8 is newer than this beast (7): upgrade beast");
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "8");  // left untouched
+            path + ": database schema version 9 is newer than this beast (8): upgrade beast");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "9");  // left untouched
 }
 
 TEST_F(StoreTest, UpsertsAreIdempotent) {
@@ -281,6 +281,28 @@ TEST_F(StoreTest, MeasuredConfigKeysOfOneTemplateVersion) {
   EXPECT_EQ(store.MeasuredConfigKeys(gpu, problem, v2), (std::set<std::string>{"MWG=64"}));
   EXPECT_EQ(store.MeasuredConfigKeys(cpu, problem, v1), (std::set<std::string>{"MWG=128"}));
   EXPECT_TRUE(store.MeasuredConfigKeys(cpu, problem, v2).empty());
+}
+
+// A search's lead is fixed by its first start: a resume with another (a
+// cluster's, on other ranks) keeps it, so it proposes the same trajectory.
+TEST_F(StoreTest, ASearchKeepsTheLeadItStartedWith) {
+  const std::string path = PathOf("beast.db");
+  Store store = Store::Open(path);
+  const int64_t gpu = store.UpsertDevice(Device("GPU"));
+  const int64_t problem = store.UpsertProblem("gemm:M=64,N=64,K=64", "gemm", 524288.0);
+  const int64_t v1 = store.UpsertTemplate("gemm/tiled", "aaaa", "");
+  const int64_t v2 = store.UpsertTemplate("gemm/tiled", "bbbb", "");
+  EXPECT_EQ(store.SearchLead(gpu, problem, v1, 12), 12);
+  EXPECT_EQ(store.SearchLead(gpu, problem, v1, 8), 12);
+  const int64_t cutoff = store.TransferCutoff(gpu, problem, v1);  // the same row
+  EXPECT_EQ(store.SearchLead(gpu, problem, v1, 8), 12);
+  EXPECT_EQ(store.TransferCutoff(gpu, problem, v1), cutoff);
+  EXPECT_EQ(store.SearchLead(gpu, problem, v2, 8), 8);  // another search
+  // One begun before version 8 (no lead, a transfer cutoff) takes the next.
+  RawExec(path, "UPDATE searches SET lead = NULL WHERE template_id = " + std::to_string(v2));
+  EXPECT_EQ(store.SearchLead(gpu, problem, v2, 5), 5);
+  EXPECT_EQ(store.SearchLead(gpu, problem, v2, 9), 5);
+  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM searches"), "2");
 }
 
 TEST_F(StoreTest, SecondConnectionSeesRecordedMeasurements) {
