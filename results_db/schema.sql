@@ -1,4 +1,4 @@
--- beast result database, schema version 7.
+-- beast result database, schema version 8.
 -- Executed in one transaction when `beast` creates a new database. The two
 -- header fields below identify the file: application_id 0x42454153 ('BEAS')
 -- says it is a beast database, user_version is the schema version that
@@ -242,8 +242,8 @@ CREATE TABLE searches (
   template_id INTEGER NOT NULL REFERENCES templates (id),
   transfer_before_id INTEGER NOT NULL,
   -- Version 8: the proposed configs the search keeps ahead of its
-  -- measurements, fixed when it starts (its trajectory depends on it); NULL
-  -- for one begun before.
+  -- measurements, the largest any of its runs had (its trajectory depends
+  -- on it); NULL for one begun before.
   lead INTEGER,
   PRIMARY KEY (device_id, problem_id, template_id)
 );

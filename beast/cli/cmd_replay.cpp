@@ -3,11 +3,12 @@
 // whole into a database — with no device, repeated over seeds, at one or
 // several budgets, one strategy or several side by side, optionally with
 // other caches of the kernel as the strategy's transfer set.
+#include <algorithm>
 #include <cstdio>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "beast/cli/command_line.hpp"
 #include "beast/cli/device_name.hpp"
@@ -101,32 +102,29 @@ RecordedSpace FromDatabase(const ReplayArgs& a) {
   RecordedSpace space;
   space.source =
       a.db + " (" + *filter.device_name + ", " + *filter.problem_key + ", " + a.template_name + ")";
-  // A device name may span drivers, and a template may have been edited
-  // and tuned again: the space is the newest template version's, each
-  // config's newest measurement (else a config would be two points, or two
-  // versions' parameters would mix).
+  // A device name may span drivers and backends (a device row each, whose
+  // timings are not to be mixed), and a template may have been edited and
+  // tuned again: the space is what the newest measurement's device row
+  // measured of its template version, one measurement per config (else a
+  // config would be two points, or two versions' parameters would mix).
+  // Newest by run, since --retry-failed measures a row again in place.
   const std::vector<results_db::ResultRow> rows = store.Query(filter);
   const results_db::ResultRow* newest = nullptr;
-  for (const results_db::ResultRow& row : rows)
-    if (!newest || row.measurement_id > newest->measurement_id) newest = &row;
-  std::map<std::string, const results_db::ResultRow*> latest;
-  size_t left_out = 0;
   for (const results_db::ResultRow& row : rows) {
-    if (row.template_hash != newest->template_hash) {
-      ++left_out;
-      continue;
-    }
-    auto [it, fresh] = latest.emplace(row.config_key, &row);
-    if (!fresh) {
-      ++left_out;
-      if (row.measurement_id > it->second->measurement_id) it->second = &row;
-    }
+    if (!newest || std::make_pair(row.run_id, row.measurement_id) >
+                       std::make_pair(newest->run_id, newest->measurement_id))
+      newest = &row;
   }
+  auto kept = [&](const results_db::ResultRow& row) {
+    return row.device_id == newest->device_id && row.template_hash == newest->template_hash;
+  };
+  const size_t left_out = static_cast<size_t>(
+      std::count_if(rows.begin(), rows.end(), [&](const auto& row) { return !kept(row); }));
   if (left_out > 0)
-    space.source += " [" + std::to_string(left_out) + " older measurements left out]";
+    space.source += " [" + std::to_string(left_out) +
+                    " measurements of other drivers, backends or template versions left out]";
   for (const results_db::ResultRow& row : rows) {
-    auto it = latest.find(row.config_key);
-    if (it == latest.end() || it->second != &row) continue;
+    if (!kept(row)) continue;
     Trial t;
     t.config = Config::ParseKey(row.config_key);
     t.status = row.status;

@@ -41,14 +41,16 @@ PairTrajectory::PairTrajectory(const PlannedPair& pair, results_db::Store& store
   if (options.transfer && strategy_->LearnsFromTransfer()) {
     const int64_t before_id = store.TransferCutoff(device_id, problem_id, template_id);
     transfer_ = TransferFor(store, space_, pair.spec->name, device_id, problem_id, before_id);
-    for (const History& group : transfer_.groups) transferred_ += group.size();
+    for (const History& group : transfer_.groups)
+      if (TransferSet::Teaches(group)) transferred_ += group.size();  // what the model learns from
   }
   SearchDriver::Options o;
   o.budget = pair.budget;
   if (pair.has_default) o.first = pair.default_config;
   o.patience = options.patience;
-  // The lead the search started with: a resume under another lead (a
-  // cluster's is its ranks' compile slots) would propose another trajectory.
+  // The largest lead any run of the search had: a resume under a smaller
+  // one (a cluster's is its ranks' compile slots) would otherwise propose
+  // another trajectory; a larger one raises it, to feed its slots.
   o.lead = static_cast<size_t>(
       store.SearchLead(device_id, problem_id, template_id, static_cast<int64_t>(options.lead)));
   driver_ = std::make_unique<SearchDriver>(*strategy_, space_, o, &transfer_);

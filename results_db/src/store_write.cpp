@@ -358,7 +358,7 @@ int64_t Store::SearchLead(int64_t device_id, int64_t problem_id, int64_t templat
                           int64_t proposed) {
   Batch batch(*this);
   // The search's row (its transfer cutoff fixed now, as TransferCutoff
-  // would), then its lead where none is fixed yet.
+  // would), then its lead: the larger of the one kept and `proposed`.
   auto& fix = impl_->Prepared(
       "INSERT OR IGNORE INTO searches (device_id, problem_id, template_id, transfer_before_id) "
       "SELECT ?1, ?2, ?3, coalesce(max(id), 0) + 1 FROM measurements",
@@ -371,8 +371,8 @@ int64_t Store::SearchLead(int64_t device_id, int64_t problem_id, int64_t templat
     fix.Step();
   }
   auto& set = impl_->Prepared(
-      "UPDATE searches SET lead = ?4 "
-      "WHERE device_id = ?1 AND problem_id = ?2 AND template_id = ?3 AND lead IS NULL",
+      "UPDATE searches SET lead = max(coalesce(lead, 0), ?4) "
+      "WHERE device_id = ?1 AND problem_id = ?2 AND template_id = ?3",
       "fixing a search's lead");
   {
     internal::StatementScope scope(set);

@@ -173,7 +173,8 @@ static beast_status RunEntry(beast_context* ctx, const beast_entry* e, beast_cu_
     d->MemFree(workspace);
     /* A fault on the stream may be an earlier kernel's (the caller's own),
      * and it ends the context for every kernel: DEVICE, which passes
-     * nothing over, as Run and Conv2dPhase report it. */
+     * nothing over (here, before beast_entry_fell_over, LAUNCH would retire
+     * this entry), as Conv2dPhase reports it. */
     if (status == BEAST_OK && r != 0) {
       status = beast_fail(BEAST_ERROR_DEVICE, "a kernel failed on %s: %s", ctx->device_name,
                           beast_cuda_error_name(r));
@@ -345,8 +346,9 @@ static beast_status Conv2dPhase(beast_context* ctx, const beast_entry* e,
   status = RunEntry(ctx, e, ptrs, params, n, s, (beast_cu_ptr)(size_t)workspace, phase);
   /* A launch refused is the kernel's (the caller passes it over); waited
    * for are the prepare stages on the stream they ran on, and a call on
-   * ctx's own stream. A fault seen there ends the context for every kernel,
-   * as in Run: DEVICE, which passes nothing over. */
+   * ctx's own stream. A fault seen there ends the context for every kernel:
+   * DEVICE, which passes nothing over (Run's Wait, past the choice, says
+   * LAUNCH and passes nothing over either). */
   if (status != BEAST_OK || (stream && phase != BEAST_PHASE_PREPARE)) return status;
   beast_cu_result r = beast_cuda_load_driver(NULL)->StreamSynchronize(s);
   if (r != 0) {

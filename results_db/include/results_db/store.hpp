@@ -118,9 +118,10 @@ class Store {
   // measurement then), the same ever after.
   int64_t TransferCutoff(int64_t device_id, int64_t problem_id, int64_t template_id);
   // The lead of the pair's search (proposed configs kept ahead of its
-  // measurements): `proposed` when the search starts (its first call), the
-  // same ever after, so that a resume with another lead (another number of
-  // ranks or cores) continues the same trajectory.
+  // measurements): the largest any run of it proposed. A resume with a
+  // smaller lead (fewer ranks or cores) keeps the larger, so it continues
+  // the same trajectory; one with a larger lead (more slots to feed) raises
+  // it, and its trajectory goes its own way from there.
   int64_t SearchLead(int64_t device_id, int64_t problem_id, int64_t template_id, int64_t proposed);
   // Every measurement of any version of `template_name`, on any device and
   // problem, with an id below `before_id`, oldest first: what a search

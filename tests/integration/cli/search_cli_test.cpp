@@ -264,11 +264,12 @@ TEST_F(SearchCli, ReplayLearnsFromATransferCacheFirst) {
   for (const nlohmann::json& run : out["runs"]) EXPECT_EQ(run["fraction"], 1.0) << run["seed"];
 }
 
-// A space beast measured itself: of each config its newest measurement, of
-// the template its newest version. Here one device name spans two drivers
-// (config 0 measured on both, the newer faster) and an older version of the
-// template measured a config faster than any of the newest.
-TEST_F(SearchCli, ReplayOfADatabaseTakesEachConfigsNewestMeasurement) {
+// A space beast measured itself: what the newest measurement's device row
+// (one driver and backend) measured of its template version. Here one
+// device name spans two drivers, the newer measuring configs 0 and 1, the
+// older 0, 1 and 2, and an older version of the template measured a config
+// faster than any of the newest.
+TEST_F(SearchCli, ReplayOfADatabaseTakesTheNewestDriversAndVersionsSpace) {
   std::vector<DeviceInfo> devices = harness::ListOpenClDevices();
   ASSERT_FALSE(devices.empty());
   const std::string templates = std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates";
@@ -282,6 +283,8 @@ TEST_F(SearchCli, ReplayOfADatabaseTakesEachConfigsNewestMeasurement) {
   testing::RecordMeasurement(db, devices[0], problem, spec, configs[2], 0.5, "an-older-version");
   testing::RecordMeasurement(db, devices[0], problem, spec, configs[0], 4.0);
   testing::RecordMeasurement(db, devices[0], problem, spec, configs[1], 3.0);
+  testing::RecordMeasurement(db, devices[0], problem, spec, configs[2], 1.0);
+  testing::RecordMeasurement(db, updated, problem, spec, configs[1], 2.5);
   testing::RecordMeasurement(db, updated, problem, spec, configs[0], 2.0);
   testing::CommandResult r = RunCommand(BeastBinary() + " replay --db " + db + " --device \"" +
                                             devices[0].name + "\" --problem " + problem.Key() +
@@ -292,7 +295,8 @@ TEST_F(SearchCli, ReplayOfADatabaseTakesEachConfigsNewestMeasurement) {
   const nlohmann::json out = JsonOf(r.output);
   EXPECT_EQ(out["configs"], 2);
   EXPECT_DOUBLE_EQ(out["optimum_ms"].get<double>(), 2.0);
-  EXPECT_NE(out["source"].get<std::string>().find("[2 older measurements left out]"),
+  EXPECT_NE(out["source"].get<std::string>().find(
+                "[4 measurements of other drivers, backends or template versions left out]"),
             std::string::npos)
       << out["source"];
   EXPECT_DOUBLE_EQ(out["mean_fraction"].get<double>(), 1.0);

@@ -283,9 +283,10 @@ TEST_F(StoreTest, MeasuredConfigKeysOfOneTemplateVersion) {
   EXPECT_TRUE(store.MeasuredConfigKeys(cpu, problem, v2).empty());
 }
 
-// A search's lead is fixed by its first start: a resume with another (a
-// cluster's, on other ranks) keeps it, so it proposes the same trajectory.
-TEST_F(StoreTest, ASearchKeepsTheLeadItStartedWith) {
+// A search keeps the largest lead any of its runs had: a resume with a
+// smaller one (a cluster's, on fewer ranks) keeps it, so it proposes the same
+// trajectory; a larger one raises it.
+TEST_F(StoreTest, ASearchKeepsTheLargestLeadItRanWith) {
   const std::string path = PathOf("beast.db");
   Store store = Store::Open(path);
   const int64_t gpu = store.UpsertDevice(Device("GPU"));
@@ -297,11 +298,13 @@ TEST_F(StoreTest, ASearchKeepsTheLeadItStartedWith) {
   const int64_t cutoff = store.TransferCutoff(gpu, problem, v1);  // the same row
   EXPECT_EQ(store.SearchLead(gpu, problem, v1, 8), 12);
   EXPECT_EQ(store.TransferCutoff(gpu, problem, v1), cutoff);
+  EXPECT_EQ(store.SearchLead(gpu, problem, v1, 16), 16);  // more slots to feed
+  EXPECT_EQ(store.SearchLead(gpu, problem, v1, 8), 16);
   EXPECT_EQ(store.SearchLead(gpu, problem, v2, 8), 8);  // another search
   // One begun before version 8 (no lead, a transfer cutoff) takes the next.
   RawExec(path, "UPDATE searches SET lead = NULL WHERE template_id = " + std::to_string(v2));
   EXPECT_EQ(store.SearchLead(gpu, problem, v2, 5), 5);
-  EXPECT_EQ(store.SearchLead(gpu, problem, v2, 9), 5);
+  EXPECT_EQ(store.SearchLead(gpu, problem, v2, 3), 5);
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM searches"), "2");
 }
 
