@@ -163,7 +163,9 @@ typedef struct beast_cache_info {
   int programs_built;    /* compiled from source by this context (then cached) */
   int programs_loaded;   /* loaded from the disk cache instead */
   int entries_rejected;  /* cache entries found damaged or unloadable: rebuilt */
-  const char* directory; /* the cache folder, "" when off; valid while ctx lives */
+  const char* directory; /* the cache folder in use, "" when off (none named, it
+                          * could not be made, or others may write to it);
+                          * valid while ctx lives */
 } beast_cache_info;
 
 beast_status beast_cache_stats(beast_context* ctx, beast_cache_info* info);

@@ -216,16 +216,20 @@ static cl_program LoadEntry(beast_context* ctx, const char* path, const uint64_t
   return program;
 }
 
+/* Whether ctx's cache folder is used: named, and private, or not made yet (a
+ * folder that exists and others may write to is not used at all). */
+static int CacheUsable(const beast_context* ctx) {
+  struct stat st;
+  return ctx->cache_dir[0] && (stat(ctx->cache_dir, &st) != 0 || FolderIsPrivate(ctx->cache_dir));
+}
+
 cl_int beast_build_program(beast_context* ctx, const char* source, const char* options,
                            cl_program* program, char* log, size_t log_len) {
   log[0] = '\0';
   *program = NULL;
   uint64_t key[2];
   char path[sizeof ctx->cache_dir + 48];
-  /* A folder that exists and is not private is not used at all. */
-  struct stat st;
-  const int use_cache =
-      ctx->cache_dir[0] && (stat(ctx->cache_dir, &st) != 0 || FolderIsPrivate(ctx->cache_dir));
+  const int use_cache = CacheUsable(ctx);
   if (use_cache) {
     Key(ctx, source, options, key);
     EntryPath(ctx, key, path, sizeof path);
@@ -271,6 +275,8 @@ beast_status beast_cache_stats(beast_context* ctx, beast_cache_info* info) {
   pthread_mutex_lock(&ctx->mutex);
   *info = ctx->cache;
   pthread_mutex_unlock(&ctx->mutex);
-  info->directory = ctx->cache_dir;
+  /* The folder in use: there and private ("" when none is named, it could
+   * not be made, or others may write to it). */
+  info->directory = ctx->cache_dir[0] && FolderIsPrivate(ctx->cache_dir) ? ctx->cache_dir : "";
   return BEAST_OK;
 }

@@ -217,7 +217,7 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
 
   // Runs a consumer binary (command: environment then path) on the ONNX golden
   // cases and checks that every check passed; returns its "cache built=B
-  // loaded=L rejected=R" line.
+  // loaded=L rejected=R folder=F" line (F "off" when the folder is not used).
   auto run_consumer = [&](const std::string& what, const std::string& command) {
     testing::CommandResult run =
         RunCommand(command + " " BEAST_TEST_SOURCE_DIR "/tests/data/onnx_conv_cases.txt " +
@@ -268,7 +268,7 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   EXPECT_EQ(
       run_consumer("subproject", "BEAST_TUNED_CACHE_DIR=" + (dir_ / "a_file" / "cache").string() +
                                      " " + (dir_ / "consumer_subproject" / "consumer").string()),
-      "cache built=" + std::to_string(uses) + " loaded=0 rejected=0");
+      "cache built=" + std::to_string(uses) + " loaded=0 rejected=0 folder=off");
 
   // A folder others may write to could hold planted kernels: not used at all.
   const fs::path open_cache = dir_ / "open_cache";
@@ -276,7 +276,7 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   fs::permissions(open_cache, fs::perms::all);
   EXPECT_EQ(run_consumer("installed, open cache folder",
                          "BEAST_TUNED_CACHE_DIR=" + open_cache.string() + " " + installed),
-            "cache built=" + std::to_string(uses) + " loaded=0 rejected=0");
+            "cache built=" + std::to_string(uses) + " loaded=0 rejected=0 folder=off");
   EXPECT_TRUE(fs::is_empty(open_cache));
 
   // A shared build, installed into a prefix chosen only at install time (as
@@ -301,7 +301,7 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
             "");
   EXPECT_EQ(run_consumer("pkg-config", "BEAST_TUNED_CACHE_DIR=" + cache + " LD_LIBRARY_PATH=" +
                                            shared_prefix + "/lib " + consumer),
-            "cache built=0 loaded=" + std::to_string(uses) + " rejected=0");
+            "cache built=0 loaded=" + std::to_string(uses) + " rejected=0 folder=" + cache);
 
   // A damaged entry (one byte of its binary flipped) is rebuilt, never run.
   const fs::path damaged = cache_files().front();
@@ -316,7 +316,7 @@ TEST_F(ExportTest, ExportBuildsInstallsAndRunsInAConsumer) {
   }
   EXPECT_EQ(
       run_consumer("installed, damaged entry", "BEAST_TUNED_CACHE_DIR=" + cache + " " + installed),
-      "cache built=1 loaded=" + std::to_string(uses - 1) + " rejected=1");
+      "cache built=1 loaded=" + std::to_string(uses - 1) + " rejected=1 folder=" + cache);
   EXPECT_EQ(cache_files().size(), static_cast<size_t>(built));  // replaced, no leftovers
 }
 

@@ -10,6 +10,7 @@
 
 int failures = 0;
 static beast_cache_info cache_totals;
+static char cache_folder[1100]; /* the last context's, "" when off */
 
 void CountCache(beast_context* ctx) {
   beast_cache_info info;
@@ -20,11 +21,13 @@ void CountCache(beast_context* ctx) {
   cache_totals.programs_built += info.programs_built;
   cache_totals.programs_loaded += info.programs_loaded;
   cache_totals.entries_rejected += info.entries_rejected;
+  snprintf(cache_folder, sizeof cache_folder, "%s", info.directory);
 }
 
 void PrintCacheTotals(void) {
-  printf("cache built=%d loaded=%d rejected=%d\n", cache_totals.programs_built,
-         cache_totals.programs_loaded, cache_totals.entries_rejected);
+  printf("cache built=%d loaded=%d rejected=%d folder=%s\n", cache_totals.programs_built,
+         cache_totals.programs_loaded, cache_totals.entries_rejected,
+         cache_folder[0] ? cache_folder : "off");
 }
 
 void Report(int ok, const char* what, const char* detail) {
