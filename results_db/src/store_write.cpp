@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 #include "beast/core/error.hpp"
 #include "results_db/store.hpp"
@@ -18,6 +19,28 @@ namespace {
 
 using beast::Error;
 using beast::ErrorCode;
+
+// A search's row in `searches`: its key, bound as ?1 ?2 ?3, and the statement
+// that makes the row when the search starts, its transfer cutoff one past the
+// newest measurement then.
+constexpr const char* kSearchKey = "device_id = ?1 AND problem_id = ?2 AND template_id = ?3";
+constexpr const char* kStartSearch =
+    "INSERT OR IGNORE INTO searches (device_id, problem_id, template_id, transfer_before_id) "
+    "SELECT ?1, ?2, ?3, coalesce(max(id), 0) + 1 FROM measurements";
+
+// Runs `statement` on a search's key (and ?4 = `value` when given): the first
+// column of its first row, when it returns one.
+std::optional<int64_t> OnSearch(internal::Statement& statement, int64_t device_id,
+                                int64_t problem_id, int64_t template_id,
+                                std::optional<int64_t> value = std::nullopt) {
+  internal::StatementScope scope(statement);
+  statement.BindInt(1, device_id);
+  statement.BindInt(2, problem_id);
+  statement.BindInt(3, template_id);
+  if (value) statement.BindInt(4, *value);
+  if (!statement.Step()) return std::nullopt;
+  return statement.ColumnInt(0);
+}
 
 // The measured part of a device's limits_json (its keys ending "_measured"
 // or "_method", in its order, null values left out), empty when it has none
@@ -327,29 +350,14 @@ std::vector<MeasuredOutcome> Store::MeasuredOutcomes(int64_t device_id, int64_t 
 
 int64_t Store::TransferCutoff(int64_t device_id, int64_t problem_id, int64_t template_id) {
   Batch batch(*this);
-  auto& fix = impl_->Prepared(
-      "INSERT OR IGNORE INTO searches (device_id, problem_id, template_id, transfer_before_id) "
-      "SELECT ?1, ?2, ?3, coalesce(max(id), 0) + 1 FROM measurements",
-      "fixing a search's transfer cutoff");
-  {
-    internal::StatementScope scope(fix);
-    fix.BindInt(1, device_id);
-    fix.BindInt(2, problem_id);
-    fix.BindInt(3, template_id);
-    fix.Step();
-  }
-  auto& read = impl_->Prepared(
-      "SELECT transfer_before_id FROM searches "
-      "WHERE device_id = ?1 AND problem_id = ?2 AND template_id = ?3",
-      "reading a search's transfer cutoff");
-  int64_t cutoff = 0;
-  {
-    internal::StatementScope scope(read);
-    read.BindInt(1, device_id);
-    read.BindInt(2, problem_id);
-    read.BindInt(3, template_id);
-    if (read.Step()) cutoff = read.ColumnInt(0);
-  }
+  OnSearch(impl_->Prepared(kStartSearch, "fixing a search's transfer cutoff"), device_id,
+           problem_id, template_id);
+  const int64_t cutoff =
+      OnSearch(impl_->Prepared(
+                   std::string("SELECT transfer_before_id FROM searches WHERE ") + kSearchKey,
+                   "reading a search's transfer cutoff"),
+               device_id, problem_id, template_id)
+          .value_or(0);
   batch.Commit();
   return cutoff;
 }
@@ -359,40 +367,18 @@ int64_t Store::SearchLead(int64_t device_id, int64_t problem_id, int64_t templat
   Batch batch(*this);
   // The search's row (its transfer cutoff fixed now, as TransferCutoff
   // would), then its lead: the larger of the one kept and `proposed`.
-  auto& fix = impl_->Prepared(
-      "INSERT OR IGNORE INTO searches (device_id, problem_id, template_id, transfer_before_id) "
-      "SELECT ?1, ?2, ?3, coalesce(max(id), 0) + 1 FROM measurements",
-      "fixing a search's transfer cutoff");
-  {
-    internal::StatementScope scope(fix);
-    fix.BindInt(1, device_id);
-    fix.BindInt(2, problem_id);
-    fix.BindInt(3, template_id);
-    fix.Step();
-  }
-  auto& set = impl_->Prepared(
-      "UPDATE searches SET lead = max(coalesce(lead, 0), ?4) "
-      "WHERE device_id = ?1 AND problem_id = ?2 AND template_id = ?3",
-      "fixing a search's lead");
-  {
-    internal::StatementScope scope(set);
-    set.BindInt(1, device_id);
-    set.BindInt(2, problem_id);
-    set.BindInt(3, template_id);
-    set.BindInt(4, proposed);
-    set.Step();
-  }
-  auto& read = impl_->Prepared(
-      "SELECT lead FROM searches WHERE device_id = ?1 AND problem_id = ?2 AND template_id = ?3",
-      "reading a search's lead");
-  int64_t lead = proposed;
-  {
-    internal::StatementScope scope(read);
-    read.BindInt(1, device_id);
-    read.BindInt(2, problem_id);
-    read.BindInt(3, template_id);
-    if (read.Step()) lead = read.ColumnInt(0);
-  }
+  OnSearch(impl_->Prepared(kStartSearch, "fixing a search's transfer cutoff"), device_id,
+           problem_id, template_id);
+  OnSearch(
+      impl_->Prepared(
+          std::string("UPDATE searches SET lead = max(coalesce(lead, 0), ?4) WHERE ") + kSearchKey,
+          "fixing a search's lead"),
+      device_id, problem_id, template_id, proposed);
+  const int64_t lead =
+      OnSearch(impl_->Prepared(std::string("SELECT lead FROM searches WHERE ") + kSearchKey,
+                               "reading a search's lead"),
+               device_id, problem_id, template_id)
+          .value_or(proposed);
   batch.Commit();
   return lead;
 }
