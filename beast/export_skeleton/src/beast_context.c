@@ -198,11 +198,14 @@ beast_status beast_program(beast_context* ctx, const beast_entry* entry, cl_prog
                                      sizeof line);
     if (err != CL_SUCCESS) {
       status =
-          beast_fail(BEAST_ERROR_BUILD, "%s (%s) does not build on %s (error %d): %s",
+          beast_fail(beast_build_failure(err), "%s (%s) does not build on %s (error %d): %s",
                      entry->template_name, entry->config_key, ctx->device_name, (int)err, line);
-      const char* why = beast_last_error();
-      *failure = (char*)malloc(strlen(why) + 1);
-      if (*failure) strcpy(*failure, why); /* without memory it is built again next time */
+      /* Out of memory is no verdict on the source: the next call builds again. */
+      if (status == BEAST_ERROR_BUILD) {
+        const char* why = beast_last_error();
+        *failure = (char*)malloc(strlen(why) + 1);
+        if (*failure) strcpy(*failure, why); /* without memory it is built again next time */
+      }
     }
   }
   *program = *slot;

@@ -18,10 +18,11 @@ beast_status beast_generic_program(beast_context* ctx, cl_program* program) {
     cl_int err = beast_build_program(ctx, beast_generic_source, "", &ctx->generic_program, line,
                                      sizeof line);
     if (err != CL_SUCCESS) {
-      ctx->generic_failed = 1;
-      status = beast_fail(BEAST_ERROR_BUILD,
+      status = beast_fail(beast_build_failure(err),
                           "the generic fallback kernels do not build on %s (error %d): %s",
                           ctx->device_name, (int)err, line);
+      /* Out of memory is no verdict on the source: the next call builds again. */
+      ctx->generic_failed = status == BEAST_ERROR_BUILD;
     }
   }
   *program = ctx->generic_program;

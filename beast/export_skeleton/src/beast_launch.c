@@ -74,6 +74,18 @@ beast_status beast_launch_failure(cl_int err) {
              : BEAST_ERROR_LAUNCH;
 }
 
+beast_status beast_build_failure(cl_int err) {
+  return err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES ||
+                 err == CL_MEM_OBJECT_ALLOCATION_FAILURE
+             ? BEAST_ERROR_DEVICE
+             : BEAST_ERROR_BUILD;
+}
+
+/* What a failed clCreateKernel says of the kernel. */
+static const char* KernelFailure(cl_int err) {
+  return err == CL_INVALID_KERNEL_NAME ? "is missing from" : "could not be created from";
+}
+
 /* Waits for a kernel's event and releases it: a kernel that failed on the
  * device (`what` names it) is reported here. */
 static beast_status WaitFor(beast_context* ctx, cl_event event, const char* what) {
@@ -148,8 +160,8 @@ static beast_status RunKernel(beast_context* ctx, cl_command_queue queue, const 
               local, NULL, 0, dynamic_local_bytes};
   k.kernel = clCreateKernel(program, name, &err);
   if (err != CL_SUCCESS) {
-    return beast_fail(BEAST_ERROR_BUILD, "kernel %s of %s is missing from its program (error %d)",
-                      name, e->template_name, (int)err);
+    return beast_fail(beast_build_failure(err), "kernel %s of %s %s its program (error %d)", name,
+                      e->template_name, KernelFailure(err), (int)err);
   }
   char what[512];
   Describe(what, sizeof what, name, e);
@@ -266,7 +278,8 @@ static beast_status RunGeneric(beast_context* ctx, cl_command_queue queue, const
   Launch k = {NULL, name, 1, {outputs, 1, 1}, NULL, ints, n_ints, -1};
   k.kernel = clCreateKernel(program, name, &err);
   if (err != CL_SUCCESS) {
-    return beast_fail(BEAST_ERROR_BUILD, "generic kernel %s is missing (error %d)", name, (int)err);
+    return beast_fail(beast_build_failure(err), "generic kernel %s %s its program (error %d)", name,
+                      KernelFailure(err), (int)err);
   }
   status = Enqueue(ctx, queue, &k, buffers, n_buffers, wait, NULL);
   clReleaseKernel(k.kernel);

@@ -115,6 +115,12 @@ const beast_entry* beast_select(beast_context* ctx, beast_op op,
  * that passes, which must not retire a tuned kernel for the context's life). */
 beast_status beast_launch_failure(cl_int err);
 
+/* A build (or a kernel taken from a built program) that failed: the
+ * source's doing (BUILD: remembered, and the entry passed over for the
+ * context's life), unless the device or host ran out of memory or resources
+ * (DEVICE: nothing is remembered, the next call builds again). */
+beast_status beast_build_failure(cl_int err);
+
 /* The workspace of a plain call (beast_workspace_cache.c).
  * beast_call_workspace gives a plain call of entry e on `queue` its
  * workspace: the context's kept one (*kept 1, held for this call until

@@ -6,7 +6,8 @@
 // (the next tuned entry, else the generic kernel, serves the broken shapes;
 // beast_last_error() stays empty) and beast_explain must say which kernel was
 // passed over and why. One problem is tuned only on another device: it runs
-// that device's winner and says so.
+// that device's winner and says so. A build that fails for want of memory
+// is no fault of the kernel (transient_consumer/): nothing is passed over.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -133,6 +134,19 @@ TEST_F(ExportFallback, BrokenTunedKernelsArePassedOverForTheGenericOneAndExplain
   EXPECT_EQ(elsewhere.substr(elsewhere.find("; running on ")),
             "; running on " + device + " (not the tuning device: a kernel tuned elsewhere)")
       << elsewhere;
+}
+
+// A build or kernel creation that fails for want of memory (the consumer
+// makes OpenCL return CL_OUT_OF_HOST_MEMORY) fails that call with
+// BEAST_ERROR_DEVICE and retires nothing: the next call of the shape builds
+// again and runs its tuned kernel, or the generic one, and is right.
+TEST_F(ExportFallback, AnOutOfMemoryBuildRetiresNothing) {
+  RecordWinners();
+  ExportLibrary(options_);
+  testing::CommandResult run = BuildAndRunConsumer("transient_consumer");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(CountOccurrences("\n" + run.output, "\nok "), 20u) << run.output;
+  EXPECT_EQ(CountOccurrences(run.output, "FAIL"), 0u) << run.output;
 }
 
 }  // namespace
