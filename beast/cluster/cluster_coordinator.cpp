@@ -135,7 +135,9 @@ class RankDevice : public DeviceCalls {
 
  private:
   // The rank's reply of `kind`; nullopt when stopped or the rank left first.
-  // (The rank's device worker bounds the request's time.)
+  // (The rank's device worker bounds the request's time.) A rank that
+  // failed says so instead of replying, and waits to be told the run is
+  // done: its failure ends the run here.
   std::optional<std::string> Await(ClusterMessage kind, const std::atomic<bool>& stop) {
     while (!stop && !ranks_[rank_].bye) {
       std::optional<RankMessage> m = link_.Wait(std::chrono::seconds(1), &stop);
@@ -143,6 +145,7 @@ class RankDevice : public DeviceCalls {
       if (m->source == rank_ && ClusterKind(m->payload) == kind)
         return DecodeWrapped(kind, m->payload).inner;
       ranks_.Note(*m);
+      if (!ranks_.fatal().empty()) throw Error(ErrorCode::kEnvironment, ranks_.fatal());
     }
     return std::nullopt;
   }
@@ -288,8 +291,12 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
       }
       if (!ranks.fatal().empty()) throw Error(ErrorCode::kEnvironment, ranks.fatal());
     }
-    schedule.Finish();
     out.interrupted = stop || ranks.someone_left();
+    // Outcomes still in flight when a signal came, or when a rank left, are
+    // recorded as they land, while their pairs are still open to take them.
+    const bool ended_early = out.interrupted;
+    if (ended_early) ranks.EndAll(std::chrono::seconds(10), land);
+    schedule.Finish();
     if (!out.interrupted) {
       const Paths paths = Paths::Default();
       harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
@@ -300,8 +307,10 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
       }
       out.interrupted = stop || ranks.someone_left();
     }
-    // Outcomes still in flight when a signal came are recorded as they land.
-    ranks.EndAll(out.interrupted ? std::chrono::seconds(10) : std::chrono::seconds(60), land);
+    // Every trajectory ended with nothing in flight: the goodbyes bring the
+    // ranks' shares.
+    if (!ended_early)
+      ranks.EndAll(out.interrupted ? std::chrono::seconds(10) : std::chrono::seconds(60), land);
     for (size_t k = 0; k < groups.size(); ++k) {
       ClusterSchedule::Group& g = schedule.groups()[k];
       SummarizeGroup(o, store, g);

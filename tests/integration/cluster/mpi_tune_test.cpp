@@ -222,6 +222,36 @@ TEST_F(MpiTune, SigtermToMpirunStopsEveryRankAndMarksTheRunInterrupted) {
       << ReadText(dir_ / "out.txt");
 }
 
+// SIGTERM to the coordinator alone (rank 0) while the device ranks measure:
+// the outcomes in flight are recorded as they land (the pairs stay open to
+// take them), the run ends interrupted with one line, and the same command
+// completes it to exactly the uninterrupted set.
+TEST_F(MpiTune, SigtermToTheCoordinatorKeepsWhatIsInFlightAndTheSameCommandCompletesIt) {
+  const std::string more = "--strategy random --seed 6 --baselines none --confirm-top 0";
+  const std::string command = Mpi(3, TuneArgs(db_, 30, more));
+  const pid_t job = Start(command);
+  ASSERT_GT(job, 0);
+  ASSERT_TRUE(AwaitMeasurements(job, 4)) << ReadText(dir_ / "out.txt");
+  const pid_t coordinator = RankProcess(db_, 0);
+  ASSERT_GT(coordinator, 0) << "no rank 0 found";
+  kill(coordinator, SIGTERM);
+  Wait(job);
+  ExpectNothingLeft();
+  const std::string out = ReadText(dir_ / "out.txt");
+  EXPECT_EQ(out.find("not dealt"), std::string::npos) << out;
+  EXPECT_EQ(CountOccurrences(out, "run interrupted"), 1u) << out;
+  EXPECT_EQ(SqlRows(db_, "SELECT status FROM runs"), std::vector<std::string>{"interrupted"});
+  EXPECT_LT(SqlCount(db_, "SELECT count(*) FROM measurements"), 60) << "finished before the signal";
+
+  testing::CommandResult again = RunCommand(command + " --quiet");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(Measured(db_), Reference(30, more));
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT count(*), count(DISTINCT problem_id || '/' || config_id) "
+                    "FROM measurements"),
+            std::vector<std::string>{"60|60"});
+}
+
 TEST_F(MpiTune, ARankThatCannotServeIsOneLineAndNothingIsWritten) {
   testing::CommandResult run = RunCommand(Mpi(3, TuneArgs(db_, 4, "--device opencl:9")));
   EXPECT_NE(run.exit_code, 0);
