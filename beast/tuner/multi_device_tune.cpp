@@ -35,13 +35,14 @@ std::atomic<int> g_child_count{0};
 
 void Remember(int sig) {
   g_signal = sig;
-  if (sig == SIGINT) return;  // Ctrl-C reached them already
   for (int i = 0; i < g_child_count; ++i) kill(g_children[i], sig);
 }
 
-// While the per-device processes run: Ctrl-C reaches them itself (they share
-// the terminal's process group) and this process only waits for them to stop;
-// SIGTERM and SIGHUP, sent to this process alone, are passed on.
+// While the per-device processes run, a signal that stops this process is
+// passed on to them, and this process waits for them to stop. A Ctrl-C
+// reached them already (they share the terminal's process group), but one
+// sent to this process alone (kill -INT, a scheduler) did not; a second one
+// only sets their stop flag again.
 class SignalScope {
  public:
   SignalScope() {
@@ -90,6 +91,12 @@ Child Spawn(const std::string& device, const std::string& executable,
   child.device = device;
   child.process = std::make_unique<ChildProcess>(o, "cannot start a tuning process");
   return child;
+}
+
+// Whether a device's process ended its tuning: exit code 0, or 3 (tuned,
+// with some spaces empty, which the summary lists).
+bool Tuned(int wait_status) {
+  return WIFEXITED(wait_status) && (WEXITSTATUS(wait_status) == 0 || WEXITSTATUS(wait_status) == 3);
 }
 
 // One tuning process per device: a group of identical devices shares the
@@ -219,6 +226,13 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
   for (const auto& group : groups) {
     TuneOptions final_run = options;
     final_run.device = selectors[group.front()];
+    // The group's first process (shard 0) measured the recorded failures
+    // again; only if it failed is that left to this run.
+    for (const Child& c : children) {
+      if (c.device != devices[group.front()].Id()) continue;
+      const int status = c.process->wait_status();
+      if (Tuned(status)) final_run.retry_failed.clear();
+    }
     // The time budget was the shares': the final run measures only what a
     // failed process left, in the time left (if any).
     if (options.time_budget_seconds > 0) {
@@ -238,8 +252,7 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
           }
         }
         const int status = c.process->wait_status();
-        // Exit code 3: tuned, with some spaces empty (listed in the summary).
-        const bool ok = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3);
+        const bool ok = Tuned(status);
         summary.devices.push_back(
             c.device +
             (ok ? ""

@@ -4,18 +4,24 @@
 // process each measuring every other one, and the first of them then
 // measures the baseline and confirms the winner; two different ones ("basic
 // pthread") each tune everything for themselves; the user's --baselines and
-// --confirm-top are the final run's alone. Bad device lists are one
-// line and write nothing.
+// --confirm-top are the final run's alone; a recorded failure is retried
+// once a job; SIGINT to the job's process stops every device's. Bad device
+// lists are one line and write nothing.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "results_db/store.hpp"
 #include "support/command_runner.hpp"
+#include "support/process_watch.hpp"
 #include "support/sqlite_rows.hpp"
 
 namespace beast {
@@ -115,6 +121,55 @@ TEST_F(MultiDevice, DifferentDevicesEachTuneEverything) {
               "SELECT count(*), count(DISTINCT config_id) FROM measurements GROUP BY device_id"),
       (std::vector<std::string>{"12|12", "12|12"}));
   EXPECT_EQ(SqlRows(db_, "SELECT count(*) FROM confirmations"), std::vector<std::string>{"2"});
+}
+
+// --retry-failed on several devices: each device's process measures its
+// recorded failures again, once; the final run does not retry them again
+// (here they fail again: every config runs past a limit of a millisecond).
+TEST_F(MultiDevice, EachRecordedFailureIsRetriedOnceAJob) {
+  const std::string tune =
+      "POCL_DEVICES='basic pthread' " + BeastBinary() +
+      " tune --device opencl:0 --device opencl:1 --template gemm/tiled"
+      " --problem gemm:M=40,N=24,K=32 --max-configs 4 --compile-jobs 0"
+      " --baselines none --confirm-top 0 --timeout-seconds 0.001 --cache-dir " +
+      (dir_ / "cache").string() + " --db " + db_ + " --json";
+  testing::CommandResult first = RunCommand(tune, false);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_EQ(SqlRows(db_, "SELECT status, count(*) FROM measurements GROUP BY status"),
+            std::vector<std::string>{"timeout|8"});
+  testing::CommandResult again = RunCommand(tune + " --retry-failed timeout", false);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(
+      SqlRows(db_, "SELECT count(*), count(DISTINCT measurement_id) FROM superseded_measurements"),
+      std::vector<std::string>{"8|8"});
+  for (const auto& summary : nlohmann::json::parse(again.output))
+    EXPECT_EQ(summary["pairs"][0]["remeasured"], 4) << again.output;
+}
+
+// SIGINT sent to the job's process alone (kill -INT, a scheduler: not a
+// terminal's Ctrl-C, which reaches every process of the group) stops the
+// device processes too: the job ends interrupted, its budget not measured.
+TEST_F(MultiDevice, SigintToTheJobAloneStopsEveryDevice) {
+  const pid_t job = testing::SpawnShell(
+      "POCL_DEVICES='pthread pthread' exec " + BeastBinary() +
+      " tune --device opencl:0 --device opencl:1 --template gemm/tiled"
+      " --problem gemm:M=40,N=24,K=32 --max-configs 60 --max-reps 5 --compile-jobs 0"
+      " --baselines none --confirm-top 0 --no-cache --quiet --db " +
+      db_ + " >" + (dir_ / "out.txt").string() + " 2>&1");
+  ASSERT_GT(job, 0);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  while (std::chrono::steady_clock::now() < give_up &&
+         !(fs::exists(db_) && testing::SqlCount(db_, "SELECT count(*) FROM measurements") >= 3))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(job, SIGINT);
+  int status = 0;
+  waitpid(job, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130)
+      << status << "\n"
+      << testing::ReadFile(dir_ / "out.txt");
+  EXPECT_LT(testing::SqlCount(db_, "SELECT count(*) FROM measurements"), 60);
+  EXPECT_EQ(SqlRows(db_, "SELECT DISTINCT status FROM runs"),
+            std::vector<std::string>{"interrupted"});
 }
 
 TEST_F(MultiDevice, BadDeviceListsAreOneLineAndWriteNothing) {
