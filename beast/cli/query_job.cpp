@@ -23,8 +23,12 @@ struct ProblemLine {
   double seconds = 0;  // wall time spent on it over every run (Store::TimeSpent)
 };
 
+// One device row (backend, name, driver: results of another driver or
+// backend on the same device are not mixed in).
 struct DeviceView {
-  std::string device;
+  int64_t device_id = 0;
+  std::string device, backend, driver;
+  bool name_shared = false;  // another device row of the view has its name
   std::vector<ProblemLine> lines;
   int64_t layers = 0;
   double weighted_best_ms = 0, weighted_library_ms = 0;
@@ -33,18 +37,20 @@ struct DeviceView {
   std::vector<std::string> no_winner;
 };
 
-DeviceView ViewOf(const std::string& device, const std::vector<JobProblem>& job,
-                  const std::vector<results_db::ResultRow>& best_rows,
-                  const std::map<std::pair<std::string, std::string>, int64_t>& counts,
-                  const std::map<std::pair<std::string, std::string>, double>& seconds) {
-  DeviceView v;
-  v.device = device;
+using PerProblem = std::map<std::pair<int64_t, std::string>, int64_t>;  // (device id, problem)
+using SecondsPerProblem = std::map<std::pair<int64_t, std::string>, double>;
+
+void FillView(const std::vector<JobProblem>& job,
+              const std::vector<results_db::ResultRow>& best_rows, const PerProblem& counts,
+              const SecondsPerProblem& seconds, DeviceView* view) {
+  DeviceView& v = *view;
+  const int64_t device = v.device_id;
   for (const JobProblem& jp : job) {
     ProblemLine line;
     line.key = jp.problem.Key();
     line.weight = jp.weight;
     for (const results_db::ResultRow& r : best_rows) {
-      if (r.device_name != device || r.problem_key != line.key || !r.median_ms) continue;
+      if (r.device_id != device || r.problem_key != line.key || !r.median_ms) continue;
       if (!line.best || *r.median_ms < *line.best->median_ms) line.best = &r;
     }
     if (line.best) {
@@ -69,7 +75,12 @@ DeviceView ViewOf(const std::string& device, const std::vector<JobProblem>& job,
     }
     v.lines.push_back(line);
   }
-  return v;
+}
+
+// The device as a line names it: with its backend and driver when another
+// device row of the view has the same name.
+std::string Label(const DeviceView& v) {
+  return v.name_shared ? v.device + " (" + v.backend + ", driver " + v.driver + ")" : v.device;
 }
 
 Json JsonOf(const DeviceView& v) {
@@ -90,6 +101,8 @@ Json JsonOf(const DeviceView& v) {
          {"seconds", l.seconds}});
   }
   return {{"device", v.device},
+          {"backend", v.device_id ? Json(v.backend) : Json(nullptr)},
+          {"driver", v.device_id ? Json(v.driver) : Json(nullptr)},
           {"problems", problems},
           {"layers", v.layers},
           {"weighted_best_ms", v.weighted_best_ms},
@@ -101,7 +114,7 @@ Json JsonOf(const DeviceView& v) {
 }
 
 void PrintTable(const DeviceView& v) {
-  std::printf("job on %s: %zu problems, %lld layers\n", v.device.c_str(), v.lines.size(),
+  std::printf("job on %s: %zu problems, %lld layers\n", Label(v).c_str(), v.lines.size(),
               static_cast<long long>(v.layers));
   std::printf("%6s  %-20s %11s %9s %24s %9s %8s %8s  %s\n", "weight", "template", "best ms",
               "vs dflt", "library (ms)", "vs lib", "configs", "time s", "problem");
@@ -141,23 +154,44 @@ void PrintJob(results_db::Store& store, const std::vector<JobProblem>& job,
   results_db::QueryFilter all;
   if (!device_name.empty()) best.device_name = all.device_name = device_name;
   const std::vector<results_db::ResultRow> best_rows = store.Query(best);
-  std::map<std::pair<std::string, std::string>, int64_t> counts;  // (device, problem)
-  std::vector<std::string> devices;  // with results for the job, first seen first
+  PerProblem counts;
+  std::vector<int64_t> device_ids;  // with results for the job, first seen first
   for (const results_db::ResultRow& r : store.Query(all)) {
-    ++counts[{r.device_name, r.problem_key}];
+    ++counts[{r.device_id, r.problem_key}];
     for (const JobProblem& jp : job) {
       if (r.problem_key == jp.problem.Key() &&
-          std::find(devices.begin(), devices.end(), r.device_name) == devices.end())
-        devices.push_back(r.device_name);
+          std::find(device_ids.begin(), device_ids.end(), r.device_id) == device_ids.end())
+        device_ids.push_back(r.device_id);
     }
   }
-  if (devices.empty()) devices.push_back(device_name.empty() ? "(no device)" : device_name);
-  std::map<std::pair<std::string, std::string>, double> seconds;  // (device, problem)
+  SecondsPerProblem seconds;
   for (const results_db::TimeSpentRow& t : store.TimeSpent())
-    seconds[{t.device_name, t.problem_key}] = t.seconds;
+    seconds[{t.device_id, t.problem_key}] += t.seconds;
+  std::vector<DeviceView> views;
+  const std::vector<results_db::DeviceRow> rows = store.Devices();
+  for (int64_t id : device_ids) {
+    DeviceView v;
+    v.device_id = id;
+    for (const results_db::DeviceRow& d : rows) {
+      if (d.device_id != id) continue;
+      v.device = d.name;
+      v.backend = d.backend;
+      v.driver = d.driver_version;
+    }
+    views.push_back(std::move(v));
+  }
+  if (views.empty()) {
+    DeviceView none;
+    none.device = device_name.empty() ? "(no device)" : device_name;
+    views.push_back(std::move(none));
+  }
+  for (DeviceView& v : views) {
+    v.name_shared = std::count_if(views.begin(), views.end(),
+                                  [&](const DeviceView& w) { return w.device == v.device; }) > 1;
+    FillView(job, best_rows, counts, seconds, &v);
+  }
   Json out = Json::array();
-  for (const std::string& device : devices) {
-    const DeviceView view = ViewOf(device, job, best_rows, counts, seconds);
+  for (const DeviceView& view : views) {
     if (json) {
       out.push_back(JsonOf(view));
     } else {

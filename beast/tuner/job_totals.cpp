@@ -12,7 +12,11 @@ JobTotals JobTotalsOf(const TuneSummary& s) {
     double ms = 0;          // the fastest winner over the problem's templates; 0: none
     double library_ms = 0;  // the library's time; 0: none
   };
-  std::map<std::string, Best> by_problem;  // every problem of the run, winner or not
+  // Every problem of the run, winner or not: the job's (one that no
+  // template computes, or whose pairs never started, has no pair) and any
+  // other pair's.
+  std::map<std::string, Best> by_problem;
+  for (const auto& [key, weight] : s.weights) by_problem[key];
   for (const PairSummary& p : s.pairs) {
     Best& b = by_problem[p.problem_key];
     if (p.has_best && p.best_ms > 0 && (b.ms == 0 || p.best_ms < b.ms)) b.ms = p.best_ms;

@@ -25,7 +25,7 @@ std::vector<TimeSpentRow> Store::TimeSpent() {
       "                        julianday(r.started_at)) AS days"
       "  FROM events e JOIN runs r ON r.id = e.run_id"
       ") "
-      "SELECT d.name, p.key, sum(max(c.days, 0)) * 86400.0 FROM charged c"
+      "SELECT d.name, p.key, sum(max(c.days, 0)) * 86400.0, c.device_id FROM charged c"
       " JOIN devices d ON d.id = c.device_id JOIN problems p ON p.id = c.problem_id"
       " GROUP BY c.device_id, c.problem_id ORDER BY d.name, p.key",
       "summing the time spent per problem");
@@ -36,6 +36,7 @@ std::vector<TimeSpentRow> Store::TimeSpent() {
     row.device_name = query.ColumnText(0);
     row.problem_key = query.ColumnText(1);
     row.seconds = query.ColumnDouble(2);
+    row.device_id = query.ColumnInt(3);
     rows.push_back(std::move(row));
   }
   return rows;

@@ -133,6 +133,7 @@ struct DeviceRow {
 
 // Wall time a device spent on a problem, over every run (Store::TimeSpent).
 struct TimeSpentRow {
+  int64_t device_id = 0;
   std::string device_name;
   std::string problem_key;
   double seconds = 0;

@@ -230,6 +230,61 @@ TEST_F(JobCli, AKilledJobResumesWithTheSameCommandAndSumsAsTheQueryDoes) {
   EXPECT_DOUBLE_EQ(d["weighted_best_ms"].get<double>(), sum);
 }
 
+// A problem of the job that none of the run's templates computes still
+// counts in the job's totals, as a problem without a winner (as `beast query
+// --problems` counts it).
+TEST_F(JobCli, AProblemNoTemplateComputesCountsWithoutAWinner) {
+  const std::string conv = "conv2d:N=1,C=2,H=5,W=5,K=2,R=3,S=3,layout=NCHW,dtype=f32";
+  const std::string conv_key =
+      "conv2d:N=1,C=2,H=5,W=5,K=2,R=3,S=3,stride_h=1,stride_w=1,pad_h=0,pad_w=0,dilation_h=1,"
+      "dilation_w=1,groups=1,layout=NCHW,dtype=f32";
+  const std::string job = Job(std::string(kSmall) + " x2\n" + conv + " x3\n");
+  CommandResult run = Tune("--problems " + job + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json summary = JsonOf(run.output);
+  ASSERT_EQ(summary["pairs"].size(), 1u) << run.output;
+  const nlohmann::json& j = summary["job"];
+  EXPECT_EQ(j["problems"], 2);
+  EXPECT_EQ(j["layers"], 5);
+  EXPECT_EQ(j["no_winner"], nlohmann::json::array({conv_key})) << j.dump();
+  EXPECT_DOUBLE_EQ(j["weighted_best_ms"].get<double>(),
+                   2 * summary["pairs"][0]["best"]["median_ms"].get<double>());
+  CommandResult table = Tune("--problems " + job);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("job: 2 problems, 5 layers; "), std::string::npos) << table.output;
+}
+
+// `beast query --problems` keeps device rows apart: the same device under
+// another driver is another row (the schema keeps its timings apart), so
+// its best, counts and time are its own, and the table names the driver
+// where two rows share a name.
+TEST_F(JobCli, TheJobViewKeepsEachDriversResultsApart) {
+  const std::string job = Job(std::string(kSmall) + " x2\n");
+  const std::string db = (dir_ / "beast.db").string();
+  ASSERT_EQ(Tune("--problems " + job).exit_code, 0);
+  ASSERT_TRUE(testing::SqlExec(db, "UPDATE devices SET driver_version = '0.1-old'"));
+  ASSERT_EQ(Tune("--problems " + job).exit_code, 0);
+  ASSERT_EQ(SqlCount(db, "SELECT count(*) FROM devices"), 2);
+  CommandResult view =
+      RunCommand(BeastBinary() + " query --db " + db + " --problems " + job + " --json", false);
+  ASSERT_EQ(view.exit_code, 0) << view.output;
+  const nlohmann::json devices = nlohmann::json::parse(view.output);
+  ASSERT_EQ(devices.size(), 2u) << view.output;
+  EXPECT_EQ(devices[0]["driver"], "0.1-old") << view.output;
+  EXPECT_NE(devices[1]["driver"], "0.1-old") << view.output;
+  for (const auto& d : devices) {
+    EXPECT_EQ(d["device"], devices[0]["device"]) << view.output;
+    EXPECT_EQ(d["problems"][0]["configs_measured"], 3) << view.output;
+    // Each row's own time: a run's first record is charged from the run's start.
+    EXPECT_GT(d["seconds"].get<double>(), 0) << view.output;
+  }
+  CommandResult table =
+      RunCommand(BeastBinary() + " query --db " + db + " --problems " + job, false);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find(", driver 0.1-old): 1 problems, 2 layers\n"), std::string::npos)
+      << table.output;
+}
+
 TEST_F(JobCli, ABadLineIsNamedAndNothingIsWritten) {
   const std::string job = Job(std::string(kSmall) + "\ngemm:M=4,N=4 x2\n");
   CommandResult run = RunCommand(BeastBinary() + " tune --template gemm/tiled --problems " + job +
