@@ -7,7 +7,6 @@
 #include <sys/time.h>
 
 #include <chrono>
-#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -19,6 +18,7 @@
 #include "beast/problem/problem.hpp"
 #include "beast/worker/instance_measure.hpp"
 #include "beast/worker/problem_data.hpp"
+#include "beast/worker/problem_shelf.hpp"
 #include "beast/worker/worker_protocol.hpp"
 #include "harness/cache/program_cache.hpp"
 #include "harness/cuda/cuda_build.hpp"
@@ -145,7 +145,7 @@ int RunCompileWorker(Backend backend, int device_index, int fd, const std::strin
     return 1;
   }
   if (!Reply(fd, EncodeReady({kWorkerProtocolVersion, context->device().name}))) return 0;
-  std::map<std::string, std::unique_ptr<WarmBuffers>> warm_buffers;
+  ProblemShelf<WarmBuffers> warm_buffers;
   std::string payload;
   while (ReadFrame(fd, &payload)) {
     CompileRequest request = DecodeCompile(payload);
@@ -158,16 +158,16 @@ int RunCompileWorker(Backend backend, int device_index, int fd, const std::strin
       reply.built = build.ok;
       reply.compile_ms = build.compile_ms;
       if (build.ok && request.warm) {
-        auto& buffers = warm_buffers[request.problem_key];
-        if (!buffers) {
-          buffers = std::make_unique<WarmBuffers>();
-          buffers->data = ZeroProblemData(Problem::Parse(request.problem_key));
-          buffers->device = UploadProblem(*context, buffers->data);
-        }
+        const WarmBuffers& buffers = warm_buffers.Get(request.problem_key, [&] {
+          auto fresh = std::make_unique<WarmBuffers>();
+          fresh->data = ZeroProblemData(Problem::Parse(request.problem_key));
+          fresh->device = UploadProblem(*context, fresh->data);
+          return fresh;
+        });
         auto start = std::chrono::steady_clock::now();
         {
           CpuLimit limit(kWarmGraceSeconds + kWarmJitFactor * build.compile_ms / 1000.0);
-          WarmLaunch(*context, *buffers, build.program, request);
+          WarmLaunch(*context, buffers, build.program, request);
         }
         reply.warm_ms = MsSince(start);
       }

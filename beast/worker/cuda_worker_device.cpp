@@ -4,7 +4,6 @@
 // optionally from a cold L2; cuBLAS and cuDNN baselines; the CUDA FMA peak.
 // The driver and the libraries are opened at run time: on a machine without
 // them opening the device fails with one line, and nothing else changes.
-#include <map>
 #include <memory>
 #include <optional>
 
@@ -12,6 +11,8 @@
 #include "beast/problem/problem.hpp"
 #include "beast/worker/measure_steps.hpp"
 #include "beast/worker/problem_data.hpp"
+#include "beast/worker/problem_seal.hpp"
+#include "beast/worker/problem_shelf.hpp"
 #include "beast/worker/staged_kernel.hpp"
 #include "beast/worker/worker_device.hpp"
 #include "harness/cache/program_cache.hpp"
@@ -29,6 +30,7 @@ namespace {
 struct CudaProblem {
   ProblemData data;
   harness::CudaOperands buffers;
+  ProblemSeal seal;  // of the device inputs: a GPU kernel cannot reach the host's copy
   // The kernel arguments in beast's contract: (x, w, [b,] y) or (A, B, C).
   std::vector<harness::CudaKernelArg> KernelArgs() const {
     if (!data.bias.empty()) return {buffers.input0, buffers.input1, buffers.bias, buffers.output};
@@ -102,6 +104,8 @@ class CudaWorkerDevice : public WorkerDevice {
     KernelCalls calls = CallsFor(problem, [&] { return kernel.Launch(request.geometry, flush); });
     if (kernel.has_prepare()) calls.prepare = [&] { return kernel.Prepare(); };
     ValidateAndTime(calls, problem.data, request.plan, &out, request.winograd_tile);
+    const std::string broken = Broken(request.problem_key, problem);
+    if (!broken.empty()) MarkBroken(broken, &out);
     return out;
   }
 
@@ -150,6 +154,7 @@ class CudaWorkerDevice : public WorkerDevice {
     }
     InterleavedRounds(
         launches, request.plan, [&] { return ContextWorks(); }, &results);
+    Broken(request.problem_key, problem);
     return results;
   }
 
@@ -202,6 +207,7 @@ class CudaWorkerDevice : public WorkerDevice {
     out.max_error = measured.max_error;
     out.error_text = measured.error_text;
     out.first_call_ms = measured.first_launch_seconds * 1000.0;
+    Broken(request.problem_key, problem);
     return out;
   }
 
@@ -237,7 +243,7 @@ class CudaWorkerDevice : public WorkerDevice {
     try {
       return &Problem(key);
     } catch (const Error& e) {
-      problems_.erase(key);
+      problems_.Drop(key);
       if (!ContextWorks()) throw;
       *why = std::string("the problem's buffers do not fit: ") + e.what();
       return nullptr;
@@ -285,8 +291,7 @@ class CudaWorkerDevice : public WorkerDevice {
   // Inputs and reference, made once per problem and shared by its kernels,
   // confirmations and baselines.
   CudaProblem& Problem(const std::string& key) {
-    std::unique_ptr<CudaProblem>& cached = problems_[key];
-    if (!cached) {
+    return problems_.Get(key, [&] {
       auto fresh = std::make_unique<CudaProblem>();
       fresh->data = MakeProblemData(beast::Problem::Parse(key));
       const ProblemData& d = fresh->data;
@@ -295,14 +300,25 @@ class CudaWorkerDevice : public WorkerDevice {
       b.input1 = UploadElements(context_, d, d.input1);
       b.output = context_.Allocate(d.output_count * ElementBytes(d));
       if (!d.bias.empty()) b.bias = UploadElements(context_, d, d.bias);
-      cached = std::move(fresh);
-    }
-    return *cached;
+      fresh->seal = SealOf(d, /*check_host=*/false);
+      return fresh;
+    });
+  }
+
+  // What the last kernels wrote into the problem's inputs ("" for nothing).
+  std::string Broken(const std::string& key, const CudaProblem& problem) {
+    const harness::CudaOperands& b = problem.buffers;
+    return CheckSeal(
+        problem.data, problem.seal,
+        [&](size_t i, void* host, size_t bytes) {
+          context_.Read(i == 0 ? b.input0 : i == 1 ? b.input1 : b.bias, host, bytes);
+        },
+        [&] { problems_.Drop(key); });
   }
 
   harness::CudaContext context_;
   std::unique_ptr<harness::ProgramCache> cache_;
-  std::map<std::string, std::unique_ptr<CudaProblem>> problems_;
+  ProblemShelf<CudaProblem> problems_;
 };
 
 }  // namespace

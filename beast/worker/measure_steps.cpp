@@ -91,6 +91,14 @@ bool ValidateOutput(const KernelCalls& calls, const ProblemData& data, int winog
 
 }  // namespace
 
+void MarkBroken(const std::string& broken, Outcome* out) {
+  out->error_text = broken + (out->error_text.empty() ? "" : "; " + out->error_text);
+  out->status = Status::kWrongResult;
+  out->samples_ms.clear();
+  out->median_ms.reset();
+  out->spread.reset();
+}
+
 void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
                      const harness::BenchmarkPlan& plan, Outcome* out, int winograd_tile) {
   // What the prepare stages leave in the workspace serves every launch

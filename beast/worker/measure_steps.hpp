@@ -41,6 +41,11 @@ struct KernelCalls {
 void ValidateAndTime(const KernelCalls& calls, const ProblemData& data,
                      const harness::BenchmarkPlan& plan, Outcome* out, int winograd_tile = 0);
 
+// A kernel that ran broke its problem's seal (problem_seal.hpp: `broken`
+// says what it wrote where it must not): whatever its output, its outcome
+// is a wrong result, and its timings are dropped.
+void MarkBroken(const std::string& broken, Outcome* out);
+
 // Runs a confirmation candidate's prepare stages (StagedKernel) once, before
 // the rounds time its launches; false, with the candidate's result a
 // runtime_error saying why, when they fail.

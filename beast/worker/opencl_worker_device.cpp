@@ -1,17 +1,21 @@
 // The device worker's OpenCL device (worker_device.hpp): kernels built with
 // the platform's compiler through the program cache, CLBlast baselines, the
-// OpenCL FMA peak, on one context whose problems' buffers are kept.
-#include <map>
+// OpenCL FMA peak, on one context whose recent problems' buffers are kept
+// (and checked after each kernel: problem_seal.hpp).
 #include <memory>
 
 #include "beast/problem/problem.hpp"
 #include "beast/worker/baseline_measure.hpp"
 #include "beast/worker/confirm_measure.hpp"
+#include "beast/worker/measure_steps.hpp"
 #include "beast/worker/problem_data.hpp"
+#include "beast/worker/problem_seal.hpp"
+#include "beast/worker/problem_shelf.hpp"
 #include "beast/worker/worker_device.hpp"
 #include "harness/cache/program_cache.hpp"
 #include "harness/opencl/opencl_bandwidth.hpp"
 #include "harness/opencl/opencl_context.hpp"
+#include "harness/opencl/opencl_devices.hpp"
 #include "harness/opencl/opencl_peak_flops.hpp"
 
 namespace beast {
@@ -19,7 +23,8 @@ namespace {
 
 class OpenCLWorkerDevice : public WorkerDevice {
  public:
-  OpenCLWorkerDevice(int device_index, const std::string& cache_dir) : context_(device_index) {
+  OpenCLWorkerDevice(int device_index, const std::string& cache_dir)
+      : context_(device_index), cpu_(harness::IsCpuOpenClDevice(device_index)) {
     if (!cache_dir.empty())
       context_.UseProgramCache(std::make_shared<harness::ProgramCache>(cache_dir));
   }
@@ -27,19 +32,32 @@ class OpenCLWorkerDevice : public WorkerDevice {
   const DeviceInfo& device() const override { return context_.device(); }
 
   Outcome Measure(const MeasureRequest& request, const OnBuilt& on_built) override {
-    return MeasureInstance(context_, Problem(request.problem_key).device, request.source,
-                           request.kernel_name, request.geometry, request.stages, request.plan,
-                           on_built, request.winograd_tile);
+    Cached& problem = Problem(request.problem_key);
+    Outcome out = MeasureInstance(context_, problem.device, request.source, request.kernel_name,
+                                  request.geometry, request.stages, request.plan, on_built,
+                                  request.winograd_tile);
+    if (out.status != Status::kCompileError && out.status != Status::kPrunedAfterCompile) {
+      const std::string broken = Broken(request.problem_key, problem);
+      if (!broken.empty()) MarkBroken(broken, &out);
+    }
+    return out;
   }
 
   std::vector<ConfirmResult> Confirm(const ConfirmRequest& request) override {
-    return ConfirmInstances(context_, Problem(request.problem_key).device, request.candidates,
-                            request.plan);
+    Cached& problem = Problem(request.problem_key);
+    std::vector<ConfirmResult> results =
+        ConfirmInstances(context_, problem.device, request.candidates, request.plan);
+    Broken(request.problem_key, problem);
+    return results;
   }
 
   harness::BaselineResult Baseline(const BaselineRequest& request) override {
-    return MeasureBaseline(context_, beast::Problem::Parse(request.problem_key),
-                           Problem(request.problem_key).device, request.library, request.plan);
+    Cached& problem = Problem(request.problem_key);
+    harness::BaselineResult result =
+        MeasureBaseline(context_, beast::Problem::Parse(request.problem_key), problem.device,
+                        request.library, request.plan);
+    Broken(request.problem_key, problem);
+    return result;
   }
 
   harness::PeakFlopsResult Peak(const PeakRequest& request) override {
@@ -74,23 +92,36 @@ class OpenCLWorkerDevice : public WorkerDevice {
   struct Cached {
     ProblemData data;
     DeviceProblem device;
+    ProblemSeal seal;
   };
 
   // Inputs and reference, made once per problem and shared by its kernels,
   // confirmations and baselines.
   Cached& Problem(const std::string& key) {
-    std::unique_ptr<Cached>& cached = problems_[key];
-    if (!cached) {
+    return problems_.Get(key, [&] {
       auto fresh = std::make_unique<Cached>();
       fresh->data = MakeProblemData(beast::Problem::Parse(key));
       fresh->device = UploadProblem(context_, fresh->data);
-      cached = std::move(fresh);
-    }
-    return *cached;
+      // On a CPU device a kernel runs in this process: it can reach the host's copy too.
+      fresh->seal = SealOf(fresh->data, cpu_);
+      return fresh;
+    });
+  }
+
+  // What the last kernels broke of the problem's seal ("" for nothing).
+  std::string Broken(const std::string& key, const Cached& problem) {
+    const DeviceProblem& d = problem.device;
+    return CheckSeal(
+        problem.data, problem.seal,
+        [&](size_t i, void* host, size_t bytes) {
+          context_.Read(i == 0 ? d.input0 : i == 1 ? d.input1 : d.bias, host, bytes);
+        },
+        [&] { problems_.Drop(key); });
   }
 
   harness::OpenClContext context_;
-  std::map<std::string, std::unique_ptr<Cached>> problems_;
+  bool cpu_;
+  ProblemShelf<Cached> problems_;
 };
 
 }  // namespace

@@ -158,6 +158,28 @@ TEST_F(Worker, EachFaultIsRecordedWithItsStatusAndTheRunCompletes) {
   EXPECT_EQ(pair["skipped"], 4) << again.output;
 }
 
+// A kernel that writes into its input A is a wrong result, and the configs
+// measured after it, on the same worker and problem, see the inputs they
+// should (test/clobber: the default, then both MODE=1 configs, then the
+// other MODE=0 one).
+TEST_F(Worker, AKernelThatWritesIntoItsInputIsWrongAndTheNextOnesAreNot) {
+  auto r = RunCommand(BeastBinary() + " tune --templates " + std::string(BEAST_TEST_SOURCE_DIR) +
+                          "/tests/data/kernel_templates --template test/clobber --problem " +
+                          kProblem + " --device opencl:0 --db " + db_ +
+                          " --strategy exhaustive --max-reps 3 --compile-jobs 0 --quiet",
+                      false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto outcomes = Outcomes(db_);
+  ASSERT_EQ(outcomes.size(), 4u);
+  for (const char* ok : {"MODE=0,V=0", "MODE=0,V=1"})
+    EXPECT_EQ(outcomes[ok].first, beast::Status::kOk) << ok << ": " << outcomes[ok].second;
+  for (const char* wrong : {"MODE=1,V=0", "MODE=1,V=1"}) {
+    EXPECT_EQ(outcomes[wrong].first, beast::Status::kWrongResult) << wrong;
+    EXPECT_EQ(outcomes[wrong].second.rfind("it wrote into its input A", 0), 0u)
+        << wrong << ": " << outcomes[wrong].second;
+  }
+}
+
 TEST_F(Worker, WithoutABestTimeTheAbsoluteLimitStopsAHang) {
   // Only MODE=2 is left (the default MODE=0 does not fit): nothing ran ok, so
   // only --timeout-seconds bounds it.
