@@ -25,8 +25,10 @@ ValidationResult ValidateWith(const T* y, const T* ref, const T* abs_ref, size_t
   if (count > 0 && (y == nullptr || ref == nullptr || abs_ref == nullptr)) {
     throw Error(ErrorCode::kBadArgument, "validation given a null array");
   }
-  const double scale =
-      static_cast<double>(reduction_length) * rounding.accumulate_u + rounding.store_u;
+  const double length = static_cast<double>(reduction_length);
+  const double scale = length * rounding.accumulate_u + rounding.store_u;
+  const double rms_scale = std::sqrt(length) * rounding.accumulate_u + rounding.store_u;
+  double rms_sum = 0;
   ValidationResult result;
   for (size_t i = 0; i < count; ++i) {
     const int64_t index = static_cast<int64_t>(i);
@@ -40,7 +42,10 @@ ValidationResult ValidateWith(const T* y, const T* ref, const T* abs_ref, size_t
       continue;
     }
     const double diff = std::fabs(static_cast<double>(y[i]) - static_cast<double>(ref[i]));
-    double error = diff / (scale * std::fabs(static_cast<double>(abs_ref[i])) + rounding.tiny);
+    const double abs = std::fabs(static_cast<double>(abs_ref[i]));
+    double error = diff / (scale * abs + rounding.tiny);
+    const double rms_term = diff / (rms_scale * abs + rounding.tiny);
+    rms_sum += rms_term * rms_term;
     // A non-finite reference (never from finite inputs) cannot vouch for y.
     if (std::isnan(error)) error = std::numeric_limits<double>::infinity();
     if (error > kValidationFactor) ++result.fail_count;
@@ -49,13 +54,28 @@ ValidationResult ValidateWith(const T* y, const T* ref, const T* abs_ref, size_t
       result.worst_index = index;
     }
   }
-  result.ok = result.fail_count == 0;
+  if (result.nan_count == 0 && count >= kRmsMinOutputs && reduction_length >= kRmsMinReduction) {
+    result.rms_error = std::sqrt(rms_sum / static_cast<double>(count));
+    if (std::isnan(result.rms_error)) result.rms_error = std::numeric_limits<double>::infinity();
+    result.rms_failed = result.rms_error > kValidationFactor;
+  }
+  result.ok = result.fail_count == 0 && !result.rms_failed;
   return result;
 }
 
 template <typename T>
 std::string Describe(const ValidationResult& v, const T* y, const T* ref, size_t count) {
-  char buf[256];
+  char buf[320];
+  if (v.fail_count == 0 && v.rms_failed) {
+    std::snprintf(buf, sizeof buf,
+                  "outputs wrong on the whole: root mean square error %.3g times the sum's "
+                  "probabilistic bound (at most %g), each output within the worst case; "
+                  "largest at %lld: got %g, expected %g",
+                  v.rms_error, kValidationFactor, (long long)v.worst_index,
+                  v.worst_index >= 0 ? static_cast<double>(y[v.worst_index]) : 0.0,
+                  v.worst_index >= 0 ? static_cast<double>(ref[v.worst_index]) : 0.0);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf,
                 "%lld of %zu outputs wrong (%lld not finite); worst at %lld: got %g, expected %g",
                 (long long)v.fail_count, count, (long long)v.nan_count, (long long)v.worst_index,

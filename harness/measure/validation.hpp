@@ -44,6 +44,23 @@ constexpr StoredRounding kStoredBf16{kUnitRoundoff32, 0x1p-8, kValidationTiny};
 // bound's factor c = 2 doubles it) and an f32 result.
 constexpr StoredRounding kTf32Inputs{kUnitRoundoff32, 0x1p-10, kValidationTiny};
 
+// The bound above is the worst case: every rounding at its largest, all of
+// one sign. It grows with L u while the errors of a right kernel grow about
+// with sqrt(L) u: rounding errors of random data are independent with mean
+// zero, so their sum's standard deviation is at most sqrt(L) u abs_ref
+// (Higham & Mary, SIAM J. Sci. Comput. 41(5), 2019: the probabilistic
+// bound). At large L the worst case then lets a kernel that drops a term
+// pass (K = 8192: a tolerance near 2, and no term above 1). So the outputs
+// are also checked together: the root mean square of |y_i - ref_i| over
+// the probabilistic scale (sqrt(L) u + store_u) abs_ref_i + tiny must not
+// exceed the same factor c. Under that model its square has an expectation
+// of at most 1; a right kernel's is far below (its partial sums are far
+// below abs_ref), a kernel that drops a term or a channel far above. Only
+// with enough outputs for a mean to mean something, and only where
+// sqrt(L) is well below L.
+constexpr size_t kRmsMinOutputs = 32;
+constexpr int64_t kRmsMinReduction = 16;
+
 struct ValidationResult {
   bool ok = false;
   // max over i of |y_i - ref_i| / (L u abs_ref_i + tiny): the error in units
@@ -53,10 +70,16 @@ struct ValidationResult {
   int64_t worst_index = -1;  // the element of max_error (first non-finite y if any); -1 if none
   int64_t nan_count = 0;     // elements of y that are NaN or infinite
   int64_t fail_count = 0;    // elements outside the bound (non-finite ones included)
+  // The root mean square of the errors on the probabilistic scale (above);
+  // 0 when it is not checked (too few outputs, a short reduction, or a
+  // non-finite output).
+  double rms_error = 0;
+  bool rms_failed = false;  // rms_error > kValidationFactor
 };
 
 // Checks y against ref element by element: element i passes when y_i is
-// finite and |y_i - ref_i| <= c L u abs_ref_i + tiny, with abs_ref the
+// finite and |y_i - ref_i| <= c L u abs_ref_i + tiny (and all of them
+// together by their root mean square, above), with abs_ref the
 // reference over absolute values and L = reduction_length, the number of
 // terms per output (conv: C/groups*R*S, plus 1 with a bias; GEMM: K). Throws
 // Error(kBadArgument) for reduction_length < 1 or null arrays with count > 0.

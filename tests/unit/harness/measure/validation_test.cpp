@@ -1,5 +1,6 @@
 // Validation against the reference: the float error bound scaled by the
-// reduction length, exact pass/fail at its edge, NaN and infinity.
+// reduction length, exact pass/fail at its edge, NaN and infinity, and the
+// outputs' root mean square on the probabilistic scale (a dropped term).
 #include "harness/measure/validation.hpp"
 
 #include <gtest/gtest.h>
@@ -197,6 +198,69 @@ TEST(Validate, Tf32AcceptsTruncatedInputsAndRejectsOneWrongElement) {
   EXPECT_FALSE(wrong.ok);
   EXPECT_EQ(wrong.fail_count, 1);
   EXPECT_EQ(wrong.worst_index, 5);
+}
+
+// Dot products of K random terms in [-1, 1), summed in float in order (as a
+// naive kernel sums them), against the double sums; `drop` leaves out each
+// sum's last term (an off-by-one loop bound).
+struct FloatSums {
+  std::vector<float> y, ref, abs_ref;
+};
+FloatSums SumsOf(int64_t k, size_t outputs, bool drop) {
+  FloatSums s;
+  uint64_t state = 12345;
+  auto next = [&] {  // splitmix64, to [-1, 1)
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<float>(static_cast<double>(z >> 40) * 0x1p-23 - 1.0);
+  };
+  for (size_t i = 0; i < outputs; ++i) {
+    float acc = 0;
+    double exact = 0, abs = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      const float a = next(), b = next();
+      if (!(drop && j == k - 1)) acc += a * b;
+      exact += static_cast<double>(a) * b;
+      abs += std::fabs(static_cast<double>(a) * b);
+    }
+    s.y.push_back(acc);
+    s.ref.push_back(static_cast<float>(exact));
+    s.abs_ref.push_back(static_cast<float>(abs));
+  }
+  return s;
+}
+
+TEST(Validate, TheOutputsTogetherCatchADroppedTermTheWorstCasePasses) {
+  const int64_t k = 8192;
+  const FloatSums right = SumsOf(k, 64, false);
+  ValidationResult ok =
+      Validate(right.y.data(), right.ref.data(), right.abs_ref.data(), right.y.size(), k);
+  EXPECT_TRUE(ok.ok);
+  EXPECT_GT(ok.rms_error, 0);
+  EXPECT_LT(ok.rms_error, 0.1);  // a right sum sits far inside the probabilistic scale
+  const FloatSums dropped = SumsOf(k, 64, true);
+  ValidationResult wrong =
+      Validate(dropped.y.data(), dropped.ref.data(), dropped.abs_ref.data(), dropped.y.size(), k);
+  EXPECT_EQ(wrong.fail_count, 0);  // every output within the worst case
+  EXPECT_TRUE(wrong.rms_failed);
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_GT(wrong.rms_error, 10 * kValidationFactor);
+  EXPECT_EQ(DescribeWrongResult(wrong, dropped.y.data(), dropped.ref.data(), dropped.y.size())
+                .rfind("outputs wrong on the whole: root mean square error ", 0),
+            0u);
+  // Too few outputs for a mean, or a reduction too short for sqrt(L) to
+  // differ from L: not checked together.
+  ValidationResult few =
+      Validate(dropped.y.data(), dropped.ref.data(), dropped.abs_ref.data(), kRmsMinOutputs - 1, k);
+  EXPECT_TRUE(few.ok);
+  EXPECT_EQ(few.rms_error, 0);
+  const FloatSums short_sums = SumsOf(kRmsMinReduction - 1, 64, false);
+  EXPECT_EQ(Validate(short_sums.y.data(), short_sums.ref.data(), short_sums.abs_ref.data(), 64,
+                     kRmsMinReduction - 1)
+                .rms_error,
+            0);
 }
 
 TEST(Validate, RejectsMisuse) {
