@@ -224,8 +224,9 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
                                            const std::atomic<bool>& stop,
                                            const std::string& crash_context,
                                            const PostCompileCheck& check, bool* not_taken) {
-  const Clock::time_point sent = Clock::now();
-  const Clock::time_point absolute = After(sent, limit.timeout_seconds);
+  Clock::time_point sent = Clock::now();
+  Clock::time_point absolute = After(sent, limit.timeout_seconds);
+  Clock::duration stopped = process_->stopped();  // moves the times below when it grows
   process_->ForgetStderr();
   if (!process_->Send(request, absolute)) {
     *not_taken = true;
@@ -240,7 +241,14 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
   while (true) {
     Clock::time_point deadline = absolute;
     if (run_limit) deadline = std::min(deadline, After(built_at, *run_limit));
-    switch (process_->Receive(&payload, deadline, &stop)) {
+    const WorkerProcess::Wait wait = process_->Receive(&payload, deadline, &stop);
+    // Time the processes stood stopped counts against no limit.
+    const Clock::duration paused = process_->stopped() - stopped;
+    stopped += paused;
+    sent += paused;
+    absolute += paused;
+    built_at += paused;
+    switch (wait) {
       case WorkerProcess::Wait::kStopped:
         Stop();
         return {Reply::kStopped};

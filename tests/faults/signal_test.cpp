@@ -1,7 +1,8 @@
 // Signals a user's terminal sends, made for real (issue 16): a second
 // Ctrl-C while the first is being handled, and SIGHUP (the terminal went
 // away), each end the run as `interrupted`: exit 130, the summary printed,
-// the run row marked interrupted, and every worker reaped.
+// the run row marked interrupted, and every worker reaped. Ctrl-Z and fg
+// (SIGSTOP and SIGCONT to the group) cost no config a timeout.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -91,6 +92,42 @@ TEST_F(Signals, ASecondCtrlCEndsTheRunInterruptedWithItsSummary) {
   std::set<pid_t> seen;
   const int status = InterruptAfterThree({SIGINT, SIGINT}, &seen);
   ExpectInterrupted(status, seen);
+}
+
+// Ctrl-Z, then fg: the tuner and its worker stop together (one process
+// group) for longer than a config's limit, then go on. The config in flight
+// is not a timeout: the time they stood stopped counts against no limit.
+TEST_F(Signals, StoppedAndContinuedNoConfigTimesOut) {
+  const std::string db = (dir_ / "beast.db").string();
+  const pid_t beast =
+      testing::SpawnProcess({BeastBinary(), "tune",
+                             "--template",  "gemm/tiled",
+                             "--problem",   "gemm:M=64,N=64,K=64",
+                             "--device",    "opencl:0",
+                             "--db",        db,
+                             "--no-cache",  "--compile-jobs",
+                             "0",           "--max-configs",
+                             "12",          "--max-reps",
+                             "3",           "--timeout-seconds",
+                             "3",           "--baselines",
+                             "none",        "--confirm-top",
+                             "0",           "--quiet"},
+                            (dir_ / "out.txt").string(), /*own_process_group=*/true);
+  ASSERT_GT(beast, 0);
+  const Clock::time_point give_up = Clock::now() + std::chrono::minutes(5);
+  int status = 0;
+  while (Clock::now() < give_up && SqlCount(db, "SELECT count(*) FROM measurements") < 2) {
+    ASSERT_NE(waitpid(beast, &status, WNOHANG), beast) << ReadFile(dir_ / "out.txt");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(-beast, SIGSTOP);  // the whole group, as a terminal's Ctrl-Z
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  kill(-beast, SIGCONT);
+  while (Clock::now() < give_up && waitpid(beast, &status, WNOHANG) != beast)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(dir_ / "out.txt");
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements"), 12);
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements WHERE status = 'timeout'"), 0);
 }
 
 TEST_F(Signals, SighupEndsTheRunInterruptedWithItsSummary) {
