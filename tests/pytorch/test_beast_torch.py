@@ -209,6 +209,17 @@ def test_bad_shapes_and_mixed_inputs_are_runtime_errors(beast_torch):
         torch.ops.beast.gemm(torch.ones(2, 3), torch.ones(4, 2))
     with pytest.raises(RuntimeError, match="runs CPU and CUDA tensors, not tensors on meta"):
         torch.ops.beast.gemm(torch.ones(2, 3, device="meta"), torch.ones(3, 2, device="meta"))
+    # A bias of another dtype is refused before the GEMM, as F.linear refuses
+    # it (add_ would round it into the output).
+    with pytest.raises(RuntimeError, match="bias is Double but input Float"):
+        torch.ops.beast.linear(torch.ones(2, 3), torch.ones(4, 3), torch.ones(4).double())
+    with pytest.raises(RuntimeError, match="bias is Float but input Half"):
+        torch.ops.beast.linear(torch.ones(2, 3).half(), torch.ones(4, 3).half(), torch.ones(4))
+    # 'same' keeps no strided output the input's size: refused as PyTorch does.
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided"):
+        beast_torch.conv2d(x, w, stride=2, padding="same", groups=2)
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided"):
+        beast_torch.explain_conv2d(x, w, stride=(1, 2), padding="same", groups=2)
 
 
 def test_the_operator_refuses_gradients_and_the_function_backward_is_torchs(beast_torch):

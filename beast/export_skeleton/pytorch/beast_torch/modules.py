@@ -81,15 +81,19 @@ class _LinearFunction(torch.autograd.Function):
         return gx, gw, gb
 
 
-def _explicit_padding(x, weight, padding, dilation):
+def _explicit_padding(x, weight, padding, dilation, stride):
     """(input, (pad_h, pad_w)) for a padding of ints or 'valid' / 'same'; an
-    uneven 'same' (an even dilated filter) pads the input itself first."""
+    uneven 'same' (an even dilated filter) pads the input itself first.
+    'same' with a stride is refused, as PyTorch refuses it: no padding keeps
+    a strided output the input's size."""
     if not isinstance(padding, str):
         return x, _pair(padding)
     if padding == "valid":
         return x, (0, 0)
     if padding != "same":
         raise ValueError("padding must be an int, a pair, 'valid' or 'same', not %r" % padding)
+    if tuple(stride) != (1, 1):
+        raise ValueError("padding='same' is not supported for strided convolutions")
     totals = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
     if all(t % 2 == 0 for t in totals):
         return x, (totals[0] // 2, totals[1] // 2)
@@ -100,7 +104,7 @@ def _explicit_padding(x, weight, padding, dilation):
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d through beast's kernels."""
     stride, dilation = _pair(stride), _pair(dilation)
-    x, padding = _explicit_padding(x, weight, padding, dilation)
+    x, padding = _explicit_padding(x, weight, padding, dilation, stride)
     if _needs_grad(x, weight, bias):
         return _Conv2dFunction.apply(x, weight, bias, stride, padding, dilation, groups)
     return torch.ops.beast.conv2d(x, weight, bias, stride, padding, dilation, groups)
@@ -115,7 +119,7 @@ def prepare_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups
     device memory sized for x's shape until it is freed. No backward
     (inference)."""
     stride, dilation = _pair(stride), _pair(dilation)
-    padded, padding = _explicit_padding(x, weight, padding, dilation)
+    padded, padding = _explicit_padding(x, weight, padding, dilation, stride)
     if padded is not x:
         raise ValueError(
             "prepare_conv2d: padding='same' with an even dilated filter pads the input "
@@ -127,7 +131,7 @@ def prepare_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups
 def explain_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Which kernel conv2d would run for these arguments, and why."""
     stride, dilation = _pair(stride), _pair(dilation)
-    x, padding = _explicit_padding(x, weight, padding, dilation)
+    x, padding = _explicit_padding(x, weight, padding, dilation, stride)
     return torch.ops.beast.explain_conv2d(x, weight, bias, stride, padding, dilation, groups)
 
 
@@ -243,7 +247,9 @@ class Conv2d(torch.nn.Conv2d):
             return conv2d(
                 input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
             )
-        input, padding = _explicit_padding(input, self.weight, padding, _pair(self.dilation))
+        input, padding = _explicit_padding(
+            input, self.weight, padding, _pair(self.dilation), _pair(self.stride)
+        )
         return self._prepared_for(input, padding).forward(input)
 
     def explain(self, input):

@@ -88,14 +88,21 @@ at::Tensor Linear(const at::Tensor& x, const at::Tensor& weight,
   TORCH_CHECK(x.dim() >= 1 && weight.dim() == 2 && x.size(-1) == weight.size(1),
               "beast::linear: input ", x.sizes(), " and weight ", weight.sizes(),
               " do not fit (weight is out_features x in_features)");
+  const bool has_bias = bias && bias->defined();
+  // The bias is checked before the GEMM runs, as F.linear checks it: one of
+  // another dtype would be rounded into the output by add_, not refused.
+  if (has_bias) {
+    TORCH_CHECK(bias->dim() == 1 && bias->size(0) == weight.size(0),
+                "beast::linear: bias must hold ", weight.size(0), " values, not ", bias->sizes());
+    TORCH_CHECK(bias->scalar_type() == x.scalar_type(), "beast::linear: bias is ",
+                bias->scalar_type(), " but input ", x.scalar_type());
+    TORCH_CHECK(bias->device() == x.device(), "beast::linear: bias is on ", bias->device(),
+                " but input on ", x.device());
+  }
   // Every leading dimension is a row of one GEMM; weight.t() runs transposed.
   at::Tensor rows = x.reshape({-1, x.size(-1)});
   at::Tensor y = Run(rows, weight.t(), "linear");
-  if (bias && bias->defined()) {
-    TORCH_CHECK(bias->dim() == 1 && bias->size(0) == weight.size(0),
-                "beast::linear: bias must hold ", weight.size(0), " values, not ", bias->sizes());
-    y.add_(*bias);  // the library's GEMM has no bias: PyTorch adds it
-  }
+  if (has_bias) y.add_(*bias);  // the library's GEMM has no bias: PyTorch adds it
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = weight.size(0);
   return y.view(shape);

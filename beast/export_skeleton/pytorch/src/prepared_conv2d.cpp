@@ -11,6 +11,7 @@
 #include "contexts.h"
 
 #ifdef BEAST_TORCH_CUDA
+#include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -48,20 +49,26 @@ PreparedConv2d::~PreparedConv2d() { beast_conv2d_prepared_destroy(handle_); }
 
 namespace {
 
-// Makes `next` wait for the work queued on `last` (CUDA streams).
-void OrderStreams(void* last, void* next) {
+// Makes `next` wait for the work queued on `last` (CUDA streams of
+// `device`). The event is made and recorded on the streams' device, not the
+// calling thread's current one (a new thread starts on device 0), and freed
+// whether or not the ordering worked.
+void OrderStreams(void* last, void* next, const c10::Device& device) {
 #ifdef BEAST_TORCH_CUDA
   if (last == nullptr || last == next) return;
+  const c10::cuda::CUDAGuard guard(device);
   cudaEvent_t done = nullptr;
-  TORCH_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess &&
-                  cudaEventRecord(done, static_cast<cudaStream_t>(last)) == cudaSuccess &&
-                  cudaStreamWaitEvent(static_cast<cudaStream_t>(next), done, 0) == cudaSuccess,
-              "beast::PreparedConv2d: ordering the streams of two calls failed: ",
-              cudaGetErrorString(cudaGetLastError()));
-  cudaEventDestroy(done);
+  const bool ordered = cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess &&
+                       cudaEventRecord(done, static_cast<cudaStream_t>(last)) == cudaSuccess &&
+                       cudaStreamWaitEvent(static_cast<cudaStream_t>(next), done, 0) == cudaSuccess;
+  const cudaError_t error = cudaGetLastError();
+  if (done != nullptr) cudaEventDestroy(done);
+  TORCH_CHECK(ordered, "beast::PreparedConv2d: ordering the streams of two calls failed: ",
+              cudaGetErrorString(error));
 #else
   (void)last;
   (void)next;
+  (void)device;
 #endif
 }
 
@@ -82,7 +89,7 @@ at::Tensor PreparedConv2d::Forward(const at::Tensor& x) {
   if (x.is_cuda()) {
     std::lock_guard<std::mutex> lock(mutex_);
     void* stream = CurrentStream(x.device());
-    OrderStreams(last_stream_, stream);
+    OrderStreams(last_stream_, stream, x.device());
     last_stream_ = stream;
     Check(beast_conv2d_forward_prepared(ctx_, handle_, input.data_ptr(), y.data_ptr(), stream),
           "conv2d_prepared");
