@@ -115,9 +115,11 @@ void ParseShard(const std::string& text, TuneOptions* o) {
   const size_t slash = text.find('/');
   char* end = nullptr;
   long index = slash == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
-  long count = slash == std::string::npos ? 0 : std::strtol(text.c_str() + slash + 1, nullptr, 10);
+  char* count_end = nullptr;
+  long count =
+      slash == std::string::npos ? 0 : std::strtol(text.c_str() + slash + 1, &count_end, 10);
   if (slash == std::string::npos || end != text.c_str() + slash || count < 1 || index < 0 ||
-      index >= count)
+      index >= count || count_end != text.c_str() + text.size())
     throw Error(ErrorCode::kBadArgument,
                 "--shard must be I/N with 0 <= I < N, not \"" + text + "\"");
   o->shard_index = static_cast<int>(index);
@@ -172,7 +174,7 @@ struct TuneArgs {
   double time_budget = 0;
   long patience = 0;
   long max_configs = 0, seed = 1, max_reps = 30, compile_jobs = -1, confirm_top = 3;
-  long share_fd = -1;
+  long share_fd = -1, retry_before_run = 0;
   double max_seconds = 2.0, timeout_seconds = 60, progress_seconds = 10;
   bool ignore_soft = false, quiet = false, json = false, no_cache = false, flush_cache = false;
 };
@@ -219,6 +221,9 @@ void DeclareOptions(CLI::App& app, TuneArgs* a) {
   app.add_option("--shard", a->shard, "I/N: this device's share")->group("");
   app.add_option("--progress-label", a->progress_label, "the progress lines' prefix")->group("");
   AddInteger(app, "--share-fd", &a->share_fd, "where the share's summary goes")->group("");
+  AddInteger(app, "--retry-before-run", &a->retry_before_run,
+             "the failures to retry are those of runs up to this id")
+      ->group("");
 }
 
 void ReadConstraints(const TuneArgs& a, TuneOptions* o) {
@@ -372,6 +377,7 @@ TuneOptions OptionsOf(const CLI::App& app, const TuneArgs& a, const Argv& argv,
   o.progress_label = a.progress_label;
   o.progress_seconds = a.progress_seconds;
   if (Given(app, "--shard")) ParseShard(a.shard, &o);
+  o.retry_before_run = a.retry_before_run;
   o.command_line = "beast tune";
   for (const auto& arg : argv) o.command_line += " " + arg;
   return o;

@@ -23,6 +23,7 @@
 #include "beast/tuner/tune_share.hpp"
 #include "beast/worker/worker_wire.hpp"
 #include "harness/devices/device_resolver.hpp"
+#include "results_db/store.hpp"
 
 namespace beast {
 namespace {
@@ -106,6 +107,12 @@ void SpawnAll(const std::vector<std::vector<size_t>>& groups,
               const std::vector<DeviceInfo>& devices, const TuneOptions& options,
               const std::vector<std::string>& tune_args, const std::string& executable,
               std::vector<Child>* children) {
+  // Shards retrying failures agree on which: those recorded before the job.
+  int64_t retry_before_run = 0;
+  for (const auto& group : groups) {
+    if (group.size() > 1 && !options.retry_failed.empty() && retry_before_run == 0)
+      retry_before_run = std::max<int64_t>(1, results_db::Store::Open(options.db_path).LastRunId());
+  }
   for (const auto& group : groups) {
     for (size_t k = 0; k < group.size(); ++k) {
       const std::string id = devices[group[k]].Id();
@@ -113,9 +120,12 @@ void SpawnAll(const std::vector<std::vector<size_t>>& groups,
       args.insert(args.end(), tune_args.begin(), tune_args.end());
       args.insert(args.end(), {"--device", id, "--baselines", "none", "--confirm-top", "0",
                                "--progress-label", id});
-      if (group.size() > 1)
+      if (group.size() > 1) {
         args.insert(args.end(),
                     {"--shard", std::to_string(k) + "/" + std::to_string(group.size())});
+        if (retry_before_run > 0)
+          args.insert(args.end(), {"--retry-before-run", std::to_string(retry_before_run)});
+      }
       if (!options.progress) args.push_back("--quiet");
       children->push_back(Spawn(id, executable, args));
       if (g_child_count < kMaxChildren)

@@ -2,6 +2,9 @@
 #include "beast/tuner/tune_loop.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <thread>
 
 #include "beast/tuner/budget_split.hpp"
 #include "beast/tuner/outcome_record.hpp"
@@ -42,14 +45,17 @@ results_db::MeasurementRecord RecordOf(const TuneLoopContext& c, const PlannedPa
 // --retry-failed: the pair's recorded failures of the chosen statuses are
 // measured again, before its search reads the database, so the search
 // learns the new outcomes. Identical devices sharing the pair leave this to
-// the first share, so no config is measured twice.
+// the first share, so no config is measured twice, and retry only what runs
+// before the job recorded (retry_before_run).
 void RemeasureFailures(TuneLoopContext& c, const PlannedPair& pair, const PairIds& ids,
                        ConfigMeasurer& measurer, const std::atomic<bool>& stop, PairSummary* ps) {
   if (c.options.retry_failed.empty() || c.options.shard_index != 0) return;
   std::vector<results_db::MeasuredOutcome> failed;
   for (results_db::MeasuredOutcome& m :
        c.store.MeasuredOutcomes(c.device_id, ids.problem, ids.template_version))
-    if (c.options.retry_failed.count(m.status)) failed.push_back(std::move(m));
+    if (c.options.retry_failed.count(m.status) &&
+        (c.options.retry_before_run <= 0 || m.run_id <= c.options.retry_before_run))
+      failed.push_back(std::move(m));
   for (size_t i = 0; i < failed.size() && !stop; ++i) {
     const Config config = Config::ParseKey(failed[i].config_key);
     std::vector<Config> upcoming;
@@ -63,6 +69,35 @@ void RemeasureFailures(TuneLoopContext& c, const PlannedPair& pair, const PairId
     ++ps->remeasured;
     if (outcome->status == measurer.Success()) ++ps->recovered;
     CountOutcome(c, measurer.Success(), *outcome, ps);
+  }
+}
+
+// --retry-failed on shared identical devices, in the shards other than 0:
+// waits until shard 0 has measured the pair's failures of the job again
+// (each then belongs to a run newer than retry_before_run), so that this
+// shard's trajectory reads the outcomes shard 0's does. Gives up, going on
+// with what the database holds, when `stop` is set or nothing changed for
+// as long as a shard waits for another's outcome.
+void AwaitRetriedFailures(TuneLoopContext& c, const PairIds& ids, double wait_seconds,
+                          const std::atomic<bool>& stop) {
+  const TuneOptions& o = c.options;
+  if (o.retry_failed.empty() || o.shard_index == 0 || o.retry_before_run <= 0) return;
+  size_t left = SIZE_MAX;
+  auto last_news = std::chrono::steady_clock::now();
+  while (!stop) {
+    size_t now_left = 0;
+    for (const results_db::MeasuredOutcome& m :
+         c.store.MeasuredOutcomes(c.device_id, ids.problem, ids.template_version))
+      now_left += o.retry_failed.count(m.status) && m.run_id <= o.retry_before_run;
+    if (now_left == 0) return;
+    if (now_left != left) {
+      left = now_left;
+      last_news = std::chrono::steady_clock::now();
+    } else if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_news).count() >
+               wait_seconds) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
 
@@ -87,6 +122,9 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
       "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + spec.name,
       problem.Key(), problem.Flops(), best_ms, best_gflops);
   RemeasureFailures(c, pair, ids, measurer, stop, &ps);
+  // A shard waits for another's config as long as that one may take.
+  const double shard_wait_seconds = std::max(600.0, 3 * c.options.timeout_seconds);
+  AwaitRetriedFailures(c, ids, shard_wait_seconds, stop);
   PairTrajectory::Options o;
   o.seed = c.options.seed;
   o.patience = c.options.patience;
@@ -94,8 +132,7 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   o.shard_index = c.options.shard_index;
   o.shard_count = c.options.shard_count;
   o.lead = c.search_lead;
-  // A shard waits for another's config as long as that one may take.
-  o.shard_wait_seconds = std::max(600.0, 3 * c.options.timeout_seconds);
+  o.shard_wait_seconds = shard_wait_seconds;
   PairTrajectory trajectory(pair, c.store, c.device_id, ids.problem, ids.template_version, o);
   ps.transferred = trajectory.transferred();
   uint64_t skipped_shown = 0;

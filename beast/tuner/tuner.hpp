@@ -96,6 +96,12 @@ struct TuneOptions {
   // the same problems at once (multi_device_tune.hpp).
   int shard_index = 0;
   int shard_count = 1;
+  // With --retry-failed on shared identical devices: the recorded failures
+  // to retry are those of runs up to this id (the newest before the job
+  // began; 0: none given). Shard 0 measures them again; the other shards
+  // wait for that before they read a pair's outcomes, so that every shard's
+  // trajectory starts from the same ones.
+  int64_t retry_before_run = 0;
   // Non-empty: progress comes as plain lines (never a live terminal line),
   // each starting with "[label] ", so several runs can share one stderr.
   std::string progress_label;

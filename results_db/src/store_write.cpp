@@ -228,6 +228,13 @@ void Store::FinishRun(int64_t run_id, RunEnd end) {
   }
 }
 
+int64_t Store::LastRunId() {
+  auto& find = impl_->Prepared("SELECT coalesce(max(id), 0) FROM runs", "finding the newest run");
+  internal::StatementScope scope(find);
+  find.Step();
+  return find.ColumnInt(0);
+}
+
 bool Store::RecordMeasurement(const MeasurementRecord& m) {
   if (!beast::IsMeasurementStatus(m.status)) {
     throw Error(ErrorCode::kBadArgument,
@@ -332,7 +339,7 @@ bool Store::HasMeasurement(int64_t device_id, int64_t problem_id, int64_t config
 std::vector<MeasuredOutcome> Store::MeasuredOutcomes(int64_t device_id, int64_t problem_id,
                                                      int64_t template_id) {
   auto& find = impl_->Prepared(
-      "SELECT m.id, c.config_key, m.status, m.median_ms FROM measurements m "
+      "SELECT m.id, c.config_key, m.status, m.median_ms, m.run_id FROM measurements m "
       "JOIN configs c ON c.id = m.config_id "
       "WHERE m.device_id = ?1 AND m.problem_id = ?2 AND c.template_id = ?3 ORDER BY m.id",
       "listing measured outcomes");
@@ -343,7 +350,7 @@ std::vector<MeasuredOutcome> Store::MeasuredOutcomes(int64_t device_id, int64_t 
   std::vector<MeasuredOutcome> out;
   while (find.Step()) {
     out.push_back({find.ColumnInt(0), find.ColumnText(1), find.ColumnStatus(2),
-                   find.ColumnOptionalDouble(3)});
+                   find.ColumnOptionalDouble(3), device_id, problem_id, find.ColumnInt(4)});
   }
   return out;
 }

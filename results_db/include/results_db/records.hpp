@@ -76,6 +76,7 @@ struct MeasuredOutcome {
   beast::Status status = beast::Status::kOk;
   std::optional<double> median_ms;
   int64_t device_id = 0, problem_id = 0;
+  int64_t run_id = 0;  // the run that recorded it (MeasuredOutcomes only)
 };
 
 // A vendor library's routine (CLBlast, cuBLAS, cuDNN...) timed on one device

@@ -77,6 +77,9 @@ class Store {
   // "interrupted") and the finish time.
   int64_t BeginRun(const std::string& command, const std::string& beast_version);
   void FinishRun(int64_t run_id, RunEnd end);
+  // The newest run's id, 0 when there is none: what a job's later runs are
+  // newer than.
+  int64_t LastRunId();
 
   // Records one measurement in its own transaction (or the open Batch's), so a
   // killed process loses nothing already recorded. If (device, problem, config) is already measured

@@ -146,6 +146,40 @@ TEST_F(MultiDevice, EachRecordedFailureIsRetriedOnceAJob) {
     EXPECT_EQ(summary["pairs"][0]["remeasured"], 4) << again.output;
 }
 
+// --retry-failed on two identical devices: the first's process measures the
+// recorded failures again while the second waits for it, so both start the
+// model's trajectory from the same outcomes: together they measure the new
+// budget once, and nothing is left for the final run (a shard whose
+// trajectory went another way waited 600 s for a config never measured).
+TEST_F(MultiDevice, SharedDevicesRetryFailuresOnceAndKeepOneTrajectory) {
+  const std::string tune = "POCL_DEVICES='pthread pthread' " + BeastBinary() +
+                           " tune --device opencl:0 --device opencl:1 --template gemm/tiled"
+                           " --problem gemm:M=40,N=24,K=32 --compile-jobs 0 --baselines none"
+                           " --confirm-top 0 --max-reps 3 --cache-dir " +
+                           (dir_ / "cache").string() + " --db " + db_ + " --json";
+  testing::CommandResult first =
+      RunCommand(tune + " --max-configs 8 --timeout-seconds 0.001", false);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_EQ(SqlRows(db_, "SELECT status, count(*) FROM measurements GROUP BY status"),
+            std::vector<std::string>{"timeout|8"});
+  testing::CommandResult again =
+      RunCommand(tune + " --max-configs 32 --retry-failed timeout", false);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(
+      SqlRows(db_, "SELECT count(*), count(DISTINCT measurement_id) FROM superseded_measurements"),
+      std::vector<std::string>{"8|8"});
+  EXPECT_EQ(SqlRows(db_, "SELECT count(*), count(DISTINCT config_id) FROM measurements"),
+            std::vector<std::string>{"32|32"});
+  // Shard 0 measured the 8 again and half of the 24 new ones (past the
+  // model's initial design of 16, which no outcome changes), shard 1 the
+  // other half; the final run found everything measured.
+  EXPECT_EQ(SqlRows(db_,
+                    "SELECT count(m.id) FROM runs r LEFT JOIN measurements m ON m.run_id = r.id "
+                    "WHERE r.id > 3 GROUP BY r.id ORDER BY r.command LIKE '%--shard%', "
+                    "r.command LIKE '%--shard 1/2%'"),
+            (std::vector<std::string>{"0", "20", "12"}));
+}
+
 // SIGINT sent to the job's process alone (kill -INT, a scheduler: not a
 // terminal's Ctrl-C, which reaches every process of the group) stops the
 // device processes too: the job ends interrupted, its budget not measured.
