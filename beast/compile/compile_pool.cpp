@@ -270,6 +270,7 @@ bool CompilePool::StartWorker(std::unique_ptr<WorkerProcess>& process) {
 std::optional<std::string> CompilePool::Await(std::unique_ptr<WorkerProcess>& process,
                                               double limit_seconds, std::string* why) {
   const double start = ActiveSeconds();
+  const auto stopped_before = process->stopped();  // Ctrl-Z: counts against no limit
   std::string payload;
   while (true) {
     switch (process->Receive(&payload, Clock::now() + kSlice, &stop_)) {
@@ -284,7 +285,9 @@ std::optional<std::string> CompilePool::Await(std::unique_ptr<WorkerProcess>& pr
                (process->LastStderrLine().empty() ? "" : ": " + process->LastStderrLine());
         return std::nullopt;
       case WorkerProcess::Wait::kDeadline:
-        if (ActiveSeconds() - start > limit_seconds) {
+        if (ActiveSeconds() - start -
+                std::chrono::duration<double>(process->stopped() - stopped_before).count() >
+            limit_seconds) {
           *why = "the compile worker ran past " + std::to_string(limit_seconds) + " s";
           return std::nullopt;
         }

@@ -4,6 +4,7 @@
 // compiler that crashes or hangs takes only this process with it; the pool
 // leaves that config to the device worker, which records what happens.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 
 #include <algorithm>
@@ -69,11 +70,18 @@ class CpuLimit {
   CpuLimit& operator=(const CpuLimit&) = delete;
 };
 
-// CPU time this process has used, in milliseconds.
+// CPU time this process and the children it waited for (a compiler or
+// linker a driver runs as a program of its own) have used, in milliseconds.
 double ProcessCpuMs() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+  rusage children{};
+  getrusage(RUSAGE_CHILDREN, &children);
+  auto ms = [](const timeval& v) {
+    return static_cast<double>(v.tv_sec) * 1e3 + static_cast<double>(v.tv_usec) / 1e3;
+  };
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6 +
+         ms(children.ru_utime) + ms(children.ru_stime);
 }
 
 struct WarmBuffers {
@@ -154,7 +162,8 @@ int RunCompileWorker(Backend backend, int device_index, int fd, const std::strin
     return 1;
   }
   if (!Reply(fd, EncodeReady({kWorkerProtocolVersion, context->device().name}))) return 0;
-  ProblemShelf<WarmBuffers> warm_buffers;
+  // Zero inputs are cheap to make again: the two problems last used.
+  ProblemShelf<WarmBuffers> warm_buffers(2);
   std::string payload;
   while (ReadFrame(fd, &payload)) {
     CompileRequest request = DecodeCompile(payload);

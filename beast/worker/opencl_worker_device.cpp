@@ -121,7 +121,9 @@ class OpenCLWorkerDevice : public WorkerDevice {
 
   harness::OpenClContext context_;
   bool cpu_;
-  ProblemShelf<Cached> problems_;
+  // Every problem it was given, while they fit in a quarter of the host's memory.
+  ProblemShelf<Cached> problems_{SIZE_MAX, ProblemShelfBytes(),
+                                 [](const Cached& p) { return KeptBytes(p.data); }};
 };
 
 }  // namespace

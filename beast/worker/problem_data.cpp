@@ -1,9 +1,11 @@
 // Inputs and reference outputs of a problem (problem_data.hpp).
 #include "beast/worker/problem_data.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "beast/core/error.hpp"
+#include "beast/problem/problem_buffers.hpp"
 #include "beast/problem/storage16.hpp"
 #include "harness/measure/reference.hpp"
 #include "harness/measure/winograd_bound.hpp"
@@ -142,6 +144,20 @@ std::vector<unsigned char> DeviceElements(const ProblemData& data,
     std::memcpy(bytes.data(), values.data(), bytes.size());
   }
   return bytes;
+}
+
+size_t KeptBytes(const ProblemData& d) {
+  const size_t host = (d.input0.size() + d.input1.size() + d.bias.size() + d.reference.size() +
+                       d.abs_reference.size()) *
+                          sizeof(float) +
+                      (d.reference64.size() + d.abs_reference64.size()) * sizeof(double);
+  const size_t device =
+      (d.input0.size() + d.input1.size() + d.bias.size() + d.output_count) * ElementBytes(d);
+  return host + device;
+}
+
+size_t ProblemShelfBytes() {
+  return static_cast<size_t>(std::max<int64_t>(HostMemoryBytes(), 0)) / 4;
 }
 
 std::vector<float> StoredElementsAsFloat(DType dtype, const std::vector<uint16_t>& bits) {

@@ -47,6 +47,14 @@ ProblemData MakeProblemData(const Problem& problem);
 
 // Bytes of one device element (DTypeBytes(dtype)).
 size_t ElementBytes(const ProblemData& data);
+
+// What keeping `data` costs: its host arrays and the device buffers of its
+// inputs and output, in bytes.
+size_t KeptBytes(const ProblemData& data);
+
+// What a device worker may keep of its problems (ProblemShelf): a quarter
+// of the host's memory.
+size_t ProblemShelfBytes();
 // `values` as the device's elements: the floats themselves, as doubles for an
 // f64 problem, as f16 or bf16 bits (rounded to nearest even) for those.
 std::vector<unsigned char> DeviceElements(const ProblemData& data,

@@ -32,9 +32,9 @@ uint64_t HostHash(const ProblemData& d) {
 }  // namespace
 
 uint64_t HashBytes(const void* data, size_t bytes) {
-  // Word at a time, each mixed by a multiply and a rotation: fast enough to
-  // run after every config (tens of MB in milliseconds), and any change of
-  // a word changes the result.
+  // Word at a time, each mixed in by multiplies and an xor-shift: fast
+  // enough to run after every config (tens of MB in milliseconds), and any
+  // change of a word changes the result.
   const unsigned char* p = static_cast<const unsigned char*>(data);
   uint64_t h = 0x243f6a8885a308d3ULL ^ bytes;
   size_t i = 0;
@@ -45,7 +45,7 @@ uint64_t HashBytes(const void* data, size_t bytes) {
     h ^= h >> 29;
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, p + i, bytes - i);
+  if (i < bytes) std::memcpy(&tail, p + i, bytes - i);
   h = (h ^ (tail * 0xff51afd7ed558ccdULL)) * 0xc4ceb9fe1a85ec53ULL;
   return h ^ (h >> 32);
 }
@@ -72,7 +72,7 @@ std::string BrokenSeal(const ProblemData& data, const ProblemSeal& seal, const R
   }
   if (seal.host != 0 && HostHash(data) != seal.host)
     broken += std::string(broken.empty() ? "" : ", ") +
-              "past its buffers into the worker's copy of the problem";
+              "past its buffers into the worker's copy of the problem's inputs or reference";
   return broken.empty() ? "" : "it wrote " + broken;
 }
 

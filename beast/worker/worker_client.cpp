@@ -268,7 +268,8 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
         Reply reply{Reply::kTimeout};
         reply.compile_ms = compile_ms;
         reply.resources = resources;
-        bool by_run = run_limit && deadline < absolute;
+        // The deadlines as moved back by any time stood stopped.
+        const bool by_run = run_limit && After(built_at, *run_limit) < absolute;
         reply.why = by_run ? limit.DescribeRun(*compile_ms, SecondsSince(built_at))
                            : limit.DescribeAbsolute(SecondsSince(sent));
         return reply;

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "beast/core/stopped_time.hpp"
+
 namespace beast {
 namespace {
 
 constexpr int kPollSliceMs = 100;  // how often a wait looks at the stop flag
-// A wait that wakes this much later than due was stopped, not slow.
-constexpr auto kStoppedGap = std::chrono::seconds(1);
 
 ChildProcess::Options WorkerOptions(const std::string& executable, int device_index,
                                     const std::vector<std::string>& extra_args,
@@ -42,13 +42,12 @@ bool WorkerProcess::Send(const std::string& payload, Clock::time_point deadline)
 WorkerProcess::Wait WorkerProcess::Receive(std::string* payload, Clock::time_point deadline,
                                            const std::atomic<bool>* stop) {
   char chunk[65536];
-  Clock::time_point due = Clock::now();  // when this loop should next be awake
+  StoppedTime watch;
   while (true) {
+    const Clock::duration stood = watch.Stopped();
+    stopped_ += stood;
+    deadline += stood;
     const Clock::time_point now = Clock::now();
-    if (now - due > kStoppedGap) {  // stopped (Ctrl-Z, a suspend) since it was due
-      stopped_ += now - due;
-      deadline += now - due;
-    }
     if (frames_.Next(payload)) return Wait::kFrame;
     const int fd = child_.socket();
     if (fd < 0) return Wait::kGone;
@@ -57,7 +56,7 @@ WorkerProcess::Wait WorkerProcess::Receive(std::string* payload, Clock::time_poi
     if (left <= 0) return Wait::kDeadline;
     pollfd fds[2] = {{fd, POLLIN, 0}, {child_.output(), POLLIN, 0}};
     const int slice = static_cast<int>(std::min<long long>(left, kPollSliceMs));
-    due = now + std::chrono::milliseconds(slice);
+    watch.Waiting(std::chrono::milliseconds(slice));
     int ready = ::poll(fds, child_.output() >= 0 ? 2 : 1, slice);
     if (ready <= 0) continue;  // timeout or EINTR (Ctrl-C): look at the flags again
     if (child_.output() >= 0 && fds[1].revents) child_.DrainOutput();

@@ -42,12 +42,12 @@ class WorkerProcess {
   // Time this process was stopped meanwhile moves the deadline back (below).
   Wait Receive(std::string* payload, Clock::time_point deadline, const std::atomic<bool>* stop);
 
-  // How long Receive found this process stopped, over its life: a wait that
-  // woke more than a second after it was due. Ctrl-Z stops the tuner and
-  // its workers alike (one process group), and a machine suspends them all,
-  // but the steady clock runs on: without this, a kernel running when they
-  // stopped would be past its limit the moment they went on, and recorded
-  // a timeout. A deadline taken before is moved back by what this grew.
+  // How long Receive found this process stopped, over its life
+  // (beast/core/stopped_time.hpp). Ctrl-Z stops the tuner and its workers
+  // alike (one process group), but the steady clock runs on: without this,
+  // a kernel running when they stopped would be past its limit the moment
+  // they went on, and recorded a timeout. A deadline taken before is moved
+  // back by what this grew.
   Clock::duration stopped() const { return stopped_; }
 
   // SIGKILLs the worker (if still running) and reaps it.

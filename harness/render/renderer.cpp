@@ -18,6 +18,7 @@
 
 #include "beast/core/child_process.hpp"
 #include "beast/core/error.hpp"
+#include "beast/core/stopped_time.hpp"
 
 namespace beast::harness {
 namespace {
@@ -123,9 +124,11 @@ Renderer::Exchange Renderer::Send(const std::string& line) {
 
 Renderer::Exchange Renderer::ReadLine(std::string* line, double seconds) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(seconds));
+  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(seconds));
+  StoppedTime watch;  // time stood stopped (Ctrl-Z) counts against no render
   while (true) {
+    deadline += watch.Stopped();
     if (stop_ && *stop_) return Exchange::kStopped;
     size_t newline = pending_.find('\n');
     if (newline != std::string::npos) {
@@ -137,7 +140,9 @@ Renderer::Exchange Renderer::ReadLine(std::string* line, double seconds) {
     if (left.count() <= 0) return Exchange::kTimeout;
     pollfd fds[2] = {{child_->socket(), POLLIN, 0}, {child_->output(), POLLIN, 0}};
     // Short slices: a stop is seen within 100 ms.
-    int r = poll(fds, 2, static_cast<int>(std::min<int64_t>(left.count(), 100)));
+    const int slice = static_cast<int>(std::min<int64_t>(left.count(), 100));
+    watch.Waiting(std::chrono::milliseconds(slice));
+    int r = poll(fds, 2, slice);
     if (r < 0) {
       if (errno == EINTR) continue;
       return Exchange::kChildGone;

@@ -109,7 +109,7 @@ TEST_F(Signals, StoppedAndContinuedNoConfigTimesOut) {
                              "0",           "--max-configs",
                              "12",          "--max-reps",
                              "3",           "--timeout-seconds",
-                             "3",           "--baselines",
+                             "6",           "--baselines",
                              "none",        "--confirm-top",
                              "0",           "--quiet"},
                             (dir_ / "out.txt").string(), /*own_process_group=*/true);
@@ -121,7 +121,7 @@ TEST_F(Signals, StoppedAndContinuedNoConfigTimesOut) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   kill(-beast, SIGSTOP);  // the whole group, as a terminal's Ctrl-Z
-  std::this_thread::sleep_for(std::chrono::seconds(4));
+  std::this_thread::sleep_for(std::chrono::seconds(7));
   kill(-beast, SIGCONT);
   while (Clock::now() < give_up && waitpid(beast, &status, WNOHANG) != beast)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

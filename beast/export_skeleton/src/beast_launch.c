@@ -75,8 +75,9 @@ beast_status beast_launch_failure(cl_int err) {
 }
 
 beast_status beast_build_failure(cl_int err) {
-  return err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES ||
-                 err == CL_MEM_OBJECT_ALLOCATION_FAILURE
+  /* Not CL_OUT_OF_RESOURCES: drivers also say that of a kernel that can
+   * never fit (its registers, its local memory), which no retry helps. */
+  return err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
              ? BEAST_ERROR_DEVICE
              : BEAST_ERROR_BUILD;
 }

@@ -117,8 +117,8 @@ beast_status beast_launch_failure(cl_int err);
 
 /* A build (or a kernel taken from a built program) that failed: the
  * source's doing (BUILD: remembered, and the entry passed over for the
- * context's life), unless the device or host ran out of memory or resources
- * (DEVICE: nothing is remembered, the next call builds again). */
+ * context's life), unless the host or device ran out of memory (DEVICE:
+ * nothing is remembered, the next call builds again). */
 beast_status beast_build_failure(cl_int err);
 
 /* The workspace of a plain call (beast_workspace_cache.c).

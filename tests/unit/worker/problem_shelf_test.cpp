@@ -1,12 +1,14 @@
 // The worker's problem shelf (beast/worker/problem_shelf.hpp) and seal
-// (problem_seal.hpp): the shelf keeps the most recently used problems only,
-// lets the oldest go before making a new one, keeps nothing of a make that
-// throws; the seal tells which input a kernel wrote into, and whether the
-// host's copy changed when it is checked.
+// (problem_seal.hpp): the shelf keeps the most recently used problems within
+// its count and size, lets the oldest go before making a new one (by count)
+// or after it (by size), keeps nothing of a make that throws; the seal tells
+// which input a kernel wrote into, and whether the host's copy changed when
+// it is checked.
 #include "beast/worker/problem_shelf.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -49,6 +51,28 @@ TEST(ProblemShelf, KeepsTheMostRecentlyUsedAndLetsTheOldestGoFirst) {
   shelf.Drop("b");
   EXPECT_EQ(shelf.size(), 1u);
   EXPECT_EQ(alive, 1);
+}
+
+TEST(ProblemShelf, KeepsWhatFitsItsSizeAndAlwaysTheNewest) {
+  int alive = 0;
+  // Each entry's size: the length of its key.
+  ProblemShelf<Entry> shelf(SIZE_MAX, 6, [](const Entry& e) { return e.key.size(); });
+  auto get = [&](const std::string& key) -> Entry& {
+    return shelf.Get(key, [&] { return std::make_unique<Entry>(key, &alive); });
+  };
+  get("aa");
+  get("bbb");
+  EXPECT_EQ(shelf.bytes(), 5u);
+  get("aa");    // the most recent now
+  get("cccc");  // 9 bytes: bbb goes (the oldest), then 6 fit
+  EXPECT_EQ(shelf.size(), 2u);
+  EXPECT_EQ(shelf.bytes(), 6u);
+  get("ddddddddd");  // larger than the size alone: kept, the others go
+  EXPECT_EQ(shelf.size(), 1u);
+  EXPECT_EQ(alive, 1);
+  shelf.Clear();
+  EXPECT_EQ(shelf.bytes(), 0u);
+  EXPECT_EQ(alive, 0);
 }
 
 TEST(ProblemShelf, AMakeThatThrowsKeepsNothing) {
@@ -107,11 +131,13 @@ TEST(ProblemSeal, TheHostsCopyIsCheckedWhenAskedFor) {
   FakeDevice device{{d.input0, d.input1, d.bias}};
   auto read = [&](size_t i, void* host, size_t bytes) { device.Read(i, host, bytes); };
   d.abs_reference[3] = 0;  // as a kernel writing past its buffers in the worker's memory would
-  EXPECT_EQ(BrokenSeal(d, seal, read),
-            "it wrote past its buffers into the worker's copy of the problem");
+  EXPECT_EQ(
+      BrokenSeal(d, seal, read),
+      "it wrote past its buffers into the worker's copy of the problem's inputs or reference");
   int dropped = 0;
-  EXPECT_EQ(CheckSeal(d, seal, read, [&] { ++dropped; }),
-            "it wrote past its buffers into the worker's copy of the problem");
+  EXPECT_EQ(
+      CheckSeal(d, seal, read, [&] { ++dropped; }),
+      "it wrote past its buffers into the worker's copy of the problem's inputs or reference");
   EXPECT_EQ(dropped, 1);
   // A device that cannot be read back: let go, the failure is not named here.
   EXPECT_EQ(CheckSeal(

@@ -61,7 +61,9 @@ void OrderStreams(void* last, void* next, const c10::Device& device) {
   const bool ordered = cudaEventCreateWithFlags(&done, cudaEventDisableTiming) == cudaSuccess &&
                        cudaEventRecord(done, static_cast<cudaStream_t>(last)) == cudaSuccess &&
                        cudaStreamWaitEvent(static_cast<cudaStream_t>(next), done, 0) == cudaSuccess;
-  const cudaError_t error = cudaGetLastError();
+  // Only a failure here is read (and cleared): an error pending from other
+  // work is not this call's to take.
+  const cudaError_t error = ordered ? cudaSuccess : cudaGetLastError();
   if (done != nullptr) cudaEventDestroy(done);
   TORCH_CHECK(ordered, "beast::PreparedConv2d: ordering the streams of two calls failed: ",
               cudaGetErrorString(error));
