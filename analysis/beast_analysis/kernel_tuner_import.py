@@ -223,6 +223,7 @@ def import_cache(cache_path, db_path, *, device_name=None, default=None, command
         measured = (
             0  # measurements this import adds (a config measured before keeps its first result)
         )
+        default_config_id = None
         for ckey, (params, row) in configs.items():
             config_id = _insert(
                 connection,
@@ -243,6 +244,8 @@ def import_cache(cache_path, db_path, *, device_name=None, default=None, command
                 config_id=config_id,
                 is_default=int(ckey == default_key),
             )
+            if ckey == default_key:
+                default_config_id = config_id
             if columns["created_at"] is None:
                 del columns["created_at"]  # the schema's default: now
             names = ", ".join(columns)
@@ -251,6 +254,15 @@ def import_cache(cache_path, db_path, *, device_name=None, default=None, command
                 f"INSERT OR IGNORE INTO measurements ({names}) VALUES ({marks})",
                 tuple(columns.values()),
             ).rowcount
+        if default_config_id is not None:
+            # A default named on a later import holds too: the rows an
+            # earlier one added are kept above, so their flags are set here.
+            connection.execute(
+                "UPDATE measurements SET is_default = (config_id = ?) "
+                "WHERE device_id = ? AND problem_id = ? "
+                "AND config_id IN (SELECT id FROM configs WHERE template_id = ?)",
+                (default_config_id, device_id, problem_id, template_id),
+            )
     statuses = {}
     for _, row in configs.values():
         statuses[row["status"]] = statuses.get(row["status"], 0) + 1

@@ -61,10 +61,11 @@ class IgnoreInterrupts {
 
 // The canonical key of a --problem filter: the database holds canonical keys,
 // and the filter takes any spelling `beast query` takes (defaults left out,
-// keys in any order). Throws Error(kBadArgument) naming a malformed one.
+// keys in any order), or an imported problem's key as recorded. Throws
+// Error(kBadArgument) naming a malformed one.
 std::string CanonicalProblem(const std::string& text) {
   try {
-    return Problem::Parse(text).Key();
+    return ProblemFilterKey(text);
   } catch (const Error& e) {
     throw Error(ErrorCode::kBadArgument, e.what());  // names the problem and what is wrong
   }

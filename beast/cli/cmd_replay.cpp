@@ -97,7 +97,7 @@ RecordedSpace FromDatabase(const ReplayArgs& a) {
   results_db::Store store = results_db::Store::OpenExisting(a.db);
   results_db::QueryFilter filter;
   filter.device_name = ResolveDevice(store, a.device);
-  filter.problem_key = Problem::Parse(a.problem).Key();
+  filter.problem_key = ProblemFilterKey(a.problem);
   filter.template_name = a.template_name;
   RecordedSpace space;
   space.source =

@@ -224,6 +224,11 @@ void ReadKeys(const std::string& text, const std::string& op, const std::string&
 
 }  // namespace
 
+std::string ProblemFilterKey(const std::string& text) {
+  if (text.rfind("kt:", 0) == 0) return text;  // imported: its key names it as recorded
+  return Problem::Parse(text).Key();
+}
+
 Problem Problem::Parse(const std::string& text) {
   auto colon = text.find(':');
   if (colon == std::string::npos) {

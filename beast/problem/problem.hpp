@@ -72,6 +72,13 @@ class Problem {
   GemmShape gemm_;
 };
 
+// The key the database holds for a problem named on a command line (a
+// filter of beast query, report, export-results, replay --db): a conv2d or
+// GEMM problem's canonical key (Problem::Parse(text).Key(): any spelling
+// beast takes), an imported one ("kt:KERNEL:SIZE", beast import's) as it
+// is. Throws Error(kBadArgument) for a malformed conv2d or GEMM problem.
+std::string ProblemFilterKey(const std::string& text);
+
 const char* LayoutName(Layout layout);
 // "f32", "f64", "f16", "bf16".
 const char* DTypeName(DType dtype);

@@ -18,6 +18,13 @@ namespace {
   throw Error(ErrorCode::kBadInput, path + ": not a valid T1 file: " + why);
 }
 
+// A JSON boolean (true, false) as the expression language spells it.
+std::string PythonLiteral(const std::string& scalar) {
+  if (scalar == "true") return "True";
+  if (scalar == "false") return "False";
+  return scalar;
+}
+
 // The values of one parameter as expressions (literal numbers).
 std::vector<Expr> ReadValues(const std::string& path, const std::string& name,
                              const YAML::Node& values) {
@@ -29,7 +36,7 @@ std::vector<Expr> ReadValues(const std::string& path, const std::string& name,
       Fail(path, "Values of " + name + ": " + err.what());
     }
   } else if (values.IsSequence()) {
-    for (const auto& v : values) items.push_back(v.Scalar());
+    for (const auto& v : values) items.push_back(PythonLiteral(v.Scalar()));
   } else {
     Fail(path, "Values of " + name + " must be a list");
   }
@@ -65,7 +72,19 @@ ParamSpec ReadParam(const std::string& path, const YAML::Node& p, size_t index) 
   }
   param.exprs = ReadValues(path, param.name, p["Values"]);
   param.has_default = p["Default"].IsDefined() && p["Default"].IsScalar();
-  if (param.has_default) param.default_value = Expr::Parse(p["Default"].Scalar());
+  if (param.has_default) {
+    const std::string text = PythonLiteral(p["Default"].Scalar());
+    try {
+      param.default_value = Expr::Parse(text);
+    } catch (const Error& err) {
+      Fail(path, "the Default of " + param.name + " is not a number: " + err.what());
+    }
+    // A Default outside the Values is taken as files of Kernel Tuner's
+    // benchmark hub have it (hotspot_milo.json's max_tfactor): the space
+    // then has no default point.
+    if (!param.default_value.IsConstant())
+      Fail(path, "the Default of " + param.name + " is not a number: " + text);
+  }
   return param;
 }
 

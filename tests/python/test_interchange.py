@@ -115,6 +115,27 @@ def test_reimport_adds_nothing(a100_db, capsys):
     connection.close()
 
 
+def test_a_default_named_on_a_later_import_is_the_default(tmp_path, capsys):
+    db = tmp_path / "beast.db"
+    assert run_cli(capsys, "import", "--kernel-tuner", VECTOR_ADD, "--db", db)[0] == 0
+    keys = sorted(raw_cache(VECTOR_ADD)["cache"])
+    params = raw_cache(VECTOR_ADD)["tune_params_keys"]
+    chosen = dict(zip(params, keys[1].split(",")))
+    default = ",".join(f"{name}={value}" for name, value in chosen.items())
+    code, out, err = run_cli(
+        capsys, "import", "--kernel-tuner", VECTOR_ADD, "--db", db, "--default", default, "--json"
+    )
+    assert (code, err) == (0, "")
+    assert json.loads(out)["added"] == 0
+    connection = sqlite3.connect(db)
+    rows = connection.execute(
+        "SELECT c.config_key FROM measurements m JOIN configs c ON c.id = m.config_id "
+        "WHERE m.is_default = 1"
+    ).fetchall()
+    connection.close()
+    assert rows == [(json.loads(out)["default"],)]
+
+
 def test_import_says_how_many_it_read_and_how_many_were_new(tmp_path, capsys):
     cache = DATA / "test_test_cache_file.json"
     db = tmp_path / "beast.db"

@@ -138,5 +138,28 @@ TEST_F(AnalysisVerbsBadInput, AProblemFilterTakesAnySpellingAndNamesAMalformedOn
   EXPECT_FALSE(fs::exists(dir_ / "r"));
 }
 
+// An imported Kernel Tuner problem (kt:KERNEL:SIZE, beast import's key) is a
+// filter as it is: two sizes of one kernel on one device are told apart.
+TEST_F(AnalysisVerbsBadInput, AnImportedProblemIsAFilterAsItIs) {
+  const std::string cache =
+      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/data/kernel_tuner/test_test_cache_file.json";
+  std::string text = testing::ReadFile(cache);
+  const std::string size100 = "\"problem_size\": 100";
+  const size_t at = text.find(size100);
+  ASSERT_NE(at, std::string::npos);
+  Write("size200.json", text.replace(at, size100.size(), "\"problem_size\": 200"));
+  for (const std::string& file : {cache, (dir_ / "size200.json").string()}) {
+    auto imported = RunCommand(
+        BeastBinary() + " import --kernel-tuner " + file + " --db " + (dir_ / "kt.db").string(),
+        false);
+    ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  }
+  auto run = RunCommand("cd " + dir_.string() + " && " + BeastBinary() +
+                            " export-results --db kt.db --t4 out.json --problem kt:vector_add:200",
+                        false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(nlohmann::json::parse(testing::ReadFile(dir_ / "out.json"))["results"].size(), 15u);
+}
+
 }  // namespace
 }  // namespace beast

@@ -4,9 +4,15 @@
 // added), and, for the smaller ones, the brute-force filter.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "beast/core/error.hpp"
 #include "beast/space/bound_space.hpp"
 #include "beast/space/t1_import.hpp"
 #include "support/space_test_util.hpp"
+#include "support/test_dir.hpp"
 
 namespace beast {
 namespace {
@@ -61,6 +67,41 @@ TEST(SpaceT1, GemmAndHotspotCounts) {
   EXPECT_EQ(BoundSpace(hotspot, {}).Count(), 82984u);
   EXPECT_EQ(BoundSpace(hotspot, {}, declared).Count(), 82984u);
   EXPECT_EQ(BoundSpace(hotspot, {}).Count(2), 82984u);
+}
+
+// A small T1 file of one parameter, X, written with `param` (its Type,
+// Values and Default as JSON), in a fresh folder.
+std::string SmallT1(const std::filesystem::path& dir, const std::string& param) {
+  const std::string path = (dir / "t1.json").string();
+  std::ofstream(path) << R"({"General": {"BenchmarkName": "small"}, "ConfigurationSpace": {)"
+                      << R"("TuningParameters": [{"Name": "X", )" << param
+                      << R"(}], "Conditions": []}})";
+  return path;
+}
+
+TEST(SpaceT1, JsonBooleansAreValuesAndADefaultThatIsNoNumberIsNamedWithItsFile) {
+  const std::filesystem::path dir = testing::FreshTestDir("space_t1");
+  const std::string path =
+      SmallT1(dir, R"("Type": "bool", "Values": [true, false], "Default": false)");
+  SpaceSpec spec = LoadT1(path);
+  EXPECT_EQ(BoundSpace(spec, {}).Count(), 2u);
+  auto refused = [&](const std::string& param) {
+    try {
+      LoadT1(SmallT1(dir, param));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused(R"("Type": "int", "Values": [1, 2, 4], "Default": "X+")"),
+            path +
+                ": not a valid T1 file: the Default of X is not a number: expression \"X+\": "
+                "position 3: expected a value");
+  EXPECT_EQ(refused(R"("Type": "int", "Values": [1, 2, 4], "Default": "Y")"),
+            path + ": not a valid T1 file: the Default of X is not a number: Y");
+  // Kernel Tuner's benchmark hub has Defaults outside the Values: taken.
+  EXPECT_EQ(refused(R"("Type": "int", "Values": [1, 2, 4], "Default": 8)"), "accepted");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
