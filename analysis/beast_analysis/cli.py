@@ -104,6 +104,10 @@ def _export_parser():
         "--force", action="store_true", help="replace OUT.json if it exists (default: refuse)"
     )
     _filters(parser)
+    parser.add_argument(
+        "--driver",
+        help="only this driver version of the device (where its name has rows of several)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
 
@@ -191,6 +195,7 @@ def _export(args):
         device=args.device,
         problem=args.problem,
         template=args.template,
+        driver=args.driver,
     )
     if args.json:
         print(

@@ -15,7 +15,8 @@ from beast_analysis.db import connect
 from beast_analysis.errors import InputError
 
 _SQL = """
-SELECT m.id AS measurement_id, m.device_id, d.name AS device, d.backend, d.limits_json,
+SELECT m.id AS measurement_id, m.device_id, d.name AS device, d.backend,
+       d.driver_version AS driver, d.limits_json,
        m.problem_id, p.key AS problem, p.op, p.flops, c.template_id, t.name AS template,
        t.hash AS template_hash, m.config_id, c.config_key AS config, c.params_json,
        m.is_default, m.status, m.samples_json, m.median_ms, m.spread, m.gflops, m.max_error,
@@ -33,6 +34,7 @@ COLUMNS = (
     "device_id",
     "device",
     "backend",
+    "driver",
     "limits_json",
     "problem_id",
     "problem",
@@ -67,19 +69,20 @@ def _check_filter(frame, db_path, option, value):
         )
 
 
-def load(db_path, *, device=None, problem=None, template=None):
+def load(db_path, *, device=None, problem=None, template=None, driver=None):
     """A DataFrame with one row per measurement: ids, device (name, backend,
-    limits_json), problem (key, op, flops), template (name, hash), config (key,
-    params: dict), is_default, status, samples_json, median_ms, spread, gflops,
-    max_error, compile_ms, error_text, created_at, strategy (what chose the
-    config; "" before schema version 5). Filters: device name,
-    problem key, template name."""
+    driver, limits_json), problem (key, op, flops), template (name, hash),
+    config (key, params: dict), is_default, status, samples_json, median_ms,
+    spread, gflops, max_error, compile_ms, error_text, created_at, strategy
+    (what chose the config; "" before schema version 5). Filters: device
+    name, problem key, template name, driver version (of the device: one
+    name may have rows of several drivers, whose timings are not mixed)."""
     import pandas  # here, so that importing the package stays light
 
     with contextlib.closing(connect(db_path)) as connection:
         rows = [tuple(row) for row in connection.execute(_SQL)]
     frame = pandas.DataFrame(rows, columns=list(COLUMNS))
-    filters = {"device": device, "problem": problem, "template": template}
+    filters = {"device": device, "problem": problem, "template": template, "driver": driver}
     for option, value in filters.items():
         if value is not None:
             _check_filter(frame, db_path, option, value)

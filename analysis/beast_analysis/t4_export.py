@@ -86,22 +86,27 @@ def _select(frame, db_path, filters):
         raise InputError(
             f"{db_path}: no measurements to export" + (f" for {chosen}" if chosen else "")
         )
-    combos = frame[["device", "problem", "template"]].drop_duplicates()
+    # A device is a row of its own per backend and driver: their timings
+    # are not mixed.
+    combos = frame[["device_id", "device", "driver", "problem", "template"]].drop_duplicates()
     if len(combos) > 1:
         first = combos.iloc[0]
+        drivers = frame.loc[frame["device"] == first["device"], "driver"].nunique()
+        driver = f' --driver "{first["driver"]}"' if drivers > 1 else ""
         raise InputError(
             f"{db_path} holds {len(combos)} (device, problem, template) combinations and a T4 file "
-            f'holds one: choose with --device, --problem, --template (e.g. --device "{first["device"]}" '
-            f'--problem "{first["problem"]}" --template "{first["template"]}")'
+            f"holds one: choose with --device, --driver, --problem, --template (e.g. --device "
+            f'"{first["device"]}"{driver} --problem "{first["problem"]}" --template '
+            f'"{first["template"]}")'
         )
     return frame.iloc[0]
 
 
-def document(db_path, *, device=None, problem=None, template=None):
+def document(db_path, *, device=None, problem=None, template=None, driver=None):
     """The T4 document (a dict) of the selected measurements, validated."""
     import jsonschema
 
-    filters = {"device": device, "problem": problem, "template": template}
+    filters = {"device": device, "problem": problem, "template": template, "driver": driver}
     frame = measurements.load(db_path, **filters)
     first = _select(frame, db_path, filters)
     doc = {
@@ -112,6 +117,7 @@ def document(db_path, *, device=None, problem=None, template=None):
             "database": os.path.abspath(db_path),
             "device": first["device"],
             "backend": first["backend"],
+            "driver": first["driver"],
             "problem": first["problem"],
             "op": first["op"],
             "flops": first["flops"],

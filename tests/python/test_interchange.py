@@ -378,6 +378,54 @@ def test_t4_export_is_valid_and_matches_kernel_tuners_own(a100_db, tmp_path, cap
         assert ours[key]["times"].get("runtimes") == result["times"].get("runtimes")
 
 
+def test_t4_export_keeps_a_devices_drivers_apart(tmp_path, capsys):
+    db = tmp_path / "beast.db"
+    import_cache(VECTOR_ADD, db)
+    connection = sqlite3.connect(db)
+    (driver,) = connection.execute("SELECT driver_version FROM devices").fetchone()
+    # The same device under another driver: a row of its own, its timings ten times slower.
+    connection.execute(
+        "INSERT INTO devices (backend, name, vendor, driver_version, arch, limits_json) "
+        "SELECT backend, name, vendor, 'new', arch, limits_json FROM devices"
+    )
+    columns = [r[1] for r in connection.execute("PRAGMA table_info(measurements)") if r[1] != "id"]
+    copied = ", ".join(
+        "(SELECT max(id) FROM devices)"
+        if c == "device_id"
+        else "median_ms * 10"
+        if c == "median_ms"
+        else c
+        for c in columns
+    )
+    connection.execute(
+        f"INSERT INTO measurements ({', '.join(columns)}) SELECT {copied} FROM measurements"
+    )
+    connection.commit()
+    connection.close()
+    out = tmp_path / "out.json"
+    code, _, err = run_cli(capsys, "export-results", "--db", db, "--t4", out)
+    assert code == 1
+    assert f'--driver "{driver}"' in err
+    assert not out.exists()
+    for version, scale in ((driver, 1), ("new", 10)):
+        code, _, err = run_cli(
+            capsys, "export-results", "--db", db, "--t4", out, "--force", "--driver", version
+        )
+        assert (code, err) == (0, "")
+        document = json.loads(out.read_text())
+        assert document["metadata"]["driver"] == version
+        times = {
+            json.dumps(r["configuration"]): r["measurements"][0]["value"]
+            for r in document["results"]
+        }
+        assert len(times) == len(document["results"]) == 15
+        expected = {
+            json.dumps({"block_size_x": v["block_size_x"]}): v["time"] * scale
+            for v in raw_cache(VECTOR_ADD)["cache"].values()
+        }
+        assert times == pytest.approx(expected)
+
+
 def test_t4_export_needs_one_combination(tmp_path, capsys):
     db = tmp_path / "beast.db"
     for kernel in ("k1", "k2"):
@@ -390,8 +438,8 @@ def test_t4_export_needs_one_combination(tmp_path, capsys):
         1,
         (
             f"beast export-results: {db} holds 2 (device, problem, template) combinations and a T4 file holds "
-            'one: choose with --device, --problem, --template (e.g. --device "GPU" --problem "kt:k1:64" '
-            '--template "kernel_tuner/k1")\n'
+            'one: choose with --device, --driver, --problem, --template (e.g. --device "GPU" --problem '
+            '"kt:k1:64" --template "kernel_tuner/k1")\n'
         ),
     )
     assert not out.exists()
