@@ -137,6 +137,20 @@ class MpiTune : public ::testing::Test {
     }
     return false;
   }
+  // `command` (a 30-config job of TuneArgs, `more` its own options) run
+  // again after it stopped midway: exactly what one uninterrupted process
+  // measures, no config twice, no process left.
+  void ExpectTheSameCommandCompletesIt(const std::string& command, const std::string& more) {
+    testing::CommandResult again = RunCommand(command);
+    ASSERT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_EQ(Measured(db_), Reference(30, more));
+    EXPECT_EQ(SqlRows(db_,
+                      "SELECT count(*), count(DISTINCT problem_id || '/' || config_id) "
+                      "FROM measurements"),
+              std::vector<std::string>{"60|60"});
+    ExpectNothingLeft();
+  }
+
   int Wait(pid_t job) {
     int status = 0;
     waitpid(job, &status, 0);
@@ -198,14 +212,7 @@ TEST_F(MpiTune, KillNineOfADeviceRankEndsTheJobAndTheSameCommandCompletesIt) {
   const int64_t before = SqlCount(db_, "SELECT count(*) FROM measurements");
   EXPECT_LT(before, 60) << "the job finished before the kill";
 
-  testing::CommandResult again = RunCommand(command);
-  ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_EQ(Measured(db_), Reference(30, more));
-  EXPECT_EQ(SqlRows(db_,
-                    "SELECT count(*), count(DISTINCT problem_id || '/' || config_id) "
-                    "FROM measurements"),
-            std::vector<std::string>{"60|60"});
-  ExpectNothingLeft();
+  ExpectTheSameCommandCompletesIt(command, more);
 }
 
 TEST_F(MpiTune, SigtermToMpirunStopsEveryRankAndMarksTheRunInterrupted) {
@@ -243,13 +250,7 @@ TEST_F(MpiTune, SigtermToTheCoordinatorKeepsWhatIsInFlightAndTheSameCommandCompl
   EXPECT_EQ(SqlRows(db_, "SELECT status FROM runs"), std::vector<std::string>{"interrupted"});
   EXPECT_LT(SqlCount(db_, "SELECT count(*) FROM measurements"), 60) << "finished before the signal";
 
-  testing::CommandResult again = RunCommand(command + " --quiet");
-  ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_EQ(Measured(db_), Reference(30, more));
-  EXPECT_EQ(SqlRows(db_,
-                    "SELECT count(*), count(DISTINCT problem_id || '/' || config_id) "
-                    "FROM measurements"),
-            std::vector<std::string>{"60|60"});
+  ExpectTheSameCommandCompletesIt(command + " --quiet", more);
 }
 
 TEST_F(MpiTune, ARankThatCannotServeIsOneLineAndNothingIsWritten) {
