@@ -103,16 +103,22 @@ bool Tuned(int wait_status) {
 // One tuning process per device: a group of identical devices shares the
 // configs (--shard k/N), and the baselines and confirmations are left for
 // the final run of each group.
+// With --retry-failed and a group of identical devices: the newest run
+// before the job (0: not needed). Shards retrying failures agree on which:
+// those recorded before the job; so does the final run, which retries what
+// a failed shard 0 left.
+int64_t RetryBeforeRun(const std::vector<std::vector<size_t>>& groups, const TuneOptions& options) {
+  for (const auto& group : groups) {
+    if (group.size() > 1 && !options.retry_failed.empty())
+      return std::max<int64_t>(1, results_db::Store::Open(options.db_path).LastRunId());
+  }
+  return 0;
+}
+
 void SpawnAll(const std::vector<std::vector<size_t>>& groups,
               const std::vector<DeviceInfo>& devices, const TuneOptions& options,
               const std::vector<std::string>& tune_args, const std::string& executable,
-              std::vector<Child>* children) {
-  // Shards retrying failures agree on which: those recorded before the job.
-  int64_t retry_before_run = 0;
-  for (const auto& group : groups) {
-    if (group.size() > 1 && !options.retry_failed.empty() && retry_before_run == 0)
-      retry_before_run = std::max<int64_t>(1, results_db::Store::Open(options.db_path).LastRunId());
-  }
+              int64_t retry_before_run, std::vector<Child>* children) {
   for (const auto& group : groups) {
     for (size_t k = 0; k < group.size(); ++k) {
       const std::string id = devices[group[k]].Id();
@@ -188,11 +194,12 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
   const std::string executable =
       options.worker_executable.empty() ? "/proc/self/exe" : options.worker_executable;
   MultiDeviceSummary out;
+  const int64_t retry_before_run = RetryBeforeRun(groups, options);
   std::vector<Child> children;
   {
     SignalScope signals;
     try {
-      SpawnAll(groups, devices, options, tune_args, executable, &children);
+      SpawnAll(groups, devices, options, tune_args, executable, retry_before_run, &children);
     } catch (...) {
       // The ones started stop; none is left running behind a failed run.
       for (Child& c : children) {
@@ -242,6 +249,7 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
       if (c.device != devices[group.front()].Id()) continue;
       const int status = c.process->wait_status();
       if (Tuned(status)) final_run.retry_failed.clear();
+      final_run.retry_before_run = group.size() > 1 ? retry_before_run : 0;
     }
     // The time budget was the shares': the final run measures only what a
     // failed process left, in the time left (if any).

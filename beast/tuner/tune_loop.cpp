@@ -77,14 +77,16 @@ void RemeasureFailures(TuneLoopContext& c, const PlannedPair& pair, const PairId
 // (each then belongs to a run newer than retry_before_run), so that this
 // shard's trajectory reads the outcomes shard 0's does. Gives up, going on
 // with what the database holds, when `stop` is set or nothing changed for
-// as long as a shard waits for another's outcome.
+// as long as a shard waits for another's outcome (shard 0's process may
+// have failed: the final run retries what it left), or the pair's time is up.
 void AwaitRetriedFailures(TuneLoopContext& c, const PairIds& ids, double wait_seconds,
+                          std::chrono::steady_clock::time_point deadline,
                           const std::atomic<bool>& stop) {
   const TuneOptions& o = c.options;
   if (o.retry_failed.empty() || o.shard_index == 0 || o.retry_before_run <= 0) return;
   size_t left = SIZE_MAX;
   auto last_news = std::chrono::steady_clock::now();
-  while (!stop) {
+  while (!stop && std::chrono::steady_clock::now() < deadline) {
     size_t now_left = 0;
     for (const results_db::MeasuredOutcome& m :
          c.store.MeasuredOutcomes(c.device_id, ids.problem, ids.template_version))
@@ -124,7 +126,7 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   RemeasureFailures(c, pair, ids, measurer, stop, &ps);
   // A shard waits for another's config as long as that one may take.
   const double shard_wait_seconds = std::max(600.0, 3 * c.options.timeout_seconds);
-  AwaitRetriedFailures(c, ids, shard_wait_seconds, stop);
+  AwaitRetriedFailures(c, ids, shard_wait_seconds, deadline, stop);
   PairTrajectory::Options o;
   o.seed = c.options.seed;
   o.patience = c.options.patience;

@@ -325,8 +325,9 @@ class CudaWorkerDevice : public WorkerDevice {
 
   harness::CudaContext context_;
   std::unique_ptr<harness::ProgramCache> cache_;
-  // Every problem it was given, while they fit in a quarter of the host's memory.
-  ProblemShelf<CudaProblem> problems_{SIZE_MAX, ProblemShelfBytes(),
+  // Every problem it was given, while they fit (ProblemShelfBytes).
+  ProblemShelf<CudaProblem> problems_{SIZE_MAX,
+                                      ProblemShelfBytes(context_.device().limits.global_mem_bytes),
                                       [](const CudaProblem& p) { return KeptBytes(p.data); }};
 };
 

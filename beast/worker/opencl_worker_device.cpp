@@ -121,8 +121,9 @@ class OpenCLWorkerDevice : public WorkerDevice {
 
   harness::OpenClContext context_;
   bool cpu_;
-  // Every problem it was given, while they fit in a quarter of the host's memory.
-  ProblemShelf<Cached> problems_{SIZE_MAX, ProblemShelfBytes(),
+  // Every problem it was given, while they fit (ProblemShelfBytes).
+  ProblemShelf<Cached> problems_{SIZE_MAX,
+                                 ProblemShelfBytes(context_.device().limits.global_mem_bytes),
                                  [](const Cached& p) { return KeptBytes(p.data); }};
 };
 

@@ -156,8 +156,10 @@ size_t KeptBytes(const ProblemData& d) {
   return host + device;
 }
 
-size_t ProblemShelfBytes() {
-  return static_cast<size_t>(std::max<int64_t>(HostMemoryBytes(), 0)) / 4;
+size_t ProblemShelfBytes(int64_t device_bytes) {
+  size_t bytes = static_cast<size_t>(std::max<int64_t>(HostMemoryBytes(), 0)) / 16;
+  if (device_bytes > 0) bytes = std::min(bytes, static_cast<size_t>(device_bytes) / 8);
+  return bytes;
 }
 
 std::vector<float> StoredElementsAsFloat(DType dtype, const std::vector<uint16_t>& bits) {

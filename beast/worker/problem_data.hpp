@@ -52,9 +52,12 @@ size_t ElementBytes(const ProblemData& data);
 // inputs and output, in bytes.
 size_t KeptBytes(const ProblemData& data);
 
-// What a device worker may keep of its problems (ProblemShelf): a quarter
-// of the host's memory.
-size_t ProblemShelfBytes();
+// What a device worker may keep of its problems (ProblemShelf): a
+// sixteenth of the host's memory (a node may run a worker per GPU, each
+// holding its problems in host memory) and an eighth of its device's
+// (`device_bytes`; 0: unknown): room for a job's problems, the rest left
+// for kernels and their workspaces.
+size_t ProblemShelfBytes(int64_t device_bytes);
 // `values` as the device's elements: the floats themselves, as doubles for an
 // f64 problem, as f16 or bf16 bits (rounded to nearest even) for those.
 std::vector<unsigned char> DeviceElements(const ProblemData& data,

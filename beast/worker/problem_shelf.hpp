@@ -28,10 +28,11 @@ class ProblemShelf {
         max_bytes_(max_bytes),
         size_(std::move(size)) {}
 
-  // The entry of `key`, made by `make` when it is not kept. Room is made
-  // first (the least recently used go), so that a new one does not need the
-  // memory of all; the reference stays good until the next Get, Drop or
-  // Clear.
+  // The entry of `key`, made by `make` when it is not kept. The least
+  // recently used go: before making it, as many as the count needs (so that
+  // a new one does not need the memory of all); after, as many as the size
+  // needs (its size is known once it is made). The reference stays good
+  // until the next Get, Drop or Clear.
   Entry& Get(const std::string& key, const std::function<std::unique_ptr<Entry>()>& make) {
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
       if (it->key != key) continue;
