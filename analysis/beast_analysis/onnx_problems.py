@@ -40,21 +40,32 @@ def _attributes(node):
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-def _shapes(model, batch):
-    """Tensor name -> list of ints (None where a dimension stays unknown);
-    a symbolic leading (batch) dimension becomes `batch`."""
+def _with_batch(model, batch):
+    """The model with each graph input's symbolic leading (batch) dimension
+    set to `batch`, and the inferred shapes it carried dropped: shape
+    inference then works the batch through every node, Reshape's -1
+    included (data propagation), where taking any unknown leading dimension
+    for the batch would be wrong (a [batch * 128, 768] reshape of a [batch,
+    128, 768] input)."""
+    import onnx
+
+    initialized = {init.name for init in model.graph.initializer}
+    for info in model.graph.input:
+        if info.name in initialized or not info.type.HasField("tensor_type"):
+            continue
+        shape = info.type.tensor_type.shape
+        if len(shape.dim) and not shape.dim[0].HasField("dim_value"):
+            shape.dim[0].dim_value = batch
+    del model.graph.value_info[:]
+    return onnx.shape_inference.infer_shapes(model, data_prop=True)
+
+
+def _shapes(model):
+    """Tensor name -> list of ints (None where a dimension stays unknown)."""
     shapes = {}
 
     def dims(tensor_type):
-        out = []
-        for i, d in enumerate(tensor_type.shape.dim):
-            if d.HasField("dim_value"):
-                out.append(d.dim_value)
-            elif i == 0:
-                out.append(batch)
-            else:
-                out.append(None)
-        return out
+        return [d.dim_value if d.HasField("dim_value") else None for d in tensor_type.shape.dim]
 
     graph = model.graph
     for info in list(graph.input) + list(graph.value_info) + list(graph.output):
@@ -140,8 +151,8 @@ def job_of_model(path, batch=1, dtype="f32", layout="NCHW"):
         raise InputError(os_message(error, path)) from error
     except Exception as error:  # onnx raises what protobuf raises on a malformed file
         raise InputError(f"{path}: not an ONNX model ({error})") from error
-    model = onnx.shape_inference.infer_shapes(model)
-    shapes = _shapes(model, batch)
+    model = _with_batch(model, batch)
+    shapes = _shapes(model)
     job = Job()
     for index, node in enumerate(model.graph.node):
         name = _node_name(node, index)

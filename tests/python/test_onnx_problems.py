@@ -57,6 +57,30 @@ def test_a_3d_convolution_is_reported(tmp_path, capsys):
     ]
 
 
+def test_the_batch_is_worked_through_a_reshape_and_other_unknowns_are_reported(tmp_path, capsys):
+    # A GPT-2 style linear layer: [batch, 128, 768] viewed as [-1, 768], then
+    # a MatMul: its M is batch * 128, not the batch; with a symbolic sequence
+    # length it stays unknown, and the node is reported, not guessed.
+    def job(dims):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
+        shape = helper.make_tensor("shape", TensorProto.INT64, [2], [-1, 768])
+        nodes = [
+            helper.make_node("Reshape", ["x", "shape"], ["rows"], name="view"),
+            helper.make_node("MatMul", ["rows", "w"], ["y"], name="fc"),
+        ]
+        path = save(tmp_path, nodes, [x], [shape, weight("w", [768, 3072])])
+        code, out, _ = run_cli(capsys, "problems", "--onnx", path, "--batch", "4")
+        assert code == 0
+        return out.splitlines()[1:]
+
+    assert job(["batch", 128, 768]) == [
+        "gemm:M=512,N=3072,K=768,transA=0,transB=0,dtype=f32 x1  # first: fc (MatMul)"
+    ]
+    assert job(["batch", "seq", 768]) == [
+        "# not mapped: fc (MatMul): an input shape is unknown after shape inference"
+    ]
+
+
 def test_bad_input_is_one_line(tmp_path, capsys):
     junk = tmp_path / "junk.onnx"
     junk.write_text("not a model")
