@@ -130,20 +130,20 @@ TEST_F(MultiDevice, EachRecordedFailureIsRetriedOnceAJob) {
   const std::string tune =
       "POCL_DEVICES='basic pthread' " + BeastBinary() +
       " tune --device opencl:0 --device opencl:1 --template gemm/tiled"
-      " --problem gemm:M=40,N=24,K=32 --max-configs 4 --compile-jobs 0"
+      " --problem gemm:M=40,N=24,K=32 --max-configs 2 --compile-jobs 0"
       " --baselines none --confirm-top 0 --timeout-seconds 0.001 --cache-dir " +
       (dir_ / "cache").string() + " --db " + db_ + " --json";
   testing::CommandResult first = RunCommand(tune, false);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   ASSERT_EQ(SqlRows(db_, "SELECT status, count(*) FROM measurements GROUP BY status"),
-            std::vector<std::string>{"timeout|8"});
+            std::vector<std::string>{"timeout|4"});
   testing::CommandResult again = RunCommand(tune + " --retry-failed timeout", false);
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(
       SqlRows(db_, "SELECT count(*), count(DISTINCT measurement_id) FROM superseded_measurements"),
-      std::vector<std::string>{"8|8"});
+      std::vector<std::string>{"4|4"});
   for (const auto& summary : nlohmann::json::parse(again.output))
-    EXPECT_EQ(summary["pairs"][0]["remeasured"], 4) << again.output;
+    EXPECT_EQ(summary["pairs"][0]["remeasured"], 2) << again.output;
 }
 
 // --retry-failed on two identical devices: the first's process measures the
