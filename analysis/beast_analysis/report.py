@@ -16,6 +16,7 @@ import re
 from beast_analysis import (
     algorithms,
     convergence,
+    device_labels,
     importance,
     measurements,
     plots,
@@ -238,10 +239,13 @@ def build(db_path, out_dir, *, device=None, problem=None, template=None, params=
     frame = measurements.load(db_path, **filters)
     _check_params(frame, db_path, params)
     rows = winners(db_path, **filters)
-    flops = dict(zip(frame["problem"], frame["flops"]))
-    limits = dict(zip(frame["device"], frame["limits_json"]))
     # The baselines shown are those of the (device, problem) pairs the filters select.
     covered = {(int(d), p) for d, p in zip(frame["device_id"], frame["problem"])}
+    baselines = vendor.compare(db_path, rows, covered)
+    # Every table and plot groups by device row, not by name (device_labels.py).
+    device_labels.relabel(db_path, frame, rows, baselines)
+    flops = dict(zip(frame["problem"], frame["flops"]))
+    limits = dict(zip(frame["device"], frame["limits_json"]))
     files = []
     with replacing(out_dir, "index.html", GENERATOR, "beast report") as work:
         plot_dir = work / "plots"
@@ -259,7 +263,7 @@ def build(db_path, out_dir, *, device=None, problem=None, template=None, params=
             ("Best time per algorithm", _algorithm_section(rows, plot)),
             (
                 "Tuned against vendor libraries",
-                _vendor_section(vendor.compare(db_path, rows, covered), plot),
+                _vendor_section(baselines, plot),
             ),
             ("Roofline", plot("roofline.png", roofline.plot, rows, flops, limits)),
             ("Failures by status", plot("failures.png", plots.failures, frame)),

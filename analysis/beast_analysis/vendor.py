@@ -33,7 +33,7 @@ def library_name(library, routine):
 
 def compare(db_path, winner_rows, covered):
     """One dict per baseline of a (device_id, problem key) in covered: device,
-    problem, library (display name and routine), version, status, reason,
+    device_id, problem, library (display name and routine), version, status, reason,
     baseline_ms, template, config, tuned_ms (None without an ok tuned config),
     speedup (None unless both ran ok)."""
     fastest = {}
@@ -52,6 +52,7 @@ def compare(db_path, winner_rows, covered):
         result.append(
             {
                 "device": b["device"],
+                "device_id": b["device_id"],
                 "problem": b["problem"],
                 "library": library_name(b["library"], b["routine"]),
                 "version": b["library_version"],

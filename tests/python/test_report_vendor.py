@@ -278,3 +278,76 @@ def test_device_peaks_prefers_the_measured_peak():
         None,
     )
     assert device_peaks('{"peak_gflops_measured": true}') == (None, None, None)
+
+
+def test_one_name_under_two_drivers_is_two_devices(db, tmp_path):
+    """The GPU under another driver is another device row: the report keeps its
+    peak, winners and baselines apart and names each by backend and driver."""
+    two = tmp_path / "two.db"
+    two.write_bytes(Path(db).read_bytes())
+    connection = sqlite3.connect(two, isolation_level=None)
+    connection.execute("UPDATE devices SET driver_version = '535' WHERE name = 'GPU'")
+    newer = add(
+        connection,
+        "devices",
+        backend="opencl",
+        name="GPU",
+        driver_version="550",
+        limits_json='{"peak_gflops": 200.0, "bandwidth_gbs": 20.0}',
+    )
+    ids = dict(connection.execute("SELECT config_key, id FROM configs").fetchall())
+    gemm = connection.execute("SELECT id FROM problems WHERE op = 'gemm'").fetchone()[0]
+    add(
+        connection,
+        "measurements",
+        run_id=1,
+        device_id=newer,
+        problem_id=gemm,
+        config_id=ids["MWG=16,VW=1"],
+        is_default=1,
+        status="ok",
+        median_ms=4.0,
+    )
+    add(
+        connection,
+        "baselines",
+        run_id=1,
+        device_id=newer,
+        problem_id=gemm,
+        library="clblast",
+        routine="Sgemm",
+        status="ok",
+        median_ms=6.0,
+        library_version="1.6.3",
+    )
+    connection.close()
+    out = tmp_path / "report"
+    report.build(two, out, template="gemm/tiled")
+    html = (out / "index.html").read_text()
+    old, new = "GPU (opencl, driver 535)", "GPU (opencl, driver 550)"
+    assert (
+        f'<tr><td>{old}</td><td>opencl</td><td class="num">80</td><td>measured: {METHOD}</td>'
+        '<td class="num">10</td></tr>'
+    ) in html
+    assert (
+        f'<tr><td>{new}</td><td>opencl</td><td class="num">200</td><td>specification</td>'
+        '<td class="num">20</td></tr>'
+    ) in html
+    assert vendor_table(html) == [
+        row(
+            "CPU", GEMM, "CLBlast Sgemm", "1.6.3", "ok", "10", "gemm/tiled", "MWG=16,VW=1", "5", "2"
+        ),
+        row(
+            old, GEMM, "CLBlast Sgemm", "1.6.3", "ok", "3", "gemm/tiled", "MWG=32,VW=1", "2", "1.5"
+        ),
+        row(
+            old, GEMM, "cuBLAS Sgemm", "\u2014", "ok", "1", "gemm/tiled", "MWG=32,VW=1", "2", "0.5"
+        ),
+        row(
+            new, GEMM, "CLBlast Sgemm", "1.6.3", "ok", "6", "gemm/tiled", "MWG=16,VW=1", "4", "1.5"
+        ),
+    ]
+    assert (
+        f"Peak FLOP/s of the roof: CPU: 50 GFLOP/s, specification; {old}: 80 GFLOP/s, measured: "
+        f"{METHOD}; {new}: 200 GFLOP/s, specification."
+    ) in html
