@@ -60,6 +60,12 @@ class CudaWorkerDevice : public WorkerDevice {
 
   const DeviceInfo& device() const override { return context_.device(); }
 
+  void Prepare(const std::string& problem_key, int winograd_tile) override {
+    std::string why;  // a problem the GPU cannot hold: Measure says so
+    if (CudaProblem* held = Held(problem_key, &why))
+      PrepareWinogradScale(held->data, winograd_tile);
+  }
+
   Outcome Measure(const MeasureRequest& request, const OnBuilt& on_built) override {
     Outcome out;
     CudaProblem* held = Held(request.problem_key, &out.error_text);

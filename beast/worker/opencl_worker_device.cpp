@@ -31,6 +31,10 @@ class OpenCLWorkerDevice : public WorkerDevice {
 
   const DeviceInfo& device() const override { return context_.device(); }
 
+  void Prepare(const std::string& problem_key, int winograd_tile) override {
+    PrepareWinogradScale(Problem(problem_key).data, winograd_tile);
+  }
+
   Outcome Measure(const MeasureRequest& request, const OnBuilt& on_built) override {
     Cached& problem = Problem(request.problem_key);
     Outcome out = MeasureInstance(context_, problem.device, request.source, request.kernel_name,

@@ -124,6 +124,10 @@ const ProblemData::WinogradScale& WinogradScaleOf(const ProblemData& data, int m
   return data.winograd_scales.emplace(m, std::move(scale)).first->second;
 }
 
+void PrepareWinogradScale(const ProblemData& data, int m) {
+  if (m > 0 && Problem::Parse(data.problem_key).op() == OpKind::kConv2d) WinogradScaleOf(data, m);
+}
+
 size_t ElementBytes(const ProblemData& data) { return static_cast<size_t>(DTypeBytes(data.dtype)); }
 
 std::vector<unsigned char> DeviceElements(const ProblemData& data,

@@ -42,6 +42,10 @@ struct ProblemData {
 // The Winograd error-bound scale of `data`'s conv2d problem for tile m
 // (harness/measure/winograd_bound.hpp), computed once and kept in `data`.
 const ProblemData::WinogradScale& WinogradScaleOf(const ProblemData& data, int m);
+// Makes that scale ahead of the kernel, as part of the problem's setup, when
+// m > 0 and the problem is a convolution (a kernel declaring Winograd for
+// another problem fails at its validation, which says why).
+void PrepareWinogradScale(const ProblemData& data, int m);
 
 ProblemData MakeProblemData(const Problem& problem);
 

@@ -154,6 +154,7 @@ std::optional<harness::PeakFlopsResult> WorkerClient::MeasurePeak(const PeakRequ
                                                                   const std::atomic<bool>& stop) {
   TimeLimit limit;
   limit.timeout_seconds = timeout_seconds;
+  limit.setup_seconds.reset();  // no problem to make
   Reply reply = Request(EncodePeak(request), limit, stop, "while measuring the peak FLOP/s");
   if (reply.kind == Reply::kStopped) return std::nullopt;
   if (reply.kind != Reply::kPayload) {
@@ -225,7 +226,10 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
                                            const std::string& crash_context,
                                            const PostCompileCheck& check, bool* not_taken) {
   Clock::time_point sent = Clock::now();
-  Clock::time_point absolute = After(sent, limit.timeout_seconds);
+  // Until the worker says the problem is ready only the setup's limit holds;
+  // the config's own limits start then (worker_time_limit.hpp).
+  bool ready = !limit.setup_seconds;
+  Clock::time_point absolute = After(sent, limit.SetupSeconds());
   Clock::duration stopped = process_->stopped();  // moves the times below when it grows
   process_->ForgetStderr();
   if (!process_->Send(request, absolute)) {
@@ -270,8 +274,9 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
         reply.resources = resources;
         // The deadlines as moved back by any time stood stopped.
         const bool by_run = run_limit && After(built_at, *run_limit) < absolute;
-        reply.why = by_run ? limit.DescribeRun(*compile_ms, SecondsSince(built_at))
-                           : limit.DescribeAbsolute(SecondsSince(sent));
+        reply.why = !ready   ? limit.DescribeSetup(SecondsSince(sent))
+                    : by_run ? limit.DescribeRun(*compile_ms, SecondsSince(built_at))
+                             : limit.DescribeAbsolute(SecondsSince(sent));
         return reply;
       }
       case WorkerProcess::Wait::kFrame:
@@ -279,6 +284,14 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
     }
     // By its first byte: replies of other protocols (confirm_protocol.hpp)
     // pass through to the caller, which decodes them.
+    if (!ready && !payload.empty() &&
+        static_cast<uint8_t>(payload[0]) == static_cast<uint8_t>(WorkerMessage::kProblemReady)) {
+      DecodeProblemReady(payload);  // checks its shape
+      ready = true;
+      sent = Clock::now();
+      absolute = After(sent, limit.timeout_seconds);
+      continue;
+    }
     if (!built && !payload.empty() &&
         static_cast<uint8_t>(payload[0]) == static_cast<uint8_t>(WorkerMessage::kBuilt)) {
       built = true;

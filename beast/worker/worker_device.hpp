@@ -24,6 +24,12 @@ class WorkerDevice {
   virtual ~WorkerDevice() = default;
   virtual const DeviceInfo& device() const = 0;
 
+  // Makes the problem's inputs and reference (and a Winograd kernel's error
+  // bound for tile m > 0), or finds them kept: the problem's work before a
+  // request, which the tuner does not count against the config's time
+  // limit. A problem it cannot make is left to the request to report.
+  // Throws only for a device that stopped working.
+  virtual void Prepare(const std::string& problem_key, int winograd_tile) = 0;
   // Builds (through the program cache), validates and times request's
   // instance; every failure of the kernel is an Outcome status. Throws only
   // for a device that stopped working.

@@ -7,6 +7,7 @@
 // winner run here too, for the same reason.
 #include <signal.h>
 
+#include <chrono>
 #include <memory>
 
 #include "beast/core/error.hpp"
@@ -26,6 +27,17 @@ bool Reply(int fd, const std::string& payload) {
   return WriteFrame(fd, payload, std::chrono::steady_clock::now() + kReplyPatience);
 }
 
+// Makes the request's problem (or finds it kept) and tells the tuner, whose
+// time limit of the request starts then (worker_time_limit.hpp). False when
+// the tuner is gone.
+bool ProblemReady(WorkerDevice& device, const std::string& problem_key, int winograd_tile, int fd) {
+  const auto start = std::chrono::steady_clock::now();
+  device.Prepare(problem_key, winograd_tile);
+  return Reply(
+      fd, EncodeProblemReady(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+}
+
 // A baseline request. Like a kernel, a library that loses the device is
 // recorded `crashed` and the worker leaves (*exit_code 3). False when the
 // tuner is gone.
@@ -33,6 +45,7 @@ bool ServeBaseline(WorkerDevice& device, const BaselineRequest& request, int fd,
   harness::BaselineResult result;
   bool exits = false;
   try {
+    if (!ProblemReady(device, request.problem_key, 0, fd)) return false;
     result = device.Baseline(request);
     if (result.status == Status::kRuntimeError && !device.StillWorks(request.problem_key)) {
       result.status = Status::kCrashed;
@@ -75,6 +88,7 @@ bool ServeConfirm(WorkerDevice& device, const ConfirmRequest& request, int fd, i
   std::vector<ConfirmResult> results;
   bool exits = false;
   try {
+    if (!ProblemReady(device, request.problem_key, 0, fd)) return false;
     results = device.Confirm(request);
     for (const ConfirmResult& r : results) {
       exits = exits || r.status == Status::kCrashed ||
@@ -112,6 +126,7 @@ bool ServeMeasure(WorkerDevice& device, const MeasureRequest& request, int fd, i
     return DecodeVerdict(verdict);
   };
   try {
+    if (!ProblemReady(device, request.problem_key, request.winograd_tile, fd)) return false;
     outcome = device.Measure(request, on_built);
     if (outcome.status == Status::kRuntimeError && !device.StillWorks(request.problem_key)) {
       outcome.status = Status::kCrashed;

@@ -83,7 +83,7 @@ WorkerMessage MessageKind(const std::string& payload) {
   if (payload.empty()) throw Error(ErrorCode::kInternal, "worker protocol: an empty message");
   auto kind = static_cast<uint8_t>(payload[0]);
   if (kind < static_cast<uint8_t>(WorkerMessage::kReady) ||
-      kind > static_cast<uint8_t>(WorkerMessage::kVerdict)) {
+      kind > static_cast<uint8_t>(WorkerMessage::kProblemReady)) {
     throw Error(ErrorCode::kInternal, "worker protocol: unknown message " + std::to_string(kind));
   }
   return static_cast<WorkerMessage>(kind);
@@ -144,6 +144,19 @@ MeasureRequest DecodeMeasure(const std::string& payload) {
   q.winograd_tile = static_cast<int>(r.I64());
   r.ExpectEnd();
   return q;
+}
+
+std::string EncodeProblemReady(double setup_seconds) {
+  WireWriter w = Start(WorkerMessage::kProblemReady);
+  w.F64(setup_seconds);
+  return w.bytes();
+}
+
+double DecodeProblemReady(const std::string& payload) {
+  WireReader r = Open(payload, WorkerMessage::kProblemReady);
+  const double seconds = r.F64();
+  r.ExpectEnd();
+  return seconds;
 }
 
 std::string EncodeBuilt(const BuiltReport& built) {

@@ -4,6 +4,10 @@
 //   worker -> tuner  kReady    once at start: protocol version, device name
 //                    kFatal    instead of kReady: the device cannot be opened
 //   tuner -> worker  kMeasure  one rendered instance to build, validate, time
+//   worker -> tuner  kProblemReady  the problem's inputs and reference are
+//                              made (or were kept): the config's own time
+//                              limit starts here (also before a baseline
+//                              and a confirmation, which use the problem)
 //   worker -> tuner  kBuilt    the build succeeded (with the kernel's
 //                              resources); the kernel runs next
 //   tuner -> worker  kVerdict  only when the request awaits one: run the
@@ -35,7 +39,7 @@ namespace beast {
 
 // Raised whenever a message changes shape, so a worker from another build is
 // refused at kReady instead of misreading requests.
-constexpr int64_t kWorkerProtocolVersion = 9;
+constexpr int64_t kWorkerProtocolVersion = 10;
 
 enum class WorkerMessage : uint8_t {
   kReady = 1,
@@ -47,7 +51,8 @@ enum class WorkerMessage : uint8_t {
   kBaselineResult = 7,
   kPeak = 8,
   kPeakResult = 9,
-  kVerdict = 10
+  kVerdict = 10,
+  kProblemReady = 11
 };
 
 struct MeasureRequest {
@@ -96,6 +101,7 @@ struct WorkerReady {
 std::string EncodeReady(const WorkerReady& ready);
 std::string EncodeFatal(const std::string& message);
 std::string EncodeMeasure(const MeasureRequest& request);
+std::string EncodeProblemReady(double setup_seconds);
 std::string EncodeBuilt(const BuiltReport& built);
 // A prune reason, or nullopt: run the kernel.
 std::string EncodeVerdict(const std::optional<std::string>& prune_reason);
@@ -114,6 +120,7 @@ WorkerMessage MessageKind(const std::string& payload);
 WorkerReady DecodeReady(const std::string& payload);
 std::string DecodeFatal(const std::string& payload);
 MeasureRequest DecodeMeasure(const std::string& payload);
+double DecodeProblemReady(const std::string& payload);
 BuiltReport DecodeBuilt(const std::string& payload);
 std::optional<std::string> DecodeVerdict(const std::string& payload);
 Outcome DecodeOutcome(const std::string& payload, bool* worker_exits);

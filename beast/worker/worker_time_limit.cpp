@@ -1,6 +1,7 @@
 // Time limits of a config on the device worker (worker_time_limit.hpp).
 #include "beast/worker/worker_time_limit.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace beast {
@@ -17,6 +18,19 @@ std::string TimeLimit::DescribeAbsolute(double elapsed_seconds) const {
                 "killed after %.1f s: past the limit of %g s per config (--timeout-seconds)",
                 elapsed_seconds, timeout_seconds);
   return text;
+}
+
+std::string TimeLimit::DescribeSetup(double elapsed_seconds) const {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "killed after %.1f s making the problem's inputs and reference on the host: past "
+                "the limit of %g s for that",
+                elapsed_seconds, SetupSeconds());
+  return text;
+}
+
+double TimeLimit::SetupSeconds() const {
+  return setup_seconds ? std::max(*setup_seconds, timeout_seconds) : timeout_seconds;
 }
 
 std::string TimeLimit::DescribeRun(double compile_ms, double run_seconds) const {

@@ -197,6 +197,25 @@ TEST_F(Worker, WithoutABestTimeTheAbsoluteLimitStopsAHang) {
   EXPECT_LT(seconds, 30.0);
 }
 
+// Making a problem's inputs and reference on the host is the problem's work,
+// not its first config's: at 1536^3 it takes about 2.5 s here, longer than
+// the 2 s limit, and the config (MODE=1, whose build takes about 0.5 s and
+// whose first launch crashes the worker) is still recorded for what it did,
+// in both of its attempts (each in a fresh worker that makes the problem
+// again). Before, both attempts were `timeout`.
+TEST_F(Worker, TheProblemsSetupDoesNotCountAgainstTheConfigsLimit) {
+  auto r = RunCommand(BeastBinary() + " tune --templates " + std::string(BEAST_TEST_SOURCE_DIR) +
+                      "/tests/data/kernel_templates --template test/faulty --problem "
+                      "gemm:M=1536,N=1536,K=1536 --device opencl:0 --db " +
+                      db_ +
+                      " --constraint \"hard: MODE == 1\" --timeout-seconds 2 --baselines none "
+                      "--confirm-top 0 --compile-jobs 0 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto outcomes = Outcomes(db_);
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes["MODE=1"].first, beast::Status::kCrashed) << outcomes["MODE=1"].second;
+}
+
 TEST_F(Worker, CtrlCStopsAtOnceAndTakesTheWorkerDown) {
   pid_t beast =
       SpawnBeast(FaultyArgs(db_) + " --constraint hard:MODE==2 --timeout-seconds 60", log_);
@@ -301,6 +320,8 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   EXPECT_EQ(built_back.resources.registers, 40);
   EXPECT_FALSE(built_back.resources.stack_bytes.has_value());
   EXPECT_EQ(built_back.resources.shared_bytes, 1024);
+  EXPECT_EQ(DecodeProblemReady(EncodeProblemReady(2.25)), 2.25);
+  EXPECT_EQ(MessageKind(EncodeProblemReady(0)), WorkerMessage::kProblemReady);
   EXPECT_EQ(DecodeVerdict(EncodeVerdict(std::nullopt)), std::nullopt);
   EXPECT_EQ(DecodeVerdict(EncodeVerdict(std::string("violates hard constraint"))),
             std::optional<std::string>("violates hard constraint"));
@@ -398,8 +419,8 @@ TEST(WorkerProtocol, BrokenMessagesAreRefused) {
                       "worker protocol: a message has 1 extra bytes");
   ExpectProtocolError([&] { DecodeMeasure(outcome); },
                       "worker protocol: message 5 where 3 was expected");
-  ExpectProtocolError([&] { MessageKind(std::string(1, '\x0b')); },
-                      "worker protocol: unknown message 11");
+  ExpectProtocolError([&] { MessageKind(std::string(1, '\x0c')); },
+                      "worker protocol: unknown message 12");
   ExpectProtocolError([&] { MessageKind(""); }, "worker protocol: an empty message");
   std::string fatal = EncodeFatal("abc");
   fatal[1] = '\x7f';  // the string's length now runs past the message
