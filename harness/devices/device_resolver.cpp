@@ -58,8 +58,9 @@ DeviceInfo ResolveDevice(const DeviceSelector& selector, bool to_compile) {
     }
     const DeviceInfo& gpu = probe.devices[selector.index];
     if (to_compile) {
-      CheckNvrtcSupports("cuda:" + std::to_string(selector.index) + " (" + gpu.name + ")",
-                         gpu.arch);
+      const std::string what = "cuda:" + std::to_string(selector.index) + " (" + gpu.name + ")";
+      CheckNvrtcSupports(what, gpu.arch);
+      CheckDriverLoadsNvrtc(what, gpu.driver_version, harness::NvrtcVersion());
     }
     return gpu;
   }
@@ -98,6 +99,20 @@ DeviceSelector LocalDevice(const DeviceSelector& selector, int local_index) {
   out.local = false;
   out.index = local_index % static_cast<int>(count);
   return out;
+}
+
+void CheckDriverLoadsNvrtc(const std::string& what, const std::string& driver_version,
+                           const std::string& nvrtc_version) {
+  const int nvrtc_major = std::atoi(nvrtc_version.c_str());
+  const int driver_major = std::atoi(driver_version.c_str());
+  if (nvrtc_major <= 0 || driver_major <= 0 || driver_major >= nvrtc_major) return;
+  throw Error(ErrorCode::kEnvironment,
+              what + ": its driver supports CUDA " + driver_version +
+                  ", older than this beast's NVRTC " + nvrtc_version +
+                  " (the driver cannot load the kernels it compiles): update the driver to one "
+                  "for CUDA " +
+                  std::to_string(nvrtc_major) + ", or build beast with a CUDA " +
+                  std::to_string(driver_major) + " toolkit");
 }
 
 }  // namespace beast

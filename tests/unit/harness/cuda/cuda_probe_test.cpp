@@ -1,9 +1,12 @@
 // The CUDA driver probe: on a machine without libcuda.so.1 it says so in one
-// exact line; with a driver it lists devices with their sm_ architecture.
+// exact line; with a driver it lists devices with their sm_ architecture. A
+// driver of an older CUDA major version than NVRTC is refused.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include "beast/core/error.hpp"
 #include "harness/cuda/cuda_driver.hpp"
+#include "harness/devices/device_resolver.hpp"
 
 namespace beast::harness {
 namespace {
@@ -44,6 +47,25 @@ TEST(ProbeCuda, RepeatedProbesAgree) {
   EXPECT_EQ(first.driver_loaded, second.driver_loaded);
   EXPECT_EQ(first.message, second.message);
   EXPECT_EQ(first.devices.size(), second.devices.size());
+}
+
+// A CUDA 12 driver cannot load NVRTC 13's cubins: refused in one line; a
+// newer or equal driver, or an unknown version, passes.
+TEST(CheckDriverLoadsNvrtc, RefusesADriverOfAnOlderMajorVersion) {
+  try {
+    CheckDriverLoadsNvrtc("cuda:0 (NVIDIA H100)", "12.4", "13.0");
+    FAIL() << "a CUDA 12.4 driver was taken for NVRTC 13.0";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kEnvironment);
+    EXPECT_EQ(std::string(e.what()),
+              "cuda:0 (NVIDIA H100): its driver supports CUDA 12.4, older than this beast's "
+              "NVRTC 13.0 (the driver cannot load the kernels it compiles): update the driver "
+              "to one for CUDA 13, or build beast with a CUDA 12 toolkit");
+  }
+  for (const char* driver : {"13.0", "13.1", "14.0", ""})
+    EXPECT_NO_THROW(CheckDriverLoadsNvrtc("cuda:0", driver, "13.0")) << driver;
+  EXPECT_NO_THROW(CheckDriverLoadsNvrtc("cuda:0", "12.4", ""));      // built without NVRTC
+  EXPECT_NO_THROW(CheckDriverLoadsNvrtc("cuda:0", "12.8", "12.4"));  // minor versions: compatible
 }
 
 }  // namespace
