@@ -241,6 +241,7 @@ class CudaWorkerDevice : public WorkerDevice {
   // A fresh allocation, fill and read: a lost context fails them, while a
   // problem too large for the GPU's memory does not make it look lost.
   bool StillWorks(const std::string&) override { return ContextWorks(); }
+  bool DeviceWorks() override { return ContextWorks(); }
 
  private:
   // The problem's buffers, or null with *why when the GPU cannot hold them

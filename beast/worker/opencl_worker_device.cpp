@@ -80,6 +80,18 @@ class OpenCLWorkerDevice : public WorkerDevice {
     return peak;
   }
 
+  bool DeviceWorks() override {
+    try {
+      harness::OpenClBuffer probe = context_.Allocate(sizeof(float));
+      float value = 0;
+      context_.Fill(probe, 0xFF);
+      context_.Read(probe, &value, sizeof value);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
   bool StillWorks(const std::string& problem_key) override {
     try {
       const DeviceProblem& problem = Problem(problem_key).device;

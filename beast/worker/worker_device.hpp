@@ -42,6 +42,9 @@ class WorkerDevice {
   // After a kernel or library failed at run time: whether the device still
   // answers (a lost context fails every later call).
   virtual bool StillWorks(const std::string& problem_key) = 0;
+  // The same without a problem: a fresh allocation, fill and read (after the
+  // peak microbenchmark, whose variants may fault).
+  virtual bool DeviceWorks() = 0;
 };
 
 // Opens device `device_index` of `backend`, building through the program

@@ -66,12 +66,15 @@ bool ServeBaseline(WorkerDevice& device, const BaselineRequest& request, int fd,
 }
 
 // The peak FLOP/s microbenchmark; a failure is reported, a lost device ends
-// the worker.
+// the worker (a variant that faulted leaves the context unusable while the
+// result may still hold the variants before it: the next config must not
+// be blamed for it).
 bool ServePeak(WorkerDevice& device, const PeakRequest& request, int fd, int* exit_code) {
   harness::PeakFlopsResult result;
   bool exits = false;
   try {
     result = device.Peak(request);
+    exits = !device.DeviceWorks();
   } catch (const std::exception& e) {
     result = harness::PeakFlopsResult{};
     result.error = std::string("the device failed: ") + e.what();

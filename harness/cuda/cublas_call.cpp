@@ -18,6 +18,10 @@ using CublasHandle = struct cublasContext*;
 constexpr int kCublasOpN = 0, kCublasOpT = 1;
 constexpr int kCublasDefaultMath = 0;  // no TF32: that needs CUBLAS_TF32_TENSOR_OP_MATH
 constexpr int kCublasTf32Math = 3;     // CUBLAS_TF32_TENSOR_OP_MATH: a math=tf32 problem's
+// CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION: without it a 16-bit GEMM
+// may reduce split-K partial sums in f16/bf16, not the f32 compute type the
+// validation (and the comparison with beast's f32-accumulating kernels) assumes.
+constexpr int kCublasNoReducedPrecisionReduction = 16;
 // cudaDataType_t and cublasComputeType_t of cublasGemmEx (library_types.h,
 // cublas_api.h).
 constexpr int kCudaR32F = 0, kCudaR64F = 1, kCudaR16F = 2, kCudaR16BF = 14;
@@ -82,8 +86,11 @@ class CublasCall : public CudaLibraryCall {
     context.MakeCurrent();
     int s = lib_->Create(&handle_);
     if (s == 0) s = lib_->SetStream(handle_, context.stream());
-    if (s == 0)
-      s = lib_->SetMathMode(handle_, problem.tf32() ? kCublasTf32Math : kCublasDefaultMath);
+    if (s == 0) {
+      const bool storage16 = problem.dtype() == DType::kF16 || problem.dtype() == DType::kBF16;
+      s = lib_->SetMathMode(handle_, (problem.tf32() ? kCublasTf32Math : kCublasDefaultMath) |
+                                         (storage16 ? kCublasNoReducedPrecisionReduction : 0));
+    }
     if (s != 0) {
       status_ = Status::kRuntimeError;
       why_not_ = "cuBLAS could not be set up: " + CublasStatusText(*lib_, s);

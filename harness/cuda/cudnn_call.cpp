@@ -236,6 +236,17 @@ class CudnnCall : public CudaLibraryCall {
           (!tensor_ops_ && (perf[i].math_type == kCudnnTensorOpMath ||
                             perf[i].math_type == kCudnnTensorOpMathAllowConversion)))
         continue;
+      // cuDNN runs the kernel of (algorithm, math type): the one found is
+      // run only with its own math type set (an exact f32 or f64 problem
+      // keeps FMA math, under which every entry it took was found).
+      if (tensor_ops_) {
+        const int set = lib_->SetMathType(conv_, perf[i].math_type);
+        if (set != 0) {
+          status_ = Status::kRuntimeError;
+          why_not_ = std::string("cudnnSetConvolutionMathType failed: ") + lib_->ErrorString(set);
+          return;
+        }
+      }
       algo_ = perf[i].algo;
       if (perf[i].memory > 0) workspace_ = context_.Allocate(perf[i].memory);
       const char* name = algo_ >= 0 && algo_ < 8 ? kFwdAlgoNames[algo_] : "?";
