@@ -23,7 +23,14 @@ std::map<std::string, int64_t> DeviceInfo::Variables() const {
           {"device_warp_size", limits.warp_size},
           {"device_max_registers_per_thread", limits.max_registers_per_thread},
           {"device_is_cuda", backend == Backend::kCuda ? 1 : 0},
-          {"device_cuda_cc", CudaComputeCapability()}};
+          {"device_cuda_cc", CudaComputeCapability()},
+          {"device_max_groups_1", MaxGroupsBeyondFirstDimension()},
+          {"device_max_groups_2", MaxGroupsBeyondFirstDimension()}};
+}
+
+int64_t DeviceInfo::MaxGroupsBeyondFirstDimension() const {
+  // CUDA's gridDim.y and gridDim.z; OpenCL has no such limit.
+  return backend == Backend::kCuda ? 65535 : 2147483647;
 }
 
 int64_t DeviceInfo::CudaComputeCapability() const {

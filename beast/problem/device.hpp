@@ -49,8 +49,12 @@ struct DeviceInfo {
   // source: 48 KiB on CUDA), device_compute_units, device_warp_size,
   // device_max_registers_per_thread, device_is_cuda (1 for a CUDA
   // device or spec table, 0 for OpenCL) and device_cuda_cc (the compute
-  // capability as a number, 90 for sm_90; 0 for OpenCL).
+  // capability as a number, 90 for sm_90; 0 for OpenCL),
+  // device_max_groups_1 and _2 (the most work-groups a launch may have along
+  // its second and third dimension: 65535 blocks on CUDA; on OpenCL 2^31 - 1,
+  // as far as the templates' int indices go).
   std::map<std::string, int64_t> Variables() const;
+  int64_t MaxGroupsBeyondFirstDimension() const;
   int64_t StaticLocalMemBytes() const;
   int64_t CudaComputeCapability() const;  // of arch "sm_XY": XY; else 0
 };

@@ -115,7 +115,9 @@ std::vector<std::string> DeviceVariableNames() {
           "device_warp_size",
           "device_max_registers_per_thread",
           "device_is_cuda",
-          "device_cuda_cc"};
+          "device_cuda_cc",
+          "device_max_groups_1",
+          "device_max_groups_2"};
 }
 
 std::vector<std::string> SpaceSpec::List(const std::string& templates_dir) {

@@ -28,6 +28,8 @@ DEVICE = {  # PoCL on a 2-core CPU, as `beast devices` reports it
     "device_compute_units": 2,
     "device_warp_size": 8,
     "device_max_registers_per_thread": 0,
+    "device_max_groups_1": 2147483647,
+    "device_max_groups_2": 2147483647,
 }
 
 

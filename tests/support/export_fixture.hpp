@@ -80,11 +80,15 @@ class ExportFixture : public ::testing::Test {
                       hash);
   }
 
-  // The valid configs of problem's template for it on the device.
+  // The valid configs of problem's template for it on the device, in the
+  // order of its parameters' values (not the walk order, which a constraint
+  // that removes nothing here may change: the winners below would move).
   std::vector<Config> Configs(const std::string& key) const {
     Problem problem = Problem::Parse(key);
     SpaceSpec spec = SpaceSpec::Load(options_.templates_dir, TemplateOf(problem));
-    return BoundSpace(spec, problem, device_).Enumerate();
+    BindOptions declared;
+    declared.reorder = false;
+    return BoundSpace(spec, problem, device_, declared).Enumerate();
   }
 
   // Records, for each of kTunedProblems, its template's first valid config at

@@ -103,6 +103,8 @@ def device_names():
         device_max_registers_per_thread=spec["max_registers_per_thread"],
         device_is_cuda=1,
         device_cuda_cc=90,
+        device_max_groups_1=65535,
+        device_max_groups_2=65535,
     )
 
 

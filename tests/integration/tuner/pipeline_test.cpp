@@ -208,7 +208,7 @@ TEST_F(Pipeline, SpaceReportsEachConstraint) {
       file_constraints.emplace_back(number, expr);
     }
   }
-  ASSERT_EQ(file_constraints.size(), 15u);
+  ASSERT_EQ(file_constraints.size(), 16u);
 
   auto r = RunCommand(
       BeastBinary() + " space gemm/tiled --problem gemm:M=72,N=40,K=56 --device opencl:0 --json",
@@ -229,8 +229,8 @@ TEST_F(Pipeline, SpaceReportsEachConstraint) {
     EXPECT_EQ(c["remaining"].get<uint64_t>(), remaining) << i;
   }
   EXPECT_EQ(remaining, valid);
-  EXPECT_EQ(space["constraints"][7]["kind"], "hard");
-  EXPECT_EQ(space["constraints"][8]["kind"], "soft");
+  EXPECT_EQ(space["constraints"][8]["kind"], "hard");
+  EXPECT_EQ(space["constraints"][9]["kind"], "soft");
 
   // The text says the same, one row per constraint in the same order.
   auto text = RunCommand(

@@ -75,6 +75,24 @@ TEST(TemplateBackends, TensorCoresNeedComputeCapability80) {
       << WhyEmpty(turing.Explain());
 }
 
+// CUDA launches at most 65535 blocks along y and z: direct_nchw puts
+// N * groups * K_TILES blocks along z, so at N = 256 the configs with small
+// output-channel tiles are pruned on a CUDA device, not on OpenCL, which has
+// no such limit.
+TEST(TemplateBackends, CudaGridsHaveAtMost65535BlocksAlongYAndZ) {
+  const DeviceInfo cuda = LoadDeviceSpec(kSpecs, "sm_90");
+  DeviceInfo opencl = cuda;
+  opencl.backend = Backend::kOpenCL;
+  EXPECT_EQ(cuda.Variables().at("device_max_groups_1"), 65535);
+  EXPECT_EQ(cuda.Variables().at("device_max_groups_2"), 65535);
+  EXPECT_EQ(opencl.Variables().at("device_max_groups_2"), 2147483647);
+  const SpaceSpec direct = SpaceSpec::Load(kTemplates, "conv2d/direct_nchw");
+  const Problem batch256 =
+      Problem::Parse("conv2d:N=256,C=512,H=7,W=7,K=512,R=3,S=3,pad_h=1,pad_w=1");
+  EXPECT_EQ(BoundSpace(direct, batch256, cuda).Count(), 2052u);
+  EXPECT_EQ(BoundSpace(direct, batch256, opencl).Count(), 2084u);
+}
+
 // An f32 problem reaches the tensor cores only with math=tf32: exact FP32
 // leaves the space empty and says why.
 TEST(TemplateBackends, TensorCoresTakeF32OnlyWithMathTf32) {
