@@ -30,6 +30,7 @@ class YamlReader {
   void CheckKeys(const YAML::Node& map, const std::set<std::string>& allowed,
                  const std::string& what) const {
     if (!map.IsMap()) Fail(map, what + " must be a mapping of KEY: VALUE");
+    std::set<std::string> seen;
     for (const auto& item : map) {
       std::string key = item.first.Scalar();
       if (!allowed.count(key)) {
@@ -37,6 +38,9 @@ class YamlReader {
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
         Fail(item.first, "unknown key \"" + key + "\" in " + what + " (allowed: " + list + ")");
       }
+      // yaml-cpp keeps both and map[key] reads the first: the second would
+      // be ignored without a word.
+      if (!seen.insert(key).second) Fail(item.first, "\"" + key + "\" given twice in " + what);
     }
   }
 

@@ -38,10 +38,13 @@ void BoundSpace::Impl::ValueSet(const Level& level, const Value* slots,
       if (p.form == ParamSpec::Form::kValues) continue;
       return;  // a range without bounds is empty
     }
-    if (p.form == ParamSpec::Form::kValues)
-      out->push_back(v);
-    else
+    if (p.form != ParamSpec::Form::kValues) {
       args[nargs++] = v;
+      continue;
+    }
+    // A value listed (or computed) twice is one point of the space, not two.
+    if (std::none_of(out->begin(), out->end(), [&](const Value& w) { return w.Equals(v); }))
+      out->push_back(v);
   }
   if (p.form == ParamSpec::Form::kValues) return;
   int64_t a[3] = {0, 0, 1};
@@ -53,15 +56,19 @@ void BoundSpace::Impl::ValueSet(const Level& level, const Value* slots,
   if (p.form == ParamSpec::Form::kRange) {
     if (a[2] == 0) FailAt(p.where, "the range step of " + p.name + " is zero");
     const int64_t kMaxValues = 1 << 24;
-    for (int64_t v = a[0]; a[2] > 0 ? v < a[1] : v > a[1]; v += a[2]) {
+    for (int64_t v = a[0]; a[2] > 0 ? v < a[1] : v > a[1];) {
       if (static_cast<int64_t>(out->size()) >= kMaxValues) {
         FailAt(p.where, "the range of " + p.name + " has more than 16777216 values");
       }
       out->push_back(Value::Int(v));
+      if (__builtin_add_overflow(v, a[2], &v)) break;  // past the int64 range: past stop
     }
   } else {
-    for (int64_t v = 1; v <= a[1] && v > 0; v *= 2) {
+    // Powers of two in [lo, hi], doubling only while the next one is <= hi
+    // (which also stops before 2^63 overflows).
+    for (int64_t v = 1; v <= a[1]; v *= 2) {
       if (v >= a[0]) out->push_back(Value::Int(v));
+      if (v > a[1] / 2) break;
     }
   }
 }

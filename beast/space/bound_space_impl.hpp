@@ -82,6 +82,8 @@ struct BoundSpace::Impl {
 
   static bool AsInt(const Value& v, int64_t* out) {
     if (v.kind == Value::Kind::kFloat) {
+      // Outside [-2^63, 2^63) the cast below is undefined: not an int64.
+      if (!(v.f >= -9223372036854775808.0 && v.f < 9223372036854775808.0)) return false;
       if (v.f != static_cast<double>(static_cast<int64_t>(v.f))) return false;
       *out = static_cast<int64_t>(v.f);
       return true;

@@ -64,6 +64,15 @@ Counter::~Counter() = default;
 bool Counter::Prepare(std::vector<Value>* slots) {
   *slots = m_.base_slots;
   Value* s = slots->data();
+  // The derived values that read no parameter first: a check on the
+  // problem and device may read them (winograd_split's STAGE_WG).
+  for (const auto& d : m_.derived) {
+    if (!d.params.empty()) continue;
+    if (d.expr.Eval(s, &s[d.slot]) != EvalStatus::kOk && !plan_.raw) {
+      if (stats_) ++stats_->derived_errors;
+      return false;
+    }
+  }
   for (int c : plan_.fixed_checks) {
     Value r;
     EvalStatus status = m_.compiled[c].Eval(s, &r);
@@ -72,13 +81,6 @@ bool Counter::Prepare(std::vector<Value>* slots) {
         ++stats_->removed[c];
         if (status != EvalStatus::kOk) ++stats_->invalid[c];
       }
-      return false;
-    }
-  }
-  for (const auto& d : m_.derived) {
-    if (!d.params.empty()) continue;
-    if (d.expr.Eval(s, &s[d.slot]) != EvalStatus::kOk && !plan_.raw) {
-      if (stats_) ++stats_->derived_errors;
       return false;
     }
   }

@@ -222,14 +222,19 @@ void ReadBody(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
     L.Fail(params, "parameters must be a non-empty list");
   for (const auto& p : params) spec->params.push_back(LoadParam(L, p));
   if (root["derived"].IsDefined()) {
+    if (!root["derived"].IsSequence())
+      L.Fail(root["derived"], "derived must be a list of {name, expr}");
     for (const auto& d : root["derived"]) {
       L.CheckKeys(d, {"name", "expr", "description"}, "a derived value");
+      const std::string name = L.Scalar(L.Required(d, "name", "a derived value"), "name");
       spec->derived.push_back(
-          {L.Scalar(L.Required(d, "name", "a derived value"), "name"),
-           ParseExprAt(L, L.Required(d, "expr", "a derived value"), "derived value"), L.Where(d)});
+          {name, ParseExprAt(L, L.Required(d, "expr", "a derived value"), "derived value " + name),
+           L.Where(d)});
     }
   }
   if (root["constraints"].IsDefined()) {
+    if (!root["constraints"].IsSequence())
+      L.Fail(root["constraints"], "constraints must be a list");
     for (const auto& c : root["constraints"]) spec->constraints.push_back(ReadConstraint(L, c));
   }
 }
@@ -239,6 +244,7 @@ void ReadValidation(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec
   if (!root["validation"].IsDefined()) return;
   YAML::Node validation = root["validation"];
   if (!validation.IsMap()) L.Fail(validation, "validation must be a map (winograd_tile: EXPR)");
+  spec->validation_where = L.Where(validation);
   L.CheckKeys(validation, {"winograd_tile"}, "validation");
   if (validation["winograd_tile"].IsDefined()) {
     spec->has_winograd_tile = true;
@@ -266,6 +272,7 @@ void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
       launch,
       {"global", "local", "dynamic_local_bytes", "shared_carveout", "before", "workspace_bytes"},
       "launch");
+  spec->launch_where = L.Where(launch);
   ReadSizes(L, launch, "launch", spec->launch_global, spec->launch_local);
   if (launch["before"].IsDefined()) {
     const YAML::Node before = launch["before"];
@@ -275,8 +282,9 @@ void ReadLaunch(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
         L.Fail(stage, "a launch before entry must be a map (kernel, global, local)");
       L.CheckKeys(stage, {"kernel", "global", "local", "when", "prepare"}, "launch before");
       SpaceSpec::StageSpec s;
+      s.where = L.Where(stage);
       const YAML::Node kernel = L.Required(stage, "kernel", "launch before");
-      s.kernel = kernel.as<std::string>();
+      s.kernel = L.Scalar(kernel, "launch before: kernel");
       if (s.kernel.empty() || s.kernel == spec->kernel_name)
         L.Fail(kernel, "launch before: kernel \"" + s.kernel + "\" must name another kernel");
       ReadSizes(L, stage, "launch before " + s.kernel, s.global, s.local);

@@ -2,6 +2,7 @@
 #include "beast/space/space_names_check.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <string>
@@ -14,6 +15,31 @@ namespace {
 
 [[noreturn]] void Fail(const SourceLocation& at, const std::string& why) {
   throw Error(ErrorCode::kBadInput, at.ToString() + ": " + why);
+}
+
+// A name the space's expressions can read: one identifier, not a word of
+// the expression language ("not", "min", "True"), and not a compiled
+// resource's, which after-compile constraints read instead.
+void CheckName(const SourceLocation& where, const std::string& what, const std::string& name) {
+  bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char ch : name) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+  for (const char* function : {"min", "max", "abs", "int", "float", "ceil_div"})
+    ok = ok && name != function;
+  if (ok) {
+    try {
+      ok = Expr::Parse(name).Names() == std::vector<std::string>{name};
+    } catch (const Error&) {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    Fail(where, what + " \"" + name +
+                    "\" is not a name an expression can read (letters, digits and _, not a "
+                    "word of the expression language)");
+  }
+  const std::vector<std::string> compiled = CompiledResourceNames();
+  if (std::find(compiled.begin(), compiled.end(), name) != compiled.end())
+    Fail(where, what + " " + name + " shadows a compiled resource (after-compile constraints)");
 }
 
 // Which names a space binds, and where.
@@ -46,6 +72,7 @@ class Names {
   void IndexParams() {
     for (size_t i = 0; i < spec_.params.size(); ++i) {
       const auto& p = spec_.params[i];
+      CheckName(p.where, "parameter", p.name);
       if (fixed_.count(p.name))
         Fail(p.where, "parameter " + p.name + " shadows a problem or device name");
       if (!param_index_.emplace(p.name, static_cast<int>(i)).second)
@@ -56,6 +83,7 @@ class Names {
   void IndexDerived() {
     for (size_t i = 0; i < spec_.derived.size(); ++i) {
       const auto& d = spec_.derived[i];
+      CheckName(d.where, "derived value", d.name);
       if (fixed_.count(d.name) || param_index_.count(d.name) ||
           !derived_index_.emplace(d.name, static_cast<int>(i)).second) {
         Fail(d.where, "derived value " + d.name + " reuses a name already bound");
@@ -138,26 +166,31 @@ void CheckConstraints(const SpaceSpec& spec, const Names& names) {
 }
 
 void CheckLaunch(const SpaceSpec& spec, const Names& names) {
-  std::vector<const Expr*> launch;
+  // Each expression with the line of its section (launch:, a stage of it,
+  // validation:).
+  std::vector<std::pair<const Expr*, SourceLocation>> launch;
   for (int d = 0; d < 3; ++d) {
-    launch.push_back(&spec.launch_global[d]);
-    launch.push_back(&spec.launch_local[d]);
+    launch.emplace_back(&spec.launch_global[d], spec.launch_where);
+    launch.emplace_back(&spec.launch_local[d], spec.launch_where);
   }
-  if (spec.has_dynamic_local) launch.push_back(&spec.launch_dynamic_local_bytes);
-  if (spec.has_shared_carveout) launch.push_back(&spec.launch_shared_carveout);
-  if (spec.has_winograd_tile) launch.push_back(&spec.validation_winograd_tile);
-  if (spec.has_workspace) launch.push_back(&spec.launch_workspace_bytes);
+  if (spec.has_dynamic_local)
+    launch.emplace_back(&spec.launch_dynamic_local_bytes, spec.launch_where);
+  if (spec.has_shared_carveout)
+    launch.emplace_back(&spec.launch_shared_carveout, spec.launch_where);
+  if (spec.has_winograd_tile)
+    launch.emplace_back(&spec.validation_winograd_tile, spec.validation_where);
+  if (spec.has_workspace) launch.emplace_back(&spec.launch_workspace_bytes, spec.launch_where);
   for (const SpaceSpec::StageSpec& stage : spec.stages_before) {
     for (int d = 0; d < 3; ++d) {
-      launch.push_back(&stage.global[d]);
-      launch.push_back(&stage.local[d]);
+      launch.emplace_back(&stage.global[d], stage.where);
+      launch.emplace_back(&stage.local[d], stage.where);
     }
-    launch.push_back(&stage.when);
+    launch.emplace_back(&stage.when, stage.where);
   }
-  for (const Expr* e : launch) {
+  for (const auto& [e, where] : launch) {
     for (const auto& n : e->Names()) {
       if (!names.Known(n)) {
-        Fail({spec.space_path, 0},
+        Fail(where,
              "launch expression \"" + e->text() + "\" names unknown parameter \"" + n + "\"");
       }
     }

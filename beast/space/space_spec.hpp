@@ -96,10 +96,13 @@ struct SpaceSpec {
     // beast_conv2d_prepare), not in the timed convolution; its own time is
     // kept beside the row's (prepare_ms). Prepare stages come first.
     bool prepare = false;
+    SourceLocation where;  // its entry in the file
   };
   std::vector<StageSpec> stages_before;
   Expr launch_workspace_bytes;
   bool has_workspace = false;
+  SourceLocation launch_where;      // the `launch:` section
+  SourceLocation validation_where;  // the `validation:` section
   // `validation: winograd_tile: EXPR`: the kernel computes Winograd
   // F(m x m, 3 x 3) with m = EXPR of the config, and is validated against
   // that algorithm's error bound (harness/measure/winograd_bound.hpp).

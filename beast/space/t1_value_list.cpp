@@ -82,9 +82,10 @@ class ListParser {
     int64_t step = args.size() > 2 ? args[2] : 1;
     if (step == 0) Fail("range step is zero");
     std::vector<int64_t> out;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
       if (out.size() > (1u << 24)) Fail("range has more than 16777216 values");
       out.push_back(i);
+      if (__builtin_add_overflow(i, step, &i)) break;  // past the int64 range: past stop
     }
     return out;
   }

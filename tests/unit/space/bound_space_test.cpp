@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "support/space_test_util.hpp"
 
@@ -125,6 +126,54 @@ launch: {global: [M], local: [T]}
   BoundSpace relaxed(spec, Problem::Parse("gemm:M=256,N=1,K=1"), TestDevice(), ignore_soft);
   EXPECT_EQ(Keys(relaxed.Enumerate()),
             (std::vector<std::string>{"T=4", "T=8", "T=16", "T=32", "T=64"}));
+}
+
+// A derived value that reads no parameter is computed before the checks of
+// the problem and device, which may read it: BIG = M * N = 16384 here, so
+// "BIG < 100" leaves nothing (it read 0 and kept every config), as Check
+// agrees.
+TEST(BoundSpace, ChecksOnAProblemOnlyDerivedValueSeeItsValue) {
+  TempTemplates t;
+  SpaceSpec spec = SpaceSpec::Load(t.dir(), t.Add("big", R"YAML(op: gemm
+source: big.cl.j2
+kernel: k
+parameters:
+  - {name: A, values: [1, 2], default: 1}
+derived:
+  - {name: BIG, expr: M * N}
+constraints:
+  - "BIG < 100 or A == 2"
+  - "BIG >= 100"
+launch: {global: [1], local: [1]}
+)YAML"));
+  BoundSpace small(spec, Problem::Parse("gemm:M=8,N=8,K=1"), TestDevice());
+  EXPECT_EQ(small.Count(), 0u);  // BIG = 64 fails the second
+  BoundSpace big(spec, Problem::Parse("gemm:M=128,N=128,K=1"), TestDevice());
+  EXPECT_EQ(Keys(big.Enumerate()), (std::vector<std::string>{"A=2"}));
+  EXPECT_EQ(big.Count(), 1u);
+}
+
+// A value listed or computed twice is one point (M // 64 = 2 here), and
+// bounds near the int64 range end their value sets instead of overflowing
+// (2^62 doubled: a walk that never ended; a range step past 2^63).
+TEST(BoundSpace, ValueSetsHoldEachValueOnceAndStopAtTheInt64Range) {
+  TempTemplates t;
+  SpaceSpec spec = SpaceSpec::Load(t.dir(), t.Add("sets", R"YAML(op: gemm
+source: sets.cl.j2
+kernel: k
+parameters:
+  - {name: A, values: [1, 2, 2, "M // 64"], default: 1}
+  - {name: P, pow2: [1, "2 ** 62"], default: 1}
+  - {name: R, range: [0, "2 ** 62 + (2 ** 62 - 1)", "2 ** 62"], default: 0}
+launch: {global: [1], local: [1]}
+)YAML"));
+  BoundSpace space(spec, Problem::Parse("gemm:M=128,N=1,K=1"), TestDevice());
+  EXPECT_EQ(space.RawSize(), 2u * 63u * 2u);
+  EXPECT_EQ(space.Count(), 2u * 63u * 2u);
+  const std::vector<std::string> keys = Keys(space.Enumerate());
+  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size());
+  EXPECT_NE(std::find(keys.begin(), keys.end(), "A=2,P=4611686018427387904,R=4611686018427387904"),
+            keys.end());
 }
 
 TEST(BoundSpace, DefaultCheckAndInstantiate) {

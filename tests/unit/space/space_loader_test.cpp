@@ -102,6 +102,46 @@ TEST(SpaceLoader, ReportsFileAndLine) {
       "stage: after_compile)");
 }
 
+// What yaml-cpp reads without a word, or rejected without a line: a key
+// given twice (the first was used), names no expression can read, a list
+// written as a map, a launch expression's unknown name, a derived value's
+// parse error (now with its name).
+TEST(SpaceLoader, DuplicateKeysBadNamesAndShapesAreNamedWithTheirLine) {
+  TempTemplates t;
+  const std::string params = "parameters:\n  - {name: A, values: [1, 2]}\n";
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - name: A\n    values: [1, 2]\n" +
+                             "    values: [8]\n" + kLaunch),
+            "FILE:7: \"values\" given twice in a parameter");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + params + "constraints:\n  - expr: A > 1\n" +
+                             "    expr: A > 100\n" + kLaunch),
+            "FILE:8: \"expr\" given twice in a constraint");
+  for (const char* name : {"not", "X Y", "min", "True"}) {
+    EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: \"" + name +
+                               "\", values: [1]}\n" + kLaunch),
+              "FILE:5: parameter \"" + std::string(name) +
+                  "\" is not a name an expression can read (letters, digits and _, not a word "
+                  "of the expression language)")
+        << name;
+  }
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: registers, values: [1]}\n" +
+                             kLaunch),
+            "FILE:5: parameter registers shadows a compiled resource (after-compile constraints)");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + params + "derived: {D: A + 1}\n" + kLaunch),
+            "FILE:6: derived must be a list of {name, expr}");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + params + "constraints: {A: 1}\n" + kLaunch),
+            "FILE:6: constraints must be a list");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + params + "derived:\n  - {name: D, expr: A +* 2}\n" +
+                             kLaunch)
+                .substr(0, 45),
+            "FILE:7: derived value D: expression \"A +* 2\":");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + params + "launch: {global: [AA], local: [1]}\n"),
+            "FILE:6: launch expression \"AA\" names unknown parameter \"AA\"");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + params +
+                             "launch:\n  global: [1]\n  local: [1]\n  before:\n"
+                             "    - {kernel: [x], global: [1], local: [1]}\n"),
+            "FILE:10: launch before: kernel must be a single value");
+}
+
 TEST(SpaceLoader, LaunchTimeSettings) {
   TempTemplates t;
   EXPECT_EQ(
@@ -110,7 +150,7 @@ TEST(SpaceLoader, LaunchTimeSettings) {
       "FILE:5: parameter A: applied must be source or launch, not \"runtime\"");
   EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" +
                              "launch: {global: [1], local: [1], dynamic_local_bytes: A * Z}\n"),
-            "FILE: launch expression \"A * Z\" names unknown parameter \"Z\"");
+            "FILE:6: launch expression \"A * Z\" names unknown parameter \"Z\"");
   EXPECT_EQ(
       LoadError(t, std::string(kHead) + "parameters:\n  - {name: A, values: [1]}\n" +
                        "launch: {global: [1], local: [1], carveout: 50}\n"),
@@ -167,7 +207,7 @@ TEST(SpaceLoader, LaunchesBeforeTheKernelAndTheirWorkspace) {
             "prepare, when)");
   EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
                                   "    - {kernel: k_first, global: [B], local: [1]}\n"),
-            "FILE: launch expression \"B\" names unknown parameter \"B\"");
+            "FILE:10: launch expression \"B\" names unknown parameter \"B\"");
   // A prepare stage: a flag, first in the list, with a workspace to fill.
   EXPECT_EQ(LoadError(t, params + "launch:\n  global: [1]\n  local: [1]\n  before:\n"
                                   "    - {kernel: k_first, global: [1], local: [1], prepare: 1}\n"
