@@ -14,11 +14,15 @@
 #include "beast/cli/device_name.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
+#include "beast/core/paths.hpp"
+#include "beast/export/export_plan.hpp"
 #include "beast/problem/problem.hpp"
 #include "beast/search/bound_search_space.hpp"
 #include "beast/search/permutation.hpp"
 #include "beast/search/replay.hpp"
 #include "beast/search/strategy.hpp"
+#include "beast/space/bound_space.hpp"
+#include "beast/space/space_spec.hpp"
 #include "beast/space/t1_import.hpp"
 #include "results_db/store.hpp"
 
@@ -75,7 +79,10 @@ std::vector<std::string> Split(const std::string& text) {
 
 std::vector<size_t> Budgets(const CLI::App& app, const ReplayArgs& a) {
   std::vector<size_t> budgets;
+  if (Given(app, "--budget") && Given(app, "--budgets"))
+    throw Error(ErrorCode::kBadArgument, "give --budget N or --budgets N,... (one of them)");
   if (!Given(app, "--budgets")) {
+    if (a.budget < 1) throw Error(ErrorCode::kBadArgument, "--budget must be at least 1");
     budgets.push_back(static_cast<size_t>(a.budget));
   } else {
     for (const std::string& b : Split(a.budgets)) {
@@ -90,6 +97,28 @@ std::vector<size_t> Budgets(const CLI::App& app, const ReplayArgs& a) {
     if (b < 1) throw Error(ErrorCode::kBadArgument, "--budget must be at least 1");
   }
   return budgets;
+}
+
+// How much of its template's space (bound now, to the device as recorded)
+// `measured` configs are, when it is more: a replay of a part judges every
+// strategy against that part's optimum, and overstates them all. "" when
+// they cover it, or when the template's file is no longer the version
+// measured (or not one of beast's).
+std::string Coverage(results_db::Store& store, const results_db::ResultRow& newest,
+                     size_t measured) {
+  try {
+    const SpaceSpec spec = SpaceSpec::Load(Paths::Default().templates_dir, newest.template_name);
+    if (spec.hash != newest.template_hash) return "";
+    for (const results_db::WinnerRow& w : store.Winners(newest.device_id)) {
+      const uint64_t whole =
+          BoundSpace(spec, Problem::Parse(newest.problem_key), BindingDevice(w)).Count();
+      if (measured >= whole) return "";
+      return " [" + std::to_string(measured) + " of the " + std::to_string(whole) +
+             " configs of its space measured: a replay of a part overstates every strategy]";
+    }
+  } catch (const Error&) {
+  }
+  return "";
 }
 
 // The space beast measured whole for one (device, problem, template).
@@ -135,6 +164,7 @@ RecordedSpace FromDatabase(const ReplayArgs& a) {
   }
   if (space.configs.empty())
     throw Error(ErrorCode::kNotFound, space.source + ": no measurement to replay");
+  space.source += Coverage(store, *newest, space.configs.size());
   return space;
 }
 
@@ -315,7 +345,7 @@ int Replay(const Argv& argv) {
 
   const RecordedSpace recorded =
       Given(app, "--db") ? FromDatabase(a) : ReadKernelTunerCache(a.kernel_tuner);
-  recorded.OptimumMs();  // a space where nothing ran ok cannot be replayed
+  recorded.OptimumMs();  // a cache where nothing ran ok cannot be replayed
   const ListedSearchSpace listed = recorded.Space();
   std::unique_ptr<SpaceSpec> t1_spec;
   std::unique_ptr<BoundSpace> t1_space;
@@ -332,6 +362,9 @@ int Replay(const Argv& argv) {
     }
     space = t1_search.get();
   }
+  // The optimum of the space replayed, which a T1 file may make a part of
+  // the cache's; every point of it must be recorded.
+  const double optimum_ms = SpaceOptimumMs(recorded, *space);
   for (size_t b : budgets) {
     if (b > space->Size()) {
       throw Error(ErrorCode::kBadArgument, "a budget of " + std::to_string(b) +
@@ -362,7 +395,7 @@ int Replay(const Argv& argv) {
   if (a.json) {
     std::printf("%s\n", (all.size() == 1 ? all[0] : all).dump(2).c_str());
   } else {
-    PrintTable(recorded.source, space->Size(), recorded.OptimumMs(), strategies, budgets, results,
+    PrintTable(recorded.source, space->Size(), optimum_ms, strategies, budgets, results,
                static_cast<size_t>(a.repeats));
     for (const std::string& source : transfer_sources)
       std::printf("transfer: given to the strategies: %s\n", source.c_str());

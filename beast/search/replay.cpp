@@ -21,13 +21,48 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-}  // namespace
-
-ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
-                    const std::string& strategy, const ReplaySettings& settings) {
+std::unordered_map<std::string, size_t> IndexByKey(const RecordedSpace& recorded) {
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < recorded.outcomes.size(); ++i)
     index.emplace(recorded.outcomes[i].config.Key(), i);
+  return index;
+}
+
+}  // namespace
+
+double SpaceOptimumMs(const RecordedSpace& recorded, const SearchSpace& space) {
+  const std::unordered_map<std::string, size_t> index = IndexByKey(recorded);
+  std::optional<double> best;
+  uint64_t missing = 0;
+  std::string first_missing;
+  for (uint64_t i = 0; i < space.Size(); ++i) {
+    const std::string key = space.At(i).Key();
+    auto it = index.find(key);
+    if (it == index.end()) {
+      if (missing++ == 0) first_missing = key;
+      continue;
+    }
+    const Trial& t = recorded.outcomes[it->second];
+    if (t.Succeeded() && (!best || *t.ms < *best)) best = *t.ms;
+  }
+  if (missing > 0) {
+    throw Error(ErrorCode::kBadInput,
+                recorded.source + " does not record " + std::to_string(missing) + " of the " +
+                    std::to_string(space.Size()) +
+                    " configs of the space replayed (the first: " + first_missing + ")");
+  }
+  if (!best) {
+    throw Error(ErrorCode::kBadInput,
+                recorded.source +
+                    ": no config of the space replayed ran successfully: nothing "
+                    "to replay");
+  }
+  return *best;
+}
+
+ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
+                    const std::string& strategy, const ReplaySettings& settings) {
+  const std::unordered_map<std::string, size_t> index = IndexByKey(recorded);
   const bool timed = settings.workers > 0;
   if (timed && recorded.costs.size() != recorded.outcomes.size()) {
     throw Error(ErrorCode::kBadInput, recorded.source +
@@ -45,7 +80,7 @@ ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
   ReplayResult result;
   result.strategy = strategy;
   result.budget = settings.budget;
-  result.optimum_ms = recorded.OptimumMs();
+  result.optimum_ms = SpaceOptimumMs(recorded, space);
   const size_t times = timed ? settings.at_seconds.size() : 0;
   result.mean_fraction_at.assign(times, 0.0);
   result.mean_evaluations_at.assign(times, 0.0);

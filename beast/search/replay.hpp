@@ -55,10 +55,16 @@ struct ReplaySettings {
   const TransferSet* transfer = nullptr;
 };
 
+// The fastest recorded time of a point of `space` (a T1 file's space may be
+// a part of the cache's): the optimum a replay of it is judged against.
+// Throws Error(kBadInput) naming the source when a point of `space` is not
+// recorded (with how many are not), or when no point of it ran ok.
+double SpaceOptimumMs(const RecordedSpace& recorded, const SearchSpace& space);
+
 // Runs `strategy` settings.repeats times on `space`, each to settings.budget
-// configs. Every point of `space` must be recorded in `recorded`; throws
-// Error(kBadInput) naming the first that is not, or the source when
-// `workers` is set and it records no costs.
+// configs, against SpaceOptimumMs (whose errors it throws); also throws
+// Error(kBadInput) naming the source when `workers` is set and it records
+// no costs.
 ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
                     const std::string& strategy, const ReplaySettings& settings);
 

@@ -189,6 +189,37 @@ TEST_F(SearchCli, ReplayGivesExactFractionsOnASmallCache) {
   }
 }
 
+// A T1 file's space may be a part of the cache's: the fractions are of that
+// part's optimum (block_size_x 128, 0.0407 ms; the cache's is 768, 0.0318
+// ms), so measuring all of it is 1, not 0.78. A point the cache does not
+// record is named before any run.
+TEST_F(SearchCli, ReplayOfAPartOfTheCacheIsJudgedByThatPartsOptimum) {
+  auto t1 = [&](const std::string& name, const std::string& values) {
+    std::ofstream(Path(name))
+        << R"({"General": {"BenchmarkName": "vector_add"}, "ConfigurationSpace": )"
+        << R"({"TuningParameters": [{"Name": "block_size_x", "Type": "int", "Values": ")" << values
+        << R"("}]}})";
+    return Path(name);
+  };
+  testing::CommandResult r = RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache +
+                                            " --t1 " + t1("part.t1.json", "[128, 192, 256]") +
+                                            " --strategy exhaustive --budget 3 --repeats 1 --json",
+                                        false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json out = JsonOf(r.output);
+  EXPECT_EQ(out["configs"], 3);
+  EXPECT_DOUBLE_EQ(out["optimum_ms"].get<double>(), 0.04073600071881499);
+  EXPECT_EQ(out["mean_fraction"], 1.0);
+  testing::CommandResult missing =
+      RunCommand(BeastBinary() + " replay --kernel-tuner " + kCache + " --t1 " +
+                     t1("wider.t1.json", "[100, 128, 192, 200]") + " --budget 2 2>&1",
+                 false);
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_EQ(missing.output, "beast replay: " + kCache +
+                                " does not record 2 of the 4 configs of the space replayed (the "
+                                "first: block_size_x=100)\n");
+}
+
 TEST_F(SearchCli, ReplaySimulatesTheWallClockOfOneCompileWorker) {
   std::ifstream in(kCache);
   const nlohmann::json cache = nlohmann::json::parse(in)["cache"];
@@ -299,6 +330,13 @@ TEST_F(SearchCli, ReplayOfADatabaseTakesTheNewestDriversAndVersionsSpace) {
                 "[4 measurements of other drivers, backends or template versions left out]"),
             std::string::npos)
       << out["source"];
+  // Two configs are not the template's space: the source says so.
+  const uint64_t whole = BoundSpace(spec, problem, updated).Count();
+  EXPECT_NE(out["source"].get<std::string>().find(
+                " [2 of the " + std::to_string(whole) +
+                " configs of its space measured: a replay of a part overstates every strategy]"),
+            std::string::npos)
+      << out["source"];
   EXPECT_DOUBLE_EQ(out["mean_fraction"].get<double>(), 1.0);
 }
 
@@ -343,6 +381,10 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
             "beast replay: unknown strategy \"anneal\" (known: model, random, exhaustive)\n"},
            {"--kernel-tuner " + kCache + " --budget 0", 2,
             "beast replay: --budget must be at least 1\n"},
+           {"--kernel-tuner " + kCache + " --budget -5", 2,
+            "beast replay: --budget must be at least 1\n"},
+           {"--kernel-tuner " + kCache + " --budget 5 --budgets 2,3", 2,
+            "beast replay: give --budget N or --budgets N,... (one of them)\n"},
            {"--kernel-tuner " + kCache + " --budget 16", 2,
             "beast replay: a budget of 16 is above the space's 15 configs\n"},
            {"--kernel-tuner " + Path("failed.json"), 1,
