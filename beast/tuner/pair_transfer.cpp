@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "beast/core/error.hpp"
+#include "beast/search/permutation.hpp"
 
 namespace beast {
 
@@ -15,7 +16,6 @@ TransferSet TransferFor(results_db::Store& store, const SearchSpace& space,
   for (const results_db::MeasuredOutcome& m : store.TemplateOutcomes(template_name, before_id)) {
     if (m.device_id == device_id && m.problem_id == problem_id) continue;
     History& group = groups[{m.device_id, m.problem_id}];
-    if (group.size() >= kMaxTransferTrialsPerGroup) continue;
     Config config;
     try {
       config = Config::ParseKey(m.config_key);
@@ -31,7 +31,19 @@ TransferSet TransferFor(results_db::Store& store, const SearchSpace& space,
   }
   TransferSet set;
   for (auto& [key, group] : groups) {
-    if (!group.empty()) set.groups.push_back(std::move(group));
+    if (group.empty()) continue;
+    if (group.size() <= kMaxTransferTrialsPerGroup) {
+      set.groups.push_back(std::move(group));
+      continue;
+    }
+    // A fixed uniform sample, as beast replay --transfer takes: an
+    // exhaustive tuning records its space in enumeration order, whose first
+    // configs are all alike.
+    const RandomPermutation order(group.size(), /*seed=*/0);
+    History sample;
+    for (uint64_t i = 0; i < kMaxTransferTrialsPerGroup; ++i)
+      sample.push_back(std::move(group[order(i)]));
+    set.groups.push_back(std::move(sample));
   }
   return set;
 }

@@ -5,7 +5,8 @@
 // learns from exactly what the interrupted one did, and only configs that
 // are points of the pair's space
 // (with the same parameters), so every one is a config the search could
-// propose here.
+// propose here. Of each other (device, problem), at most
+// kMaxTransferTrialsPerGroup: a fixed uniform sample of them.
 #pragma once
 
 #include <cstdint>
