@@ -119,7 +119,8 @@ void PrintJson(const ExportSummary& s) {
 
 int Check(const CLI::App& app, ExportOptions options, const std::string& dir) {
   // The check keeps to the devices the export was made for (its stamp).
-  for (const char* option : {"--device", "--problem", "--shapes", "--out"}) {
+  for (const char* option :
+       {"--device", "--problem", "--shapes", "--problems", "--out", "--pytorch"}) {
     if (Given(app, option)) {
       throw Error(ErrorCode::kBadArgument,
                   std::string("--check takes no ") + option +

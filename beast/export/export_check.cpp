@@ -4,6 +4,7 @@
 // the nearest entries with the choices an export would make now for the same
 // requested problems, and both with the templates' current hashes (a
 // template edited since).
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -72,10 +73,18 @@ Stamp ReadStamp(const fs::path& dir) {
     if (f.empty() || (f[0] != "entry" && f[0] != "nearest" && f[0] != "plain")) continue;
     stamp.has_entries = true;
     const bool nearest = f[0] == "nearest";
-    if (f.size() != (nearest ? 10u : 8u)) {
-      throw Error(ErrorCode::kBadInput,
-                  (dir / kExportStampFile).string() + ": malformed entry line: " + line);
-    }
+    auto malformed = [&] {
+      return Error(ErrorCode::kBadInput,
+                   (dir / kExportStampFile).string() + ": malformed entry line: " + line);
+    };
+    if (f.size() != (nearest ? 10u : 8u)) throw malformed();
+    // A number the stamp's writer wrote: anything else is a damaged stamp.
+    auto number = [&](const std::string& text) {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') throw malformed();
+      return v;
+    };
     ExportEntry e;
     e.device_name = f[1];
     e.device_driver = f[2];
@@ -83,11 +92,11 @@ Stamp ReadStamp(const fs::path& dir) {
     e.template_name = f[4];
     e.template_hash = f[5];
     e.config_key = f[6];
-    e.median_ms = std::stod(f[7]);
+    e.median_ms = number(f[7]);
     if (nearest) {
       e.nearest = true;
       e.source_problem = f[8];
-      e.distance = std::stod(f[9]);
+      e.distance = number(f[9]);
     }
     if (f[0] == "plain") e.calls = EntryCalls::kPlain;
     (nearest ? stamp.nearest : f[0] == "plain" ? stamp.plain : stamp.exact)[KeyOf(e)] = e;

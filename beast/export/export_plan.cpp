@@ -207,7 +207,17 @@ class Planner {
 
 ExportPlan PlanExport(const ExportOptions& options) {
   std::vector<Problem> requested;  // parsed first: a typo fails before the slow part
-  for (const auto& key : options.requested) requested.push_back(Problem::Parse(key));
+  for (const auto& key : options.requested) {
+    requested.push_back(Problem::Parse(key));
+    // As a tuned math=tf32 winner is not exported (Exportable): the library's
+    // shape table has no math mode, so such an entry would be an f32 one.
+    if (requested.back().tf32()) {
+      throw Error(ErrorCode::kBadArgument,
+                  "--problem " + key +
+                      ": a math=tf32 problem (the library's API has no math mode: ask for the "
+                      "f32 problem)");
+    }
+  }
   std::vector<results_db::WinnerRow> every;  // each template's winner per device and problem
   std::vector<results_db::WinnerRow> plain;  // the same, for calls without prepared weights
   {

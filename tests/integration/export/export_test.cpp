@@ -371,6 +371,25 @@ TEST_F(ExportTest, CheckTellsWhetherTheExportIsStale) {
             std::vector<std::string>{"exported by beast 0.0.1, this is beast " BEAST_VERSION
                                      ": export again"});
   ExportLibrary(options_);
+  // A damaged stamp (a median that is not a number) is named with its line.
+  {
+    std::ifstream again(stamp_file);
+    std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+    again.close();
+    const size_t entry = text.find("\nentry\t") + 1;
+    const size_t end = text.find('\n', entry);
+    std::string line = text.substr(entry, end - entry);
+    const std::string damaged = line.substr(0, line.rfind('\t') + 1) + "abc";
+    std::ofstream(stamp_file) << text.replace(entry, end - entry, damaged);
+    try {
+      CheckExport(options_);
+      FAIL() << "read a damaged stamp";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kBadInput);
+      EXPECT_EQ(std::string(e.what()), stamp_file.string() + ": malformed entry line: " + damaged);
+    }
+  }
+  ExportLibrary(options_);
   cli = RunCommand(testing::BeastBinary() + " export --check " + dir_.string() + " --db " + db_);
   EXPECT_EQ(cli.exit_code, 2);  // a bad argument
   EXPECT_EQ(cli.output,
@@ -403,6 +422,21 @@ TEST_F(ExportTest, DeviceOptionExportsOnlyThatDevicesWinnersAndCheckKeepsToThem)
   EXPECT_EQ(run.output,
             "beast export: --check takes no --device (it compares with what the export was made "
             "from: its stamp)\n");
+  for (const char* option : {"--problems jobs.txt", "--pytorch"}) {
+    run = RunCommand(export_cli + "--check " + options_.out_dir + " " + option);
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_EQ(run.output, "beast export: --check takes no " +
+                              std::string(option).substr(0, std::string(option).find(' ')) +
+                              " (it compares with what the export was made from: its stamp)\n");
+  }
+  // The library has no math mode: a math=tf32 problem to serve is refused
+  // (an entry for it would be an f32 one).
+  run = RunCommand(export_cli + "--out " + options_.out_dir +
+                   " --problem gemm:M=64,N=64,K=64,math=tf32");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_EQ(run.output,
+            "beast export: --problem gemm:M=64,N=64,K=64,math=tf32: a math=tf32 problem (the "
+            "library's API has no math mode: ask for the f32 problem)\n");
   run = RunCommand(export_cli + "--out " + options_.out_dir + " --device Nowhere");
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_EQ(run.output.rfind("beast export: no device 'Nowhere' in " + db_ + " (devices: ", 0), 0u)
