@@ -92,7 +92,9 @@ beast_status beast_context_cuda(beast_context* ctx, void** cu_context, int* cu_d
 
 /* Device-memory entry points. On a CUDA context x, w, bias, y (and a, b, c)
  * are device pointers (CUdeviceptr as void*) of the context's GPU and
- * `queue` is a CUstream (NULL: ctx's own stream, waited for); otherwise they
+ * `queue` is a CUstream (NULL: ctx's own stream, waited for; CU_STREAM_LEGACY or
+ * CU_STREAM_PER_THREAD: that default stream of ctx's context, not waited
+ * for); otherwise they
  * are cl_mem buffers
  * of ctx's cl_context, passed as void*, each at least as large as the problem
  * needs (elements of problem->dtype). `queue` is a cl_command_queue of ctx's context and device:
@@ -145,8 +147,9 @@ beast_status beast_conv2d_forward_host(beast_context* ctx, const beast_conv2d_pr
 beast_status beast_gemm_host(beast_context* ctx, const beast_gemm_problem* problem, const void* a,
                              const void* b, void* c);
 
-/* Writes into buf (always NUL-terminated when len > 0) which kernel, config
- * and tuning device a call with this problem on this context would use. */
+/* Writes into buf (NUL-terminated; len must be at least 1, else
+ * BEAST_ERROR_INVALID_ARGUMENT) which kernel, config and tuning device a call
+ * with this problem on this context would use. */
 beast_status beast_explain_conv2d(beast_context* ctx, const beast_conv2d_problem* problem,
                                   char* buf, size_t len);
 beast_status beast_explain_gemm(beast_context* ctx, const beast_gemm_problem* problem, char* buf,

@@ -40,9 +40,12 @@ static beast_status FindDevice(int index, cl_device_id* found) {
   return BEAST_OK;
 }
 
+/* Trailing spaces dropped, as the tuner records the name and driver (some
+ * drivers pad CL_DEVICE_NAME): the dispatch table compares them exactly. */
 static void QueryText(cl_device_id device, cl_device_info what, char* text, size_t len) {
   if (clGetDeviceInfo(device, what, len, text, NULL) != CL_SUCCESS) text[0] = '\0';
   text[len - 1] = '\0';
+  for (size_t n = strlen(text); n > 0 && text[n - 1] == ' '; --n) text[n - 1] = '\0';
 }
 
 /* A context on `device`: `context` when given (retained), else a new one;

@@ -81,10 +81,12 @@ static beast_status Launch(beast_context* ctx, beast_cu_function f, const char* 
   return BEAST_OK;
 }
 
-/* A caller's stream must be one of ctx's context (when the driver can say). */
+/* A caller's stream must be one of ctx's context (when the driver can say).
+ * CU_STREAM_LEGACY (0x1) and CU_STREAM_PER_THREAD (0x2) name the default
+ * streams of the context current at the launch, which is ctx's (Enter). */
 static beast_status CheckStream(beast_context* ctx, const char* fn, void* stream) {
   const beast_cuda_driver* d = beast_cuda_load_driver(NULL);
-  if (!stream || !d->StreamGetCtx) return BEAST_OK;
+  if (!stream || stream == (void*)0x1 || stream == (void*)0x2 || !d->StreamGetCtx) return BEAST_OK;
   beast_cu_context owner = NULL;
   beast_cu_result r = d->StreamGetCtx((beast_cu_stream)stream, &owner);
   if (r != 0) {

@@ -2,6 +2,7 @@
  * and canonical key beast uses, picks the tuned entry for it on a context's
  * device, and explains that choice. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,16 +40,20 @@ static long long OutSize(long long in, long long pad, long long dilation, long l
 }
 
 /* Fails unless the product of the n factors, the element count of buffer
- * `name`, stays below 2^60: its bytes then fit a size_t, and the kernels'
- * long indices. */
+ * `name`, stays below 2^60 (the kernels' long indices) and its bytes (8 at
+ * most per element) fit a size_t: on a 32-bit machine, SIZE_MAX / 8. */
 static beast_status CheckCount(const char* op, const char* name, const long long* factors, int n) {
-  const long long limit = 1LL << 60;
+  const int narrow = (unsigned long long)SIZE_MAX / 8 < (1ULL << 60);
+  const long long limit = narrow ? (long long)(SIZE_MAX / 8) : 1LL << 60;
   long long count = 1;
   for (int i = 0; i < n; ++i) {
     if (factors[i] > 0 && count > limit / factors[i]) {
       return beast_fail(BEAST_ERROR_INVALID_ARGUMENT,
-                        "%s: %s would hold more than 2^60 elements; no buffer is that large", op,
-                        name);
+                        narrow ? "%s: %s would hold more elements than this 32-bit machine "
+                                 "addresses; no buffer is that large"
+                               : "%s: %s would hold more than 2^60 elements; no buffer is that "
+                                 "large",
+                        op, name);
     }
     count *= factors[i];
   }

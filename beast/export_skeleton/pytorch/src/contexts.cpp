@@ -65,7 +65,11 @@ beast_context* ContextFor(const c10::Device& device) {
 
 void* CurrentStream(const c10::Device& device) {
 #ifdef BEAST_TORCH_CUDA
-  return c10::cuda::getCurrentCUDAStream(device.index()).stream();
+  // PyTorch spells its default stream, the legacy one, as a null
+  // cudaStream_t, which the C API would read as its own stream, synchronised
+  // after every call: name it, CU_STREAM_LEGACY (cuda.h's 0x1).
+  void* stream = c10::cuda::getCurrentCUDAStream(device.index()).stream();
+  return stream ? stream : reinterpret_cast<void*>(std::uintptr_t{1});
 #else
   TORCH_CHECK(false, "no CUDA stream for ", device.str(), ": beast_torch was built without CUDA");
 #endif
