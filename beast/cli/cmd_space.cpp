@@ -53,6 +53,7 @@ void PrintJson(const BoundSpace& space, const SpaceReport& report, const std::st
                                   {"where", r.spec->where.ToString()},
                                   {"checked_at", r.checked_at},
                                   {"removed", r.removed},
+                                  {"invalid", r.invalid_eval},
                                   {"cut", cut},
                                   {"remaining", r.remaining}});
   }
@@ -85,6 +86,14 @@ void PrintTable(const BoundSpace& space, const SpaceReport& report, const std::s
                 ConstraintKindName(r.spec->kind), ConstraintClassName(r.spec->cls), at.c_str(),
                 (unsigned long long)r.removed, (unsigned long long)cut,
                 (unsigned long long)r.remaining, r.spec->expr.text().c_str());
+  }
+  // A removal by an evaluation that failed (a division by zero, an int64
+  // overflow) is not the constraint saying no: name it.
+  for (size_t i = 0; i < report.constraints.size(); ++i) {
+    if (report.constraints[i].invalid_eval == 0) continue;
+    std::printf("constraint %zu could not be evaluated for %llu of the points it removed "
+                "(a division by zero or an integer overflow)\n",
+                i + 1, (unsigned long long)report.constraints[i].invalid_eval);
   }
   if (report.derived_errors) {
     std::printf("derived values that could not be computed removed %llu points\n",

@@ -252,6 +252,22 @@ TEST_F(Pipeline, SpaceReportsEachConstraint) {
     EXPECT_EQ(row.substr(row.size() - std::min(row.size(), tail.size())), tail) << row;
   }
   EXPECT_EQ(lines.back(), "valid: " + std::to_string(valid) + " configs");
+
+  // A constraint that divides by zero for some points (KWI = 4) removes
+  // them, and the report says how many it could not evaluate.
+  const std::string divides =
+      BeastBinary() +
+      " space gemm/tiled --problem gemm:M=72,N=40,K=56 --device opencl:0 --constraint "
+      "\"hard: MWG % (KWI - 4) == 0\"";
+  auto zero = RunCommand(divides, false);
+  ASSERT_EQ(zero.exit_code, 0) << zero.output;
+  EXPECT_NE(zero.output.find("\nconstraint 17 could not be evaluated for 120 of the points it "
+                             "removed (a division by zero or an integer overflow)\nvalid: "),
+            std::string::npos)
+      << zero.output;
+  auto zero_json = RunCommand(divides + " --json", false);
+  ASSERT_EQ(zero_json.exit_code, 0) << zero_json.output;
+  EXPECT_EQ(nlohmann::json::parse(zero_json.output)["constraints"][16]["invalid"], 120);
 }
 
 }  // namespace
