@@ -222,7 +222,7 @@ void ReadBody(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
     L.Fail(params, "parameters must be a non-empty list");
   for (const auto& p : params) spec->params.push_back(LoadParam(L, p));
   if (root["derived"].IsDefined()) {
-    if (!root["derived"].IsSequence())
+    if (!root["derived"].IsSequence() && !root["derived"].IsNull())  // null: none
       L.Fail(root["derived"], "derived must be a list of {name, expr}");
     for (const auto& d : root["derived"]) {
       L.CheckKeys(d, {"name", "expr", "description"}, "a derived value");
@@ -233,7 +233,7 @@ void ReadBody(const YamlReader& L, const YAML::Node& root, SpaceSpec* spec) {
     }
   }
   if (root["constraints"].IsDefined()) {
-    if (!root["constraints"].IsSequence())
+    if (!root["constraints"].IsSequence() && !root["constraints"].IsNull())
       L.Fail(root["constraints"], "constraints must be a list");
     for (const auto& c : root["constraints"]) spec->constraints.push_back(ReadConstraint(L, c));
   }
