@@ -111,6 +111,9 @@ class Sweep : public ::testing::TestWithParam<Target> {
   //   (SIGSEGV); a new template with large private arrays per work-item may
   //   need the same exception (the crash ends its CTest entry, which names
   //   the template);
+  // - work-groups of kUnoptimizedItems work-items or more, for the same
+  //   reason: direct_nchw's 16 x 16 x 8 group of 32 accumulators each
+  //   crashed unoptimized;
   // - problems of more than kUnoptimizedFlops, where running the kernel
   //   costs more than building it: unoptimized, DeepBench's depthwise 5x5 to
   //   11x11 layers (38-39 MFLOP) ran 0.7-1.5 s a config in implicit_gemm.
@@ -121,13 +124,16 @@ class Sweep : public ::testing::TestWithParam<Target> {
   // which PoCL reads once a process; a value the user gives that variable
   // is added to them (and -cl-opt-disable there would crash Winograd's).
   static constexpr double kUnoptimizedFlops = 24e6;
-  std::string BuildOptions(const Problem& problem) const {
+  static constexpr size_t kUnoptimizedItems = 1024;
+  std::string BuildOptions(const Problem& problem, const Instance& instance) const {
 #ifdef BEAST_FULL_SWEEP
     (void)problem;
+    (void)instance;
     return "";
 #else
-    const bool optimized =
-        IsWinograd(GetParam().template_name) || problem.Flops() > kUnoptimizedFlops;
+    const size_t items = instance.local[0] * instance.local[1] * instance.local[2];
+    const bool optimized = IsWinograd(GetParam().template_name) ||
+                           problem.Flops() > kUnoptimizedFlops || items >= kUnoptimizedItems;
     return optimized ? "" : "-cl-opt-disable";
 #endif
   }
@@ -233,7 +239,7 @@ class Sweep : public ::testing::TestWithParam<Target> {
       auto start = std::chrono::steady_clock::now();
       Outcome outcome = MeasureInstance(
           ctx, device_problem, source, spec.kernel_name, geometry, SequenceOf(instance), once,
-          nullptr, static_cast<int>(instance.winograd_tile), BuildOptions(problem));
+          nullptr, static_cast<int>(instance.winograd_tile), BuildOptions(problem, instance));
       if (getenv("BEAST_SWEEP_TRACE")) {  // where the sweep's time goes
         std::fprintf(
             stderr, "%.3f s (build %.3f s) %s %s [%s]\n",
