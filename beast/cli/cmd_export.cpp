@@ -10,6 +10,7 @@
 #include "beast/cli/device_name.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
+#include "beast/export/export_plan.hpp"
 #include "beast/export/exporter.hpp"
 #include "beast/problem/job_file.hpp"
 #include "beast/problem/problem.hpp"
@@ -45,8 +46,8 @@ const char kDetails[] =
     "stale (one line per difference), 1 or 2 on bad input (2: DIR is not an export).\n";
 
 // A shape the library is asked to serve: any problem (its C API takes every
-// dtype); Parse throws naming what is wrong with a malformed one.
-void CheckServed(const std::string& text) { Problem::Parse(text); }
+// dtype) but a math=tf32 one; throws naming what is wrong.
+void CheckServed(const std::string& text) { CheckServable(Problem::Parse(text)); }
 
 // The problems of a --shapes file, each checked: FILE:LINE names a bad one.
 std::vector<std::string> ReadShapes(const std::string& path) {
@@ -214,9 +215,10 @@ int Export(const Argv& argv) {
     for (const auto& p : ReadShapes(shapes)) options.requested.push_back(p);
   }
   if (Given(app, "--problems")) {
+    // A job's math=tf32 problems are tuned, not served: their winners are
+    // listed as skipped, as any tuned math=tf32 winner is.
     for (const JobProblem& p : ReadJobFile(job_file)) {
-      CheckServed(p.problem.Key());
-      options.requested.push_back(p.problem.Key());
+      if (!p.problem.tf32()) options.requested.push_back(p.problem.Key());
     }
   }
   const ExportSummary s = ExportLibrary(options);

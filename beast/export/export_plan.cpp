@@ -44,6 +44,17 @@ std::vector<results_db::WinnerRow> OfDevices(std::vector<results_db::WinnerRow> 
   return kept;
 }
 
+void CheckServable(const Problem& problem) {
+  // As a tuned math=tf32 winner is not exported (Exportable): the library's
+  // shape table has no math mode, so such an entry would be an f32 one.
+  if (problem.tf32()) {
+    throw Error(ErrorCode::kBadArgument,
+                problem.Key() +
+                    ": a math=tf32 problem (the library's API has no math mode: ask for the "
+                    "f32 problem)");
+  }
+}
+
 bool Exportable(const results_db::WinnerRow& row, std::string* why) {
   if (Problem::Parse(row.problem_key).tf32()) {
     // The library dispatches on shape and dtype: a caller asking for f32
@@ -209,14 +220,7 @@ ExportPlan PlanExport(const ExportOptions& options) {
   std::vector<Problem> requested;  // parsed first: a typo fails before the slow part
   for (const auto& key : options.requested) {
     requested.push_back(Problem::Parse(key));
-    // As a tuned math=tf32 winner is not exported (Exportable): the library's
-    // shape table has no math mode, so such an entry would be an f32 one.
-    if (requested.back().tf32()) {
-      throw Error(ErrorCode::kBadArgument,
-                  "--problem " + key +
-                      ": a math=tf32 problem (the library's API has no math mode: ask for the "
-                      "f32 problem)");
-    }
+    CheckServable(requested.back());
   }
   std::vector<results_db::WinnerRow> every;  // each template's winner per device and problem
   std::vector<results_db::WinnerRow> plain;  // the same, for calls without prepared weights

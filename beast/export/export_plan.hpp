@@ -59,6 +59,9 @@ std::vector<results_db::WinnerRow> OfDevices(std::vector<results_db::WinnerRow> 
 // Whether the library can carry row's kernel: an OpenCL winner, or a CUDA
 // one when this beast has NVRTC; else *why says why not (imported results).
 bool Exportable(const results_db::WinnerRow& row, std::string* why);
+// Throws Error(kBadArgument) naming a problem the library cannot be asked to
+// serve: a math=tf32 one.
+void CheckServable(const Problem& problem);
 
 // The tuning device of a winner as a space binds it, with the limits recorded
 // when it was measured, so the export needs no access to that device.

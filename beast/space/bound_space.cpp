@@ -5,8 +5,10 @@
 #include "beast/space/bound_space.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -20,6 +22,35 @@ namespace {
 
 // Names post-compile constraints read: resources of the compiled binary.
 const char* const kResourceNames[] = {"registers", "spills", "stack_bytes", "local_mem_used"};
+
+bool IsNan(const Value& v) { return v.kind == Value::Kind::kFloat && std::isnan(v.f); }
+
+// A value listed (or computed) twice is one point of the space, not two:
+// keeps the first of each run of equal values (Python equality, 1 == 1.0),
+// in their order; a NaN equals nothing. O(n log n): a T1 list may hold
+// millions.
+void DropRepeatedValues(std::vector<Value>* values) {
+  const std::vector<Value>& v = *values;
+  if (v.size() < 2) return;
+  std::vector<size_t> order(v.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const bool an = IsNan(v[a]), bn = IsNan(v[b]);
+    if (an || bn) return an != bn ? bn : a < b;  // NaNs last
+    const int c = CompareValues(v[a], v[b]);
+    return c != 0 ? c < 0 : a < b;
+  });
+  std::vector<char> repeated(v.size(), 0);
+  for (size_t k = 1; k < order.size(); ++k) {
+    const Value& x = v[order[k - 1]];
+    const Value& y = v[order[k]];
+    if (!IsNan(x) && !IsNan(y) && CompareValues(x, y) == 0) repeated[order[k]] = 1;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!repeated[i]) (*values)[kept++] = v[i];
+  values->resize(kept);
+}
 
 }  // namespace
 
@@ -38,15 +69,15 @@ void BoundSpace::Impl::ValueSet(const Level& level, const Value* slots,
       if (p.form == ParamSpec::Form::kValues) continue;
       return;  // a range without bounds is empty
     }
-    if (p.form != ParamSpec::Form::kValues) {
-      args[nargs++] = v;
-      continue;
-    }
-    // A value listed (or computed) twice is one point of the space, not two.
-    if (std::none_of(out->begin(), out->end(), [&](const Value& w) { return w.Equals(v); }))
+    if (p.form == ParamSpec::Form::kValues)
       out->push_back(v);
+    else
+      args[nargs++] = v;
   }
-  if (p.form == ParamSpec::Form::kValues) return;
+  if (p.form == ParamSpec::Form::kValues) {
+    DropRepeatedValues(out);
+    return;
+  }
   int64_t a[3] = {0, 0, 1};
   for (size_t i = 0; i < nargs; ++i) {
     if (!AsInt(args[i], &a[i])) {

@@ -151,10 +151,14 @@ class NvrtcMeasurer : public ConfigMeasurer {
 
 }  // namespace
 
-TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& specs,
+TuneSummary TuneCompileOnly(const TuneOptions& given, const std::vector<SpaceSpec>& specs,
                             const DeviceInfo& device, const std::string& templates_dir,
                             std::chrono::steady_clock::time_point deadline,
                             const std::atomic<bool>& stop) {
+  // A compile-only run has no times to improve on: --patience would end each
+  // problem after its first M configs (and choose the model's order).
+  TuneOptions o = given;
+  o.patience = 0;
   if (!harness::NvrtcAvailable()) {
     throw Error(ErrorCode::kEnvironment,
                 device.Id() +
@@ -173,7 +177,7 @@ TuneSummary TuneCompileOnly(const TuneOptions& o, const std::vector<SpaceSpec>& 
   summary.post_compile_not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);
   const Paths paths = Paths::Default();
   harness::Renderer renderer(paths.python, paths.render_script, templates_dir);
-  renderer.SetLimits(o.timeout_seconds, nullptr);
+  renderer.SetLimits(o.timeout_seconds, &stop);  // Ctrl-C ends a render in flight
   results_db::Store store = results_db::Store::Open(o.db_path);
   // The spec table stands for the device: its name says that nothing ran on it.
   const int64_t device_id =

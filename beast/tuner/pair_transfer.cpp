@@ -2,6 +2,7 @@
 #include "beast/tuner/pair_transfer.hpp"
 
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "beast/core/error.hpp"
@@ -9,41 +10,50 @@
 
 namespace beast {
 
+namespace {
+
+// The trial of outcome m when its config is a point of `space`.
+std::optional<Trial> TrialIn(const results_db::MeasuredOutcome& m, const SearchSpace& space) {
+  Trial trial;
+  try {
+    trial.config = Config::ParseKey(m.config_key);
+  } catch (const Error&) {
+    return std::nullopt;  // a key of a form this beast does not read: nothing to learn
+  }
+  if (trial.config.names() != space.names() || !space.IndexOf(trial.config)) return std::nullopt;
+  trial.status = m.status;
+  trial.ms = m.median_ms;
+  return trial;
+}
+
+}  // namespace
+
 TransferSet TransferFor(results_db::Store& store, const SearchSpace& space,
                         const std::string& template_name, int64_t device_id, int64_t problem_id,
                         int64_t before_id) {
-  std::map<std::pair<int64_t, int64_t>, History> groups;  // by (device, problem)
-  for (const results_db::MeasuredOutcome& m : store.TemplateOutcomes(template_name, before_id)) {
-    if (m.device_id == device_id && m.problem_id == problem_id) continue;
-    History& group = groups[{m.device_id, m.problem_id}];
-    Config config;
-    try {
-      config = Config::ParseKey(m.config_key);
-    } catch (const Error&) {
-      continue;  // a key of a form this beast does not read: nothing to learn
-    }
-    if (config.names() != space.names() || !space.IndexOf(config)) continue;
-    Trial trial;
-    trial.config = std::move(config);
-    trial.status = m.status;
-    trial.ms = m.median_ms;
-    group.push_back(std::move(trial));
+  const std::vector<results_db::MeasuredOutcome> outcomes =
+      store.TemplateOutcomes(template_name, before_id);
+  std::map<std::pair<int64_t, int64_t>, std::vector<size_t>> rows;  // by (device, problem)
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    const results_db::MeasuredOutcome& m = outcomes[i];
+    if (m.device_id != device_id || m.problem_id != problem_id)
+      rows[{m.device_id, m.problem_id}].push_back(i);
   }
   TransferSet set;
-  for (auto& [key, group] : groups) {
-    if (group.empty()) continue;
-    if (group.size() <= kMaxTransferTrialsPerGroup) {
-      set.groups.push_back(std::move(group));
-      continue;
+  for (const auto& [key, indices] : rows) {
+    // Beyond kMaxTransferTrialsPerGroup, a fixed uniform sample (as beast
+    // replay --transfer takes): an exhaustive tuning records its space in
+    // enumeration order, whose first configs are all alike. Only the
+    // sample's configs are read.
+    const bool sampled = indices.size() > kMaxTransferTrialsPerGroup;
+    const RandomPermutation order(sampled ? indices.size() : 1, /*seed=*/0);
+    History group;
+    for (uint64_t k = 0; k < indices.size() && group.size() < kMaxTransferTrialsPerGroup; ++k) {
+      const size_t i = indices[sampled ? order(k) : k];
+      if (std::optional<Trial> trial = TrialIn(outcomes[i], space))
+        group.push_back(std::move(*trial));
     }
-    // A fixed uniform sample, as beast replay --transfer takes: an
-    // exhaustive tuning records its space in enumeration order, whose first
-    // configs are all alike.
-    const RandomPermutation order(group.size(), /*seed=*/0);
-    History sample;
-    for (uint64_t i = 0; i < kMaxTransferTrialsPerGroup; ++i)
-      sample.push_back(std::move(group[order(i)]));
-    set.groups.push_back(std::move(sample));
+    if (!group.empty()) set.groups.push_back(std::move(group));
   }
   return set;
 }

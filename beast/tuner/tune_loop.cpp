@@ -129,9 +129,7 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   AwaitRetriedFailures(c, ids, shard_wait_seconds, deadline, stop);
   PairTrajectory::Options o;
   o.seed = c.options.seed;
-  // A compile-only run has no times to improve on: patience would end it
-  // after its first M configs.
-  o.patience = measurer.Success() == Status::kOk ? c.options.patience : 0;
+  o.patience = c.options.patience;
   o.transfer = c.options.transfer;
   o.shard_index = c.options.shard_index;
   o.shard_count = c.options.shard_count;

@@ -247,10 +247,19 @@ class CudaWorkerDevice : public WorkerDevice {
   // The problem's buffers, or null with *why when the GPU cannot hold them
   // (a runtime error of this request); a lost context throws as before.
   // Other problems kept on the GPU make room first: they only save time.
+  // A problem that did not fit is remembered until another is held, so the
+  // request after Prepare does not make its reference again (inside the
+  // config's time limit).
   CudaProblem* Held(const std::string& key, std::string* why) {
+    if (key == unfit_key_) {
+      *why = unfit_why_;
+      return nullptr;
+    }
     for (int attempt = 0;; ++attempt) {
       try {
-        return &Problem(key);
+        CudaProblem* held = &Problem(key);
+        unfit_key_.clear();
+        return held;
       } catch (const Error& e) {
         problems_.Drop(key);
         if (!ContextWorks()) throw;
@@ -259,6 +268,8 @@ class CudaWorkerDevice : public WorkerDevice {
           continue;
         }
         *why = std::string("the problem's buffers do not fit: ") + e.what();
+        unfit_key_ = key;
+        unfit_why_ = *why;
         return nullptr;
       }
     }
@@ -332,6 +343,7 @@ class CudaWorkerDevice : public WorkerDevice {
 
   harness::CudaContext context_;
   std::unique_ptr<harness::ProgramCache> cache_;
+  std::string unfit_key_, unfit_why_;  // the last problem the GPU could not hold
   // Every problem it was given, while they fit (ProblemShelfBytes).
   ProblemShelf<CudaProblem> problems_{SIZE_MAX,
                                       ProblemShelfBytes(context_.device().limits.global_mem_bytes),

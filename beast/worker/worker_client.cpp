@@ -137,7 +137,7 @@ std::optional<harness::BaselineResult> WorkerClient::MeasureBaseline(
     harness::BaselineResult out;
     out.routine = routine;
     out.status = reply.kind == Reply::kTimeout ? Status::kTimeout : Status::kCrashed;
-    out.error_text = reply.kind == Reply::kTimeout
+    out.error_text = reply.kind == Reply::kTimeout && !reply.in_setup
                          ? "killed after " + std::to_string(static_cast<int>(timeout_seconds)) +
                                " s: past the limit of a baseline"
                          : reply.why;
@@ -181,7 +181,7 @@ std::optional<std::vector<ConfirmResult>> WorkerClient::Confirm(const ConfirmReq
   if (reply.kind != Reply::kPayload) {
     ConfirmResult failed;
     failed.status = reply.kind == Reply::kTimeout ? Status::kTimeout : Status::kCrashed;
-    failed.error_text = reply.kind == Reply::kTimeout
+    failed.error_text = reply.kind == Reply::kTimeout && !reply.in_setup
                             ? "the re-measurement ran past " +
                                   std::to_string(static_cast<int>(timeout_seconds)) + " s"
                             : reply.why;
@@ -260,7 +260,9 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
         Reply reply{Reply::kCrashed};
         reply.compile_ms = compile_ms;
         reply.resources = resources;
-        reply.why = CrashText(crash_context.empty()
+        reply.in_setup = !ready;
+        reply.why = CrashText(!ready ? "while making the problem's inputs and reference"
+                              : crash_context.empty()
                                   ? (built ? "while running the kernel" : "while building it")
                                   : crash_context);
         process_.reset();
@@ -272,6 +274,7 @@ WorkerClient::Reply WorkerClient::Exchange(const std::string& request, const Tim
         Reply reply{Reply::kTimeout};
         reply.compile_ms = compile_ms;
         reply.resources = resources;
+        reply.in_setup = !ready;
         // The deadlines as moved back by any time stood stopped.
         const bool by_run = run_limit && After(built_at, *run_limit) < absolute;
         reply.why = !ready   ? limit.DescribeSetup(SecondsSince(sent))

@@ -91,6 +91,7 @@ class WorkerClient : public DeviceCalls {
     std::string why;                   // kCrashed, kTimeout: for error_text
     std::optional<double> compile_ms;  // when the worker said it built a kernel
     CompiledResources resources;       // what it reported then
+    bool in_setup = false;  // kCrashed, kTimeout: before the problem was ready (`why` says so)
   };
   // Sends `request` to a worker (starting one if needed; once more to a fresh
   // one when the worker left before taking it) and waits for the reply.

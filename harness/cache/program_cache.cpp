@@ -6,12 +6,14 @@
 #include "harness/cache/program_cache.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -125,9 +127,22 @@ ProgramCache::ProgramCache(std::string dir) : dir_(std::move(dir)) {
   };
   if (dir_.empty()) fail("the path is empty");
   std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
+  // Made private: an entry is a binary a device worker loads and runs (on a
+  // CPU device, native code in its process) and records as the config's.
+  if (std::filesystem::create_directories(dir_, ec))
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::replace, ec);
   if (ec) fail(ec.message());
   if (!std::filesystem::is_directory(dir_, ec)) fail("not a directory");
+  struct stat st;
+  if (::stat(dir_.c_str(), &st) != 0) fail(std::strerror(errno));
+  if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    fail(std::string(st.st_uid != ::geteuid() ? "another user's folder" : "others may write to it") +
+         " (mode " + mode + "), so a program planted there would be measured as a config's: "
+         "use a folder of your own (chmod go-w, or another --cache-dir / BEAST_CACHE_DIR)");
+  }
   // Creating a file is what Store does; find out now rather than per entry.
   std::string probe = TempName(dir_, "probe");
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

@@ -25,7 +25,9 @@ CudaBuild BuildCudaThroughCache(const ProgramCache* cache, const std::string& so
     }
   }
   build.compiled = CompileCuda(source, arch, kernel_name);
-  if (cache != nullptr) {
+  // A build that failed for a reason other than the source (NVRTC out of
+  // memory, one compile process per core) is not kept: it may pass next time.
+  if (cache != nullptr && (build.compiled.ok || build.compiled.rejected)) {
     CachedProgram entry;
     entry.built = build.compiled.ok;
     entry.binary = build.compiled.cubin;

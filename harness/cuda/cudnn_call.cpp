@@ -231,10 +231,13 @@ class CudnnCall : public CudaLibraryCall {
     }
     for (int i = 0; i < returned; ++i) {
       // f32 (exact) and f64: FMA math only, no tensor-op (TF32) algorithm whatever
-      // cuDNN reports as the math of the others; f16, bf16 and math=tf32: any.
+      // cuDNN reports as the math of the others; f16 and bf16: any; math=tf32:
+      // not ALLOW_CONVERSION, which converts f32 data to f16 (not TF32's
+      // rounding: f16's narrower range).
       if (perf[i].status != 0 ||
           (!tensor_ops_ && (perf[i].math_type == kCudnnTensorOpMath ||
-                            perf[i].math_type == kCudnnTensorOpMathAllowConversion)))
+                            perf[i].math_type == kCudnnTensorOpMathAllowConversion)) ||
+          (dtype_ == DType::kF32 && perf[i].math_type == kCudnnTensorOpMathAllowConversion))
         continue;
       // cuDNN runs the kernel of (algorithm, math type): the one found is
       // run only with its own math type set (an exact f32 or f64 problem

@@ -57,6 +57,7 @@ CudaCompileResult Compile(const std::string& source, const std::string& file,
   if (status == NVRTC_SUCCESS) {
     out.ok = read(program, &out);
   } else {
+    out.rejected = status == NVRTC_ERROR_COMPILATION;
     out.log += std::string(out.log.empty() ? "" : "\n") +
                "nvrtcCompileProgram: " + nvrtcGetErrorString(status);
   }

@@ -19,6 +19,10 @@ struct CudaResources {
 
 struct CudaCompileResult {
   bool ok = false;
+  // Not ok because the source does not compile (NVRTC_ERROR_COMPILATION):
+  // the same source fails again. Any other failure (out of memory, an
+  // internal error) may not, and is not kept in a program cache.
+  bool rejected = false;
   std::string log;  // NVRTC's log, ptxas lines included
   double compile_ms = 0;
   std::string cubin;        // the binary when ok (CompileCuda)

@@ -66,6 +66,10 @@ void Renderer::Start() {
   o.in = ChildProcess::Stream::kSocket;
   o.out = ChildProcess::Stream::kSocket;
   o.err = ChildProcess::Stream::kCapture;
+  // Ctrl-C is the tuner's to handle (it stops the renderer itself): a
+  // renderer still importing Jinja2 would die of it and read as a broken
+  // install.
+  o.ignore_interrupt = true;
   try {
     child_ = std::make_unique<ChildProcess>(
         o, "cannot start Python \"" + python_ + "\" for the renderer");

@@ -435,8 +435,17 @@ TEST_F(ExportTest, DeviceOptionExportsOnlyThatDevicesWinnersAndCheckKeepsToThem)
                    " --problem gemm:M=64,N=64,K=64,math=tf32");
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_EQ(run.output,
-            "beast export: --problem gemm:M=64,N=64,K=64,math=tf32: a math=tf32 problem (the "
-            "library's API has no math mode: ask for the f32 problem)\n");
+            "beast export: gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32,math=tf32: a math=tf32 "
+            "problem (the library's API has no math mode: ask for the f32 problem)\n");
+  // In a --shapes file it is named with its line.
+  std::ofstream(dir_ / "shapes.txt") << "gemm:M=64,N=64,K=64\ngemm:M=64,N=64,K=64,math=tf32\n";
+  run = RunCommand(export_cli + "--out " + options_.out_dir + " --shapes " +
+                   (dir_ / "shapes.txt").string());
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_EQ(run.output, "beast export: " + (dir_ / "shapes.txt").string() +
+                            ":2: gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32,math=tf32: a "
+                            "math=tf32 problem (the library's API has no math mode: ask for the "
+                            "f32 problem)\n");
   run = RunCommand(export_cli + "--out " + options_.out_dir + " --device Nowhere");
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_EQ(run.output.rfind("beast export: no device 'Nowhere' in " + db_ + " (devices: ", 0), 0u)

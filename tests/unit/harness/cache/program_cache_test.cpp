@@ -177,5 +177,25 @@ TEST_F(ProgramCacheTest, ADirectoryThatCannotHoldFilesIsOneClearError) {
   EXPECT_THROW(ProgramCache(""), Error);
 }
 
+// An entry is a binary the device worker runs as a config's kernel: the
+// folder is made private, and one others may write to is refused.
+TEST_F(ProgramCacheTest, TheFolderIsPrivateAndOneOthersMayWriteToIsRefused) {
+  ProgramCache made((dir_ / "made").string());
+  EXPECT_EQ(fs::status(dir_ / "made").permissions(), fs::perms::owner_all);
+  fs::create_directories(dir_ / "shared");
+  fs::permissions(dir_ / "shared", fs::perms::owner_all | fs::perms::group_all);
+  try {
+    ProgramCache shared((dir_ / "shared").string());
+    FAIL() << "a group-writable cache folder was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kEnvironment);
+    EXPECT_EQ(std::string(e.what()),
+              "cannot use the program cache directory " + (dir_ / "shared").string() +
+                  ": others may write to it (mode 0770), so a program planted there would be "
+                  "measured as a config's: use a folder of your own (chmod go-w, or another "
+                  "--cache-dir / BEAST_CACHE_DIR)");
+  }
+}
+
 }  // namespace
 }  // namespace beast::harness

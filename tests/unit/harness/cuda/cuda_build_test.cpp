@@ -1,6 +1,6 @@
 // CUDA pieces that need no GPU: NVRTC builds through the program cache (a
 // build is stored once and loaded after with the same cubin and resources, a
-// rejected source's log is stored too), the CUDA peak microbenchmark's source
+// rejected source's log is stored too, a failure of another kind is not), the CUDA peak microbenchmark's source
 // compiles for sm_80 and sm_90 without spilling, and the cuBLAS / cuDNN
 // baselines' libraries are found and name their versions when the CUDA
 // toolkit is installed. Skipped, saying why, without NVRTC.
@@ -74,6 +74,21 @@ TEST_F(CudaBuildTest, ARejectedSourceIsStoredWithItsLog) {
   EXPECT_FALSE(second.compiled.ok);
   EXPECT_EQ(second.compiled.log, first.compiled.log);
   EXPECT_NE(second.compiled.log.find("no_such_name"), std::string::npos) << second.compiled.log;
+}
+
+// A build that failed for another reason than the source (here an option
+// NVRTC refuses; in a run, NVRTC out of memory) is not kept: the next build
+// compiles again instead of reading the failure back for good.
+TEST_F(CudaBuildTest, AFailureThatIsNotTheSourcesIsNotStored) {
+  ProgramCache cache(dir_.string());
+  CudaBuild first = BuildCudaThroughCache(&cache, kSaxpy, "sm_1", "saxpy");
+  EXPECT_FALSE(first.compiled.ok);
+  EXPECT_FALSE(first.compiled.rejected);
+  EXPECT_NE(first.compiled.log.find("NVRTC_ERROR_INVALID_OPTION"), std::string::npos)
+      << first.compiled.log;
+  EXPECT_FALSE(first.stored);
+  CudaBuild second = BuildCudaThroughCache(&cache, kSaxpy, "sm_1", "saxpy");
+  EXPECT_FALSE(second.from_cache);
 }
 
 TEST_F(CudaBuildTest, ThePeakKernelCompilesForAmpereAndHopperWithoutSpills) {
