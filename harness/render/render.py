@@ -95,7 +95,12 @@ def render_request(env, templates_dir, request):
     try:
         return {"source": env.get_template(template).render(**variables)}
     except jinja2.TemplateNotFound as exc:
-        return {"error": "template not found: %s (under %s)" % (exc.name, templates_dir)}
+        # Raised by an {% include %} or {% import %} inside a template: say where.
+        where = _template_location(exc, templates_dir)
+        return {
+            "error": "%stemplate not found: %s (under %s)"
+            % (where + ": " if where else "", exc.name, templates_dir)
+        }
     except Exception as exc:  # noqa: BLE001 - every template failure is data for the caller
         where = _template_location(exc, templates_dir) or template
         kind = (

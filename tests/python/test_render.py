@@ -224,6 +224,15 @@ def test_unknown_backend_is_an_error(env):
     }
 
 
+def test_a_missing_include_names_the_line_that_includes_it(tmp_path):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "w.cl.j2").write_text("kernel\n{% include 'x/missing.j2' %}\n")
+    reply = render.render_request(
+        render.make_environment(str(tmp_path)), str(tmp_path), {"template": "x/w.cl.j2"}
+    )
+    assert reply == {"error": "x/w.cl.j2:2: template not found: x/missing.j2 (under %s)" % tmp_path}
+
+
 @pytest.fixture()
 def server():
     proc = subprocess.Popen(
