@@ -240,6 +240,25 @@ void CompilePool::ReleaseSource(const std::string& source) {
 }
 
 bool CompilePool::StartWorker(std::unique_ptr<WorkerProcess>& process) {
+  // A worker that replaces one that crashed or hung may itself be killed
+  // from outside as it starts: once a worker has started, a failed start is
+  // tried once more before the pool gives up.
+  const int attempts = started_.load() > 0 ? 2 : 1;
+  std::string why;
+  for (int attempt = 0; attempt < attempts && !stop_; ++attempt) {
+    if (TryStartWorker(process, &why)) {
+      ++started_;
+      return true;
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!stop_ && error_.empty()) error_ = "a compile worker did not start: " + why;
+  work_cv_.notify_all();
+  done_cv_.notify_all();
+  return false;
+}
+
+bool CompilePool::TryStartWorker(std::unique_ptr<WorkerProcess>& process, std::string* why_not) {
   std::string why;
   try {
     std::vector<std::string> args{"--compile", "--cache-dir", options_.cache_dir, "--backend",
@@ -260,10 +279,7 @@ bool CompilePool::StartWorker(std::unique_ptr<WorkerProcess>& process) {
     why = e.what();
   }
   Forget(process, /*kill=*/true);
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!stop_ && error_.empty()) error_ = "a compile worker did not start: " + why;
-  work_cv_.notify_all();
-  done_cv_.notify_all();
+  *why_not = why;
   return false;
 }
 

@@ -111,8 +111,10 @@ class CompilePool {
   bool ClaimSource(const std::string& source);
   void ReleaseSource(const std::string& source);
   // Starts a compile worker and waits until it opened the device; false (with
-  // error_ set) when it cannot.
+  // error_ set) when it cannot, twice in a row once one has started.
   bool StartWorker(std::unique_ptr<WorkerProcess>& process);
+  // One attempt: false with why_not.
+  bool TryStartWorker(std::unique_ptr<WorkerProcess>& process, std::string* why_not);
   // Waits for one frame from `process`; nullopt when it died, ran past the
   // limit (it is then killed) or the pool stops.
   std::optional<std::string> Await(std::unique_ptr<WorkerProcess>& process, double limit_seconds,
@@ -144,6 +146,7 @@ class CompilePool {
   // then finds it in the cache, instead of building it beside it.
   std::set<std::string> building_;
   std::atomic<bool> stop_{false};
+  std::atomic<int> started_{0};  // workers that started, over the pool's life
   std::vector<std::thread> threads_;
 };
 
