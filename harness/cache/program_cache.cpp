@@ -9,16 +9,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <system_error>
+#include <vector>
 
 #include "beast/core/config.hpp"
 #include "beast/core/error.hpp"
@@ -120,11 +123,21 @@ std::string ProgramKey::Hash() const {
                   ":" + options + std::to_string(compiler.size()) + ":" + compiler);
 }
 
-ProgramCache::ProgramCache(std::string dir) : dir_(std::move(dir)) {
+ProgramCache::ProgramCache(std::string dir, std::optional<uint64_t> max_bytes)
+    : dir_(std::move(dir)) {
   auto fail = [this](const std::string& why) {
     throw Error(ErrorCode::kEnvironment,
                 "cannot use the program cache directory " + dir_ + ": " + why);
   };
+  if (max_bytes) {
+    max_bytes_ = *max_bytes;
+  } else if (const char* mb = std::getenv("BEAST_CACHE_MAX_MB"); mb && *mb) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(mb, &end, 10);
+    if (*end || *mb == '-' || v > (uint64_t{1} << 40))
+      fail(std::string("BEAST_CACHE_MAX_MB must be a whole number of MiB, not \"") + mb + "\"");
+    max_bytes_ = static_cast<uint64_t>(v) << 20;
+  }
   if (dir_.empty()) fail("the path is empty");
   std::error_code ec;
   // Made private: an entry is a binary a device worker loads and runs (on a
@@ -139,9 +152,11 @@ ProgramCache::ProgramCache(std::string dir) : dir_(std::move(dir)) {
   if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    fail(std::string(st.st_uid != ::geteuid() ? "another user's folder" : "others may write to it") +
-         " (mode " + mode + "), so a program planted there would be measured as a config's: "
-         "use a folder of your own (chmod go-w, or another --cache-dir / BEAST_CACHE_DIR)");
+    fail(
+        std::string(st.st_uid != ::geteuid() ? "another user's folder" : "others may write to it") +
+        " (mode " + mode +
+        "), so a program planted there would be measured as a config's: "
+        "use a folder of your own (chmod go-w, or another --cache-dir / BEAST_CACHE_DIR)");
   }
   // Creating a file is what Store does; find out now rather than per entry.
   std::string probe = TempName(dir_, "probe");
@@ -150,6 +165,40 @@ ProgramCache::ProgramCache(std::string dir) : dir_(std::move(dir)) {
   ::close(fd);
   ::unlink(probe.c_str());
   RemoveAbandonedTemporaries();
+  Prune();
+}
+
+void ProgramCache::Prune() const {
+  if (max_bytes_ == 0) return;
+  struct Entry {
+    std::filesystem::file_time_type used;
+    uint64_t bytes;
+    std::filesystem::path path;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= std::strlen(kSuffix) ||
+        name.compare(name.size() - std::strlen(kSuffix), std::string::npos, kSuffix) != 0)
+      continue;
+    std::error_code e;
+    const uint64_t bytes = entry.file_size(e);
+    const auto used = entry.last_write_time(e);
+    if (e) continue;  // removed meanwhile
+    entries.push_back({used, bytes, entry.path()});
+    total += bytes;
+  }
+  if (total <= max_bytes_) return;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& e : entries) {
+    if (total <= max_bytes_ / 4 * 3) break;
+    std::error_code gone;
+    std::filesystem::remove(e.path, gone);
+    total -= e.bytes;
+  }
 }
 
 void ProgramCache::RemoveAbandonedTemporaries() const {
@@ -170,7 +219,8 @@ std::string ProgramCache::PathOf(const ProgramKey& key) const {
 }
 
 std::optional<CachedProgram> ProgramCache::Load(const ProgramKey& key) const {
-  std::ifstream in(PathOf(key), std::ios::binary);
+  const std::string path = PathOf(key);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad() || bytes.size() < sizeof kMagic + 8 ||
@@ -196,6 +246,7 @@ std::optional<CachedProgram> ProgramCache::Load(const ProgramKey& key) const {
   p.built = built == 1;
   std::memcpy(&p.compile_ms, &bits, sizeof bits);
   if (p.built && p.binary.empty()) return std::nullopt;
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: Prune keeps it longer
   return p;
 }
 
@@ -210,6 +261,7 @@ bool ProgramCache::Store(const ProgramKey& key, const CachedProgram& program) co
   ok = ::close(fd) == 0 && ok;
   if (ok) ok = ::rename(temp.c_str(), PathOf(key).c_str()) == 0;
   if (!ok) ::unlink(temp.c_str());
+  if (ok && ++stored_ % kPruneEvery == 0) Prune();
   return ok;
 }
 

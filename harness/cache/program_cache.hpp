@@ -6,8 +6,12 @@
 // and carry their full key and a checksum: an entry cut short, corrupted or
 // written for another key (a hash collision) reads as absent and is rebuilt.
 // No OpenCL here: the entries are bytes (cached_build.hpp builds with them).
+// The folder is kept under a size (BEAST_CACHE_MAX_MB, default 5 GiB): past
+// it, the entries used longest ago go first (a load marks an entry used).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -36,8 +40,10 @@ class ProgramCache {
   // Creates `dir` (and its parents) when missing and checks that a file can be
   // created in it. Throws Error(kEnvironment) "cannot use the program cache
   // directory DIR: WHY" otherwise. Removes temporary files over an hour old
-  // (writers killed before their rename).
-  explicit ProgramCache(std::string dir);
+  // (writers killed before their rename), and entries past `max_bytes`
+  // (nullopt: BEAST_CACHE_MAX_MB MiB, or kDefaultMaxBytes; 0: no limit).
+  explicit ProgramCache(std::string dir, std::optional<uint64_t> max_bytes = std::nullopt);
+  static constexpr uint64_t kDefaultMaxBytes = uint64_t{5} << 30;
 
   const std::string& dir() const { return dir_; }
   // DIR/<key hash>.clprog
@@ -52,9 +58,18 @@ class ProgramCache {
   // disk, a directory gone): the caller goes on without caching it.
   bool Store(const ProgramKey& key, const CachedProgram& program) const;
 
+  // Removes the entries used longest ago while the folder holds more than
+  // the limit, down to three quarters of it (Store calls it every
+  // kPruneEvery entries it writes). Entries in use by a reader stay readable
+  // (POSIX), and another process removing the same file does no harm.
+  void Prune() const;
+  static constexpr uint64_t kPruneEvery = 64;
+
  private:
   void RemoveAbandonedTemporaries() const;
   std::string dir_;
+  uint64_t max_bytes_ = kDefaultMaxBytes;
+  mutable std::atomic<uint64_t> stored_{0};
 };
 
 }  // namespace beast::harness

@@ -1,7 +1,7 @@
 // The on-disk program cache: entries come back exactly as stored, and an
 // entry that is cut short, damaged, or another key's reads as absent; writes
 // leave no temporary file; a directory that cannot hold files is one clear
-// error.
+// error; past its size limit the entries used longest ago are removed.
 #include "harness/cache/program_cache.hpp"
 
 #include <gtest/gtest.h>
@@ -195,6 +195,40 @@ TEST_F(ProgramCacheTest, TheFolderIsPrivateAndOneOthersMayWriteToIsRefused) {
                   "measured as a config's: use a folder of your own (chmod go-w, or another "
                   "--cache-dir / BEAST_CACHE_DIR)");
   }
+}
+
+// Twelve entries of one size, written a minute apart (0 the oldest); entry 0
+// is then loaded (used now). With room for eight, pruning keeps six (three
+// quarters of the limit): entry 0 and the five newest.
+TEST_F(ProgramCacheTest, PastItsLimitTheEntriesUsedLongestAgoGo) {
+  ProgramCache unlimited(dir_.string(), 0);
+  std::vector<ProgramKey> keys;
+  const auto now = fs::file_time_type::clock::now();
+  for (int i = 0; i < 12; ++i) {
+    keys.push_back({"__kernel void k" + std::to_string(100 + i) + "() {}", "", "dev"});
+    ASSERT_TRUE(unlimited.Store(keys.back(), Built()));
+    fs::last_write_time(unlimited.PathOf(keys.back()), now - std::chrono::minutes(12 - i));
+  }
+  const uint64_t entry = fs::file_size(unlimited.PathOf(keys[0]));
+  for (const ProgramKey& k : keys) ASSERT_EQ(fs::file_size(unlimited.PathOf(k)), entry);
+  unlimited.Prune();  // no limit: nothing goes
+  for (const ProgramKey& k : keys) EXPECT_TRUE(fs::exists(unlimited.PathOf(k)));
+  ASSERT_TRUE(unlimited.Load(keys[0]).has_value());
+  ProgramCache limited(dir_.string(), 8 * entry);  // prunes as it opens
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_EQ(fs::exists(limited.PathOf(keys[i])), i == 0 || i >= 7) << i;
+  }
+  // The limit by default comes from BEAST_CACHE_MAX_MB, a whole number of MiB.
+  ::setenv("BEAST_CACHE_MAX_MB", "lots", 1);
+  try {
+    ProgramCache bad(dir_.string());
+    FAIL() << "BEAST_CACHE_MAX_MB=lots was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot use the program cache directory " + dir_.string() +
+                                         ": BEAST_CACHE_MAX_MB must be a whole number of MiB, "
+                                         "not \"lots\"");
+  }
+  ::unsetenv("BEAST_CACHE_MAX_MB");
 }
 
 }  // namespace
