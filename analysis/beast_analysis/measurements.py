@@ -2,8 +2,9 @@
 report and the T4 export.
 
 Only the newest version of a template is kept per (device, problem, template
-name), as winners() does: an edited template is a new space, and its old
-timings would mix two spaces in one distribution. Filters match exactly and
+name), as winners() chooses it (the version of the last ok measurement; of
+the last measurement where none ran ok): an edited template is a new space,
+and its old timings would mix two spaces in one distribution. Filters match exactly and
 a filter naming nothing in the database is an error, since it is most likely
 a typo.
 """
@@ -87,10 +88,20 @@ def load(db_path, *, device=None, problem=None, template=None, driver=None):
         if value is not None:
             _check_filter(frame, db_path, option, value)
             frame = frame[frame[option] == value]
-    newest = frame.groupby(["device_id", "problem_id", "template"])["template_id"].transform("max")
-    frame = frame[frame["template_id"] == newest].copy()
+    frame = frame[frame["template_id"] == _newest_versions(frame)].copy()
     frame["params"] = [json.loads(text) for text in frame["params_json"]]
     return frame.reset_index(drop=True)
+
+
+def _newest_versions(frame):
+    """Per row, the template version its (device, problem, template name) keeps:
+    that of the last ok measurement there, else of the last measurement."""
+    keys = ["device_id", "problem_id", "template"]
+    ok = (frame["status"] == "ok") & frame["median_ms"].notna()
+    # Ok rows sort after the others, then by id: each group's last row decides.
+    order = frame.assign(_ok=ok).sort_values(["_ok", "measurement_id"])
+    last = order.groupby(keys)["template_id"].last()
+    return frame.join(last.rename("_newest"), on=keys)["_newest"]
 
 
 def param_names(frame, template):

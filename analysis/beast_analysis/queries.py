@@ -3,7 +3,8 @@
 winners() picks the same rows as the C++ store's Winners() and
 Query(best_only) (results_db/src/store_query.cpp): per (device, problem,
 template) the ok measurement with the lowest median (first recorded on a tie),
-from the newest version of the template that has one there, with its speedup
+from the newest version of the template that has one there (the version of
+its last ok measurement: an edit put back is the first version again), with its speedup
 over that template version's default config.
 """
 
@@ -65,8 +66,8 @@ ranked AS (
          ROW_NUMBER() OVER (PARTITION BY device_id, problem_id, template_id
                             ORDER BY confirmed_ms IS NULL, confirmed_ms, median_ms,
                                      measurement_id) AS rank_in_version,
-         MAX(template_id) OVER (PARTITION BY device_id, problem_id, template_name)
-           AS newest_template_id
+         FIRST_VALUE(template_id) OVER (PARTITION BY device_id, problem_id, template_name
+                                        ORDER BY measurement_id DESC) AS newest_template_id
   FROM ok_rows
 )
 SELECT * FROM ranked

@@ -76,8 +76,10 @@ std::string RowsCte(size_t param_matches) {
 // The ?8 best ok rows per (device, problem, template version) — those of the
 // confirmation that stands, fastest re-measured median first, then the rest
 // by lowest median, first recorded on a tie — kept only for the newest
-// version of each template name that has an ok row there: an edited
-// template's winners replace the old.
+// version of each template name that has an ok row there: the version of
+// its last ok measurement (not the highest id: a template edited and then
+// put back is its first version again, tuned last). An edited template's
+// winners replace the old.
 // With `plain`, a call without prepared weights runs the prepare stages
 // too: rows rank by their time plus prepare_ms (the confirmed ones still
 // first: a confirmation re-measures a pair's top configs, picked by time
@@ -94,8 +96,8 @@ best_rows AS (
                               ORDER BY )SQL" +
          order + R"SQL(,
                                        measurement_id) AS rank_in_version,
-           MAX(template_id) OVER (PARTITION BY device_id, problem_id, template_name)
-             AS newest_template_id
+           FIRST_VALUE(template_id) OVER (PARTITION BY device_id, problem_id, template_name
+                                          ORDER BY measurement_id DESC) AS newest_template_id
     FROM result_rows WHERE status = 'ok' AND median_ms IS NOT NULL)
   WHERE rank_in_version <= ?8 AND template_id = newest_template_id
 ))SQL";

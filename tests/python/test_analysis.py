@@ -204,6 +204,56 @@ def test_newest_template_version_wins_without_default(db_path):
     ]
 
 
+def test_an_edit_put_back_is_the_first_version_again_and_failures_alone_are_not_newer(db_path):
+    """Version aaaa, tuned again after bbbb (its id the lower one), is the
+    newest: winners() and measurements.load agree on it; a version cccc with
+    only a failure after it does not replace it in load either."""
+    from beast_analysis import measurements
+
+    connection = sqlite3.connect(db_path, isolation_level=None)
+
+    def measure(template_hash, key, status, median):
+        template = connection.execute(
+            "SELECT id FROM templates WHERE hash = ?", (template_hash,)
+        ).fetchone()
+        template = (
+            template[0]
+            if template
+            else add(connection, "templates", name="gemm/tiled", hash=template_hash, source_path="")
+        )
+        config = add(
+            connection,
+            "configs",
+            template_id=template,
+            config_key=key,
+            config_hash=template_hash + key,
+            params_json="{}",
+        )
+        add(
+            connection,
+            "measurements",
+            run_id=1,
+            device_id=1,
+            problem_id=1,
+            config_id=config,
+            status=status,
+            median_ms=median,
+        )
+
+    measure("bbbb", "MWG=32", "ok", 3.0)
+    measure("aaaa", "MWG=8", "ok", 1.0)
+    measure("cccc", "MWG=4", "compile_error", None)
+    connection.close()
+    gpu = winners(db_path, device="GPU", template="gemm/tiled")
+    assert [(r["template_hash"], r["config"], r["median_ms"]) for r in gpu] == [
+        ("aaaa", "MWG=8", 1.0)
+    ]
+    frame = measurements.load(db_path, device="GPU", template="gemm/tiled")
+    gemm = frame[frame["problem_id"] == 1]
+    assert set(gemm["template_hash"]) == {"aaaa"}
+    assert "MWG=8" in set(gemm["config"])
+
+
 def test_status_counts(db_path):
     assert status_counts(db_path) == {
         "ok": 5,

@@ -182,6 +182,25 @@ TEST_F(StoreQueryTest, NewestTemplateVersionReplacesTheBest) {
                                        }));
 }
 
+// An edit put back: version aaaa is tuned again after bbbb, so it is the
+// newest again (its id stays the lower one), and its best stands.
+TEST_F(StoreQueryTest, ATemplateEditPutBackMakesTheFirstVersionNewestAgain) {
+  Store& s = *store_;
+  int64_t tiled_v2 = s.UpsertTemplate("gemm/tiled", "bbbb", "kernel_templates/gemm/tiled.cl.j2");
+  s.RecordMeasurement(Ok(run_, gpu_, gemm_, s.UpsertConfig(tiled_v2, "MWG=32", "h32", "{}"), 3.0));
+  EXPECT_EQ(s.UpsertTemplate("gemm/tiled", "aaaa", "kernel_templates/gemm/tiled.cl.j2"), tiled_);
+  s.RecordMeasurement(Ok(run_, gpu_, gemm_, s.UpsertConfig(tiled_, "MWG=8", "h8", "{}"), 1.0));
+  QueryFilter filter;
+  filter.device_id = gpu_;
+  filter.best_only = true;
+  EXPECT_EQ(Describe(s.Query(filter)),
+            (std::vector<std::string>{"GPU gemm/tiled@aaaa MWG=8 ok 1.000000 8.000000"}));
+  std::vector<WinnerRow> winners = s.Winners(gpu_);
+  ASSERT_EQ(winners.size(), 1u);
+  EXPECT_EQ(winners[0].template_hash, "aaaa");
+  EXPECT_EQ(winners[0].config_key, "MWG=8");
+}
+
 TEST_F(StoreQueryTest, SpeedupNeedsAnOkDefault) {
   Store& s = *store_;
   int64_t conv = s.UpsertProblem(kConv, "conv2d", 73728.0);
