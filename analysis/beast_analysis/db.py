@@ -133,4 +133,7 @@ def connect(db_path):
         connection.close()
         raise
     connection.row_factory = sqlite3.Row
+    # A text the tuner recorded as it came (a driver's message) may hold bytes
+    # that are not UTF-8: replaced, not a failure of the whole read.
+    connection.text_factory = lambda data: data.decode("utf-8", "replace")
     return connection

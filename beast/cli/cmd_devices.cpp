@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "beast/cli/command_line.hpp"
+#include "beast/cli/json_text.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/cluster/launcher.hpp"
 #if BEAST_WITH_MPI
@@ -91,7 +92,7 @@ std::string Listing(bool json) {
                    {"message", cuda.message},
                    {"devices", nlohmann::ordered_json::array()}};
     for (const auto& d : cuda.devices) out["cuda"]["devices"].push_back(DeviceJson(d));
-    return out.dump(2);
+    return JsonText(out);
   }
   std::string out;
   if (opencl.empty()) out += "no OpenCL device found (is an OpenCL ICD such as PoCL installed?)\n";
@@ -112,13 +113,14 @@ int ListEveryRank(bool json) {
   const std::string mine = Listing(json);
   nlohmann::ordered_json me = {{"rank", mpi.rank()}, {"host", mpi.host()}};
   if (json) me["devices"] = nlohmann::ordered_json::parse(mine);
-  const std::vector<std::string> all = mpi.Gather(
-      json ? me.dump() : "rank " + std::to_string(mpi.rank()) + " on " + mpi.host() + ":\n" + mine);
+  const std::vector<std::string> all =
+      mpi.Gather(json ? JsonText(me, -1)
+                      : "rank " + std::to_string(mpi.rank()) + " on " + mpi.host() + ":\n" + mine);
   if (mpi.rank() != 0) return 0;
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const std::string& rank : all) out.push_back(nlohmann::ordered_json::parse(rank));
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", JsonText(out).c_str());
   } else {
     for (const std::string& rank : all) std::fputs(rank.c_str(), stdout);
   }

@@ -8,6 +8,7 @@
 
 #include "beast/cli/command_line.hpp"
 #include "beast/cli/device_name.hpp"
+#include "beast/cli/json_text.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
 #include "beast/export/export_plan.hpp"
@@ -115,7 +116,7 @@ void PrintJson(const ExportSummary& s) {
                                       {"files", s.files},
                                       {"skipped", s.skipped},
                                       {"generic", s.generic}};
-  std::printf("%s\n", out.dump(2).c_str());
+  std::printf("%s\n", JsonText(out).c_str());
 }
 
 int Check(const CLI::App& app, ExportOptions options, const std::string& dir) {

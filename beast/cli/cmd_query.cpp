@@ -12,6 +12,7 @@
 
 #include "beast/cli/command_line.hpp"
 #include "beast/cli/device_name.hpp"
+#include "beast/cli/json_text.hpp"
 #include "beast/cli/query_job.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
@@ -246,7 +247,7 @@ void PrintRows(const std::vector<results_db::ResultRow>& rows, bool json, bool c
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : rows) out.push_back(RowJson(r));
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", JsonText(out).c_str());
     return;
   }
   const std::vector<std::string> libraries = BaselineLibraries(rows);
@@ -274,7 +275,7 @@ void PrintComparison(const std::vector<results_db::ComparisonRow>& rows, const s
       out.push_back(
           {{"problem", r.problem_key}, {"a", side(r.a)}, {"b", side(r.b)}, {"ratio", r.ratio}});
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", JsonText(out).c_str());
     return;
   }
   if (csv) {

@@ -12,6 +12,7 @@
 
 #include "beast/cli/command_line.hpp"
 #include "beast/cli/device_name.hpp"
+#include "beast/cli/json_text.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
@@ -393,7 +394,7 @@ int Replay(const Argv& argv) {
     }
   }
   if (a.json) {
-    std::printf("%s\n", (all.size() == 1 ? all[0] : all).dump(2).c_str());
+    std::printf("%s\n", JsonText(all.size() == 1 ? all[0] : all).c_str());
   } else {
     PrintTable(recorded.source, space->Size(), optimum_ms, strategies, budgets, results,
                static_cast<size_t>(a.repeats));

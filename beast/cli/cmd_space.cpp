@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "beast/cli/command_line.hpp"
+#include "beast/cli/json_text.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/core/error.hpp"
 #include "beast/core/paths.hpp"
@@ -58,7 +59,7 @@ void PrintJson(const BoundSpace& space, const SpaceReport& report, const std::st
                                   {"remaining", r.remaining}});
   }
   for (const Config& c : first) out["configs"].push_back(nlohmann::ordered_json::parse(c.ToJson()));
-  std::printf("%s\n", out.dump(2).c_str());
+  std::printf("%s\n", JsonText(out).c_str());
 }
 
 void PrintTable(const BoundSpace& space, const SpaceReport& report, const std::string& problem_key,
@@ -91,9 +92,10 @@ void PrintTable(const BoundSpace& space, const SpaceReport& report, const std::s
   // overflow) is not the constraint saying no: name it.
   for (size_t i = 0; i < report.constraints.size(); ++i) {
     if (report.constraints[i].invalid_eval == 0) continue;
-    std::printf("constraint %zu could not be evaluated for %llu of the points it removed "
-                "(a division by zero or an integer overflow)\n",
-                i + 1, (unsigned long long)report.constraints[i].invalid_eval);
+    std::printf(
+        "constraint %zu could not be evaluated for %llu of the points it removed "
+        "(a division by zero or an integer overflow)\n",
+        i + 1, (unsigned long long)report.constraints[i].invalid_eval);
   }
   if (report.derived_errors) {
     std::printf("derived values that could not be computed removed %llu points\n",
@@ -133,7 +135,7 @@ int T1Space(const SpaceArgs& args, const BindOptions& options) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (args.json) {
     const nlohmann::ordered_json out = {{"raw", raw}, {"valid", valid}, {"seconds", seconds}};
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", JsonText(out, -1).c_str());
   } else {
     std::printf("raw %llu, valid %llu, %.6f s\n", (unsigned long long)raw,
                 (unsigned long long)valid, seconds);

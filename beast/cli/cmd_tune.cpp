@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "beast/cli/command_line.hpp"
+#include "beast/cli/json_text.hpp"
 #include "beast/cli/tune_json.hpp"
 #include "beast/cli/verbs.hpp"
 #include "beast/cluster/launcher.hpp"
@@ -391,7 +392,7 @@ int PrintGroups(const std::vector<TuneSummary>& groups, bool interrupted, bool j
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const TuneSummary& group : groups) out.push_back(SummaryJson(group));
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", JsonText(out).c_str());
   } else if (interrupted && groups.empty()) {
     std::printf("run interrupted, run the same command again to resume\n");
   } else {
@@ -481,7 +482,7 @@ int Tune(const Argv& argv) {
   const TuneSummary summary = Tune(o);
   if (Given(app, "--share-fd")) WriteShare(static_cast<int>(a.share_fd), summary);
   if (a.json) {
-    std::printf("%s\n", SummaryJson(summary).dump(2).c_str());
+    std::printf("%s\n", JsonText(SummaryJson(summary)).c_str());
   } else {
     std::fputs(FormatTuneSummary(summary).c_str(), stdout);
   }

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "beast/cli/json_text.hpp"
+
 namespace beast::cli {
 namespace {
 
@@ -198,7 +200,7 @@ void PrintJob(results_db::Store& store, const std::vector<JobProblem>& job,
       PrintTable(view);
     }
   }
-  if (json) std::printf("%s\n", out.dump(2).c_str());
+  if (json) std::printf("%s\n", JsonText(out).c_str());
 }
 
 }  // namespace beast::cli

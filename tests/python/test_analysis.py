@@ -310,3 +310,18 @@ def test_newer_schema_version(db_path):
     assert str(error.value) == (
         f"{db_path}: database schema version 9 is newer than this beast (8): upgrade beast"
     )
+
+
+def test_a_text_that_is_not_utf8_is_read_with_replacements(db_path):
+    """A message recorded as a driver gave it may hold bytes that are not
+    UTF-8: it is read with U+FFFD, not a failure of the whole read."""
+    from beast_analysis import measurements
+
+    connection = sqlite3.connect(db_path, isolation_level=None)
+    connection.execute(
+        "UPDATE measurements SET error_text = 'bad ' || X'FF' || ' byte' "
+        "WHERE status = 'compile_error'"
+    )
+    connection.close()
+    frame = measurements.load(db_path, device="GPU")
+    assert list(frame.loc[frame["status"] == "compile_error", "error_text"]) == ["bad \ufffd byte"]

@@ -189,6 +189,19 @@ TEST_F(QueryCli, StatusAsJson) {
           "\"routine\": \"Sgemm\", \"median_ms\": 1, \"speedup\": null}]}]"));
 }
 
+// A text recorded as a driver gave it may hold bytes that are not UTF-8:
+// the JSON replaces them (U+FFFD) instead of failing the whole query.
+TEST_F(QueryCli, AnErrorTextThatIsNotUtf8IsPrintedWithReplacements) {
+  auto r = RunCommand("sqlite3 " + db_ +
+                      " \"UPDATE measurements SET error_text = 'bad ' || X'FF' || ' byte' "
+                      "WHERE status = 'compile_error'\"");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json rows =
+      nlohmann::json::parse(Query("--status compile_error --template gemm/tiled --json"));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["error"], "bad \xEF\xBF\xBD byte");
+}
+
 TEST_F(QueryCli, CompiledResourcesWherePresent) {
   {
     results_db::Store s = results_db::Store::Open(db_);
