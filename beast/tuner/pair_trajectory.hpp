@@ -60,6 +60,12 @@ class PairTrajectory {
   // The outcome of the config Next() returned.
   void Measured(const Config& config, Status status, std::optional<double> median_ms);
 
+  // Configs this run measured before the trajectory (--retry-failed): read
+  // back from the database, they are not "already measured" ones.
+  void MeasuredBefore(const std::set<std::string>& config_keys) {
+    measured_here_.insert(config_keys.begin(), config_keys.end());
+  }
+
   // "default" for the template's default config, else the strategy's name.
   std::string ChosenBy(const Config& config) const;
   uint64_t skipped() const { return skipped_; }

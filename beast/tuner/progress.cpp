@@ -146,8 +146,9 @@ std::string Progress::Line() const {
   if (measured_ && elapsed > 0) {
     double rate = measured_ / elapsed;
     char text[96];
-    std::snprintf(text, sizeof text, ", %.2f configs/s, ETA %s", rate,
-                  Duration(static_cast<double>(total_ - done_) / rate).c_str());
+    std::snprintf(
+        text, sizeof text, ", %.2f configs/s, ETA %s", rate,
+        Duration(static_cast<double>(total_ > done_ ? total_ - done_ : 0) / rate).c_str());
     line += text;
   }
   char best[96] = "none yet";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <thread>
 
 #include "beast/tuner/budget_split.hpp"
@@ -47,16 +48,23 @@ results_db::MeasurementRecord RecordOf(const TuneLoopContext& c, const PlannedPa
 // learns the new outcomes. Identical devices sharing the pair leave this to
 // the first share, so no config is measured twice, and retry only what runs
 // before the job recorded (retry_before_run).
-void RemeasureFailures(TuneLoopContext& c, const PlannedPair& pair, const PairIds& ids,
-                       ConfigMeasurer& measurer, const std::atomic<bool>& stop, PairSummary* ps) {
-  if (c.options.retry_failed.empty() || c.options.shard_index != 0) return;
+// Returns the keys of the configs it measured.
+std::set<std::string> RemeasureFailures(TuneLoopContext& c, const PlannedPair& pair,
+                                        const PairIds& ids, ConfigMeasurer& measurer,
+                                        std::chrono::steady_clock::time_point deadline,
+                                        const std::atomic<bool>& stop, PairSummary* ps) {
+  std::set<std::string> measured;
+  if (c.options.retry_failed.empty() || c.options.shard_index != 0) return measured;
   std::vector<results_db::MeasuredOutcome> failed;
   for (results_db::MeasuredOutcome& m :
        c.store.MeasuredOutcomes(c.device_id, ids.problem, ids.template_version))
     if (c.options.retry_failed.count(m.status) &&
         (c.options.retry_before_run <= 0 || m.run_id <= c.options.retry_before_run))
       failed.push_back(std::move(m));
-  for (size_t i = 0; i < failed.size() && !stop; ++i) {
+  // Within the pair's time (--time-budget): what is left stays recorded for
+  // the next run to retry.
+  for (size_t i = 0; i < failed.size() && !stop && std::chrono::steady_clock::now() < deadline;
+       ++i) {
     const Config config = Config::ParseKey(failed[i].config_key);
     std::vector<Config> upcoming;
     for (size_t j = i; j < failed.size() && upcoming.size() <= c.lookahead; ++j)
@@ -66,10 +74,12 @@ void RemeasureFailures(TuneLoopContext& c, const PlannedPair& pair, const PairId
     if (!outcome) break;  // interrupted: the old outcome stands
     results_db::MeasurementRecord m = RecordOf(c, pair, ids, config, *outcome, "");
     c.store.SupersedeMeasurement(failed[i].measurement_id, m);
+    measured.insert(config.Key());
     ++ps->remeasured;
     if (outcome->status == measurer.Success()) ++ps->recovered;
     CountOutcome(c, measurer.Success(), *outcome, ps);
   }
+  return measured;
 }
 
 // --retry-failed on shared identical devices, in the shards other than 0:
@@ -123,7 +133,8 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   c.progress.StartPair(
       "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + spec.name,
       problem.Key(), problem.Flops(), best_ms, best_gflops);
-  RemeasureFailures(c, pair, ids, measurer, stop, &ps);
+  const std::set<std::string> retried =
+      RemeasureFailures(c, pair, ids, measurer, deadline, stop, &ps);
   // A shard waits for another's config as long as that one may take.
   const double shard_wait_seconds = std::max(600.0, 3 * c.options.timeout_seconds);
   AwaitRetriedFailures(c, ids, shard_wait_seconds, deadline, stop);
@@ -136,6 +147,7 @@ PairSummary TunePair(TuneLoopContext& c, const PlannedPair& pair, size_t index, 
   o.lead = c.search_lead;
   o.shard_wait_seconds = shard_wait_seconds;
   PairTrajectory trajectory(pair, c.store, c.device_id, ids.problem, ids.template_version, o);
+  trajectory.MeasuredBefore(retried);
   ps.transferred = trajectory.transferred();
   uint64_t skipped_shown = 0;
   while (std::optional<Config> config = trajectory.Next(deadline, stop)) {
