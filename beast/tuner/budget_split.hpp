@@ -15,7 +15,8 @@ namespace beast {
 // The share of the time left that the first of `worth_left` (the worths of
 // the pairs still to tune, in order, each > 0) gets: its worth over their
 // sum, but never less than a quarter of an equal share, so that a small
-// layer of a big network still gets its default config and a few more.
+// layer of a big network still gets its default config and a few more, and
+// never so much that a pair after it would get less than that.
 double ShareOfTimeLeft(const std::vector<double>& worth_left);
 
 // A pair's worth: its problem's weight in the job times its FLOPs.

@@ -82,7 +82,9 @@ bool PairTrajectory::Refresh() {
 std::optional<Config> PairTrajectory::Next(Clock::time_point deadline,
                                            const std::atomic<bool>& stop) {
   Clock::time_point last_news = Clock::now();
-  while (!stop && Clock::now() < deadline) {
+  // The first config (the default) even past the deadline: a pair a time
+  // budget reached late (the one before ran over) still gets one.
+  while (!stop && (Clock::now() < deadline || (driver_->position() == 0 && Mine(0)))) {
     std::optional<Config> next = driver_->Next();
     if (!next) return std::nullopt;
     if (RecordKnown(*next)) continue;

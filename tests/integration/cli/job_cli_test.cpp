@@ -233,6 +233,23 @@ TEST_F(JobCli, AKilledJobResumesWithTheSameCommandAndSumsAsTheQueryDoes) {
 // A problem of the job that none of the run's templates computes still
 // counts in the job's totals, as a problem without a winner (as `beast query
 // --problems` counts it).
+// Under a time budget a heavy layer first leaves the small one after it its
+// floor of the time (it took 99.9% and left none), and a pair reached late
+// still measures its default: every problem has a winner.
+TEST_F(JobCli, UnderATimeBudgetASmallLayerAfterAHeavyOneStillGetsItsDefault) {
+  const std::string job = Job("gemm:M=256,N=256,K=256\n" + std::string(kSmall) + "\n");
+  CommandResult run = RunCommand(BeastBinary() + " tune --template gemm/tiled --problems " + job +
+                                     " --device opencl:0 --db " + (dir_ / "beast.db").string() +
+                                     " --time-budget 4s --max-reps 3 --baselines none --no-cache "
+                                     "--compile-jobs 0 --confirm-top 0 --quiet --json",
+                                 false);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json summary = JsonOf(run.output);
+  ASSERT_EQ(summary["pairs"].size(), 2u) << run.output;
+  for (const auto& pair : summary["pairs"]) EXPECT_GE(pair["measured"].get<int>(), 1) << pair;
+  EXPECT_TRUE(summary["job"]["no_winner"].empty()) << summary["job"];
+}
+
 TEST_F(JobCli, AProblemNoTemplateComputesCountsWithoutAWinner) {
   const std::string conv = "conv2d:N=1,C=2,H=5,W=5,K=2,R=3,S=3,layout=NCHW,dtype=f32";
   const std::string conv_key =

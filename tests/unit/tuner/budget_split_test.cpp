@@ -22,6 +22,13 @@ TEST(BudgetSplit, ASmallLayerStillGetsAQuarterOfAnEqualShare) {
   EXPECT_DOUBLE_EQ(ShareOfTimeLeft({0, 0}), 0.5);  // no worth known: equal shares
 }
 
+TEST(BudgetSplit, AHeavyLayerLeavesEachLaterOneItsFloor) {
+  // 1000 of 1001 would be 99.9%: the small layer after it keeps 0.25 / 2.
+  EXPECT_DOUBLE_EQ(ShareOfTimeLeft({1000, 1}), 0.875);
+  // Three pairs: each of the two after it keeps 0.25 / 3.
+  EXPECT_DOUBLE_EQ(ShareOfTimeLeft({1000, 1, 1}), 1.0 - 2 * 0.25 / 3);
+}
+
 TEST(BudgetSplit, WorthIsWeightTimesFlops) {
   const Problem gemm = Problem::Parse("gemm:M=64,N=32,K=16");
   EXPECT_DOUBLE_EQ(PairWorth(gemm, 3), 3.0 * 2 * 64 * 32 * 16);
