@@ -146,6 +146,9 @@ void Prepare(internal::Connection& connection, const std::string& path, bool for
   connection.Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
 
   Header header = ReadHeader(connection);
+  // A reader makes no database of an SQLite file without tables: it is not
+  // one (the file is left as it was).
+  if (header.IsBlank() && !for_writing) throw Error(ErrorCode::kDatabase, NotABeastDatabase(path));
   if (header.IsBlank()) {
     internal::Transaction transaction(connection);
     // Another process may have created the schema while this one waited for

@@ -31,8 +31,9 @@ class Store {
   // intact (SQLite's quick_check). A file refused, or one created and not
   // finished (a full disk), is left as it was, with no -wal or -shm beside.
   static Store Open(const std::string& path);
-  // For readers (query, export): like Open, but a missing or empty file is
-  // an error and the pages are not checked first.
+  // For readers (query, export): like Open, but a missing or empty file, or
+  // an SQLite file without beast's schema, is an error (nothing is written to
+  // it), and the pages are not checked first.
   static Store OpenExisting(const std::string& path);
 
   Store(Store&& other) noexcept;

@@ -65,6 +65,24 @@ TEST_F(StoreTest, OpenExistingRefusesMissingFile) {
   EXPECT_FALSE(fs::exists(path));
 }
 
+// A reader does not make a database of an SQLite file without tables (a
+// writer may: it is blank); it is left as it was.
+TEST_F(StoreTest, OpenExistingRefusesAnSqliteFileWithoutTablesAndWritesNothing) {
+  const std::string path = PathOf("blank.db");
+  RawExec(path, "PRAGMA page_size = 4096; VACUUM");
+  ASSERT_GT(fs::file_size(path), 0u);
+  try {
+    Store::OpenExisting(path);
+    FAIL() << "a reader opened an SQLite file without tables";
+  } catch (const beast::Error& error) {
+    EXPECT_EQ(error.code(), beast::ErrorCode::kDatabase);
+    EXPECT_EQ(std::string(error.what()), path + " is not a beast database");
+  }
+  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM sqlite_master"), "0");
+  Store::Open(path);  // a writer makes it one
+  EXPECT_NE(RawQuery(path, "SELECT count(*) FROM sqlite_master"), "0");
+}
+
 TEST_F(StoreTest, RefusesFilesThatAreNotBeastDatabases) {
   const std::string garbage = PathOf("garbage.db");
   std::ofstream(garbage) << std::string(4096, 'x');
