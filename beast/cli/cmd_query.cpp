@@ -40,7 +40,8 @@ const char kDetails[] =
     "of its tuning (beast tune --confirm-top), the fastest of that re-measurement is the\n"
     "best, and each row that took part shows its re-measured median (confirmed_ms).\n"
     "--compare A B lists the problems both devices measured ok: the best of each and the\n"
-    "ratio A's time / B's time (above 1: B is faster).\n"
+    "ratio A's time / B's time (above 1: B is faster); a name of several drivers or backends\n"
+    "is compared by the one measured last (stderr says so).\n"
     "--problems FILE (a batch job's file, as beast tune --problems reads it) shows the job\n"
     "per device: each problem's weight, best time over its templates, speed-up over the\n"
     "default config and over the fastest library, configs measured, and the weighted sums\n"
@@ -456,7 +457,25 @@ int Query(const Argv& argv) {
   if (Given(app, "--compare")) {
     const std::string a = ResolveDevice(store, args.compare[0]);
     const std::string b = ResolveDevice(store, args.compare[1]);
-    PrintComparison(store.Compare(a, b, filter), a, b, args.json, args.csv);
+    const std::vector<results_db::ComparisonRow> rows = store.Compare(a, b, filter);
+    // A name of several device rows is compared by one of them: say which.
+    const std::vector<results_db::DeviceRow> devices = store.Devices();
+    for (bool first : {true, false}) {
+      const std::string& name = first ? a : b;
+      const auto same = std::count_if(devices.begin(), devices.end(),
+                                      [&](const auto& d) { return d.name == name; });
+      if (same < 2 || rows.empty()) continue;
+      const int64_t id = first ? rows[0].a.device_id : rows[0].b.device_id;
+      for (const results_db::DeviceRow& d : devices) {
+        if (d.device_id != id) continue;
+        std::fprintf(stderr,
+                     "beast query: %s has results of %ld drivers or backends, not mixed: "
+                     "compared are those of %s driver %s, its newest\n",
+                     name.c_str(), static_cast<long>(same), d.backend.c_str(),
+                     d.driver_version.c_str());
+      }
+    }
+    PrintComparison(rows, a, b, args.json, args.csv);
     return 0;
   }
   if (Given(app, "--device")) filter.device_name = ResolveDevice(store, args.device);

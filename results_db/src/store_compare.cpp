@@ -12,7 +12,9 @@ namespace {
 
 // The best of one device per problem over the templates the filter allows;
 // the rows come ordered by median within each (problem, template), so the
-// first lowest median seen wins a tie.
+// first lowest median seen wins a tie. A name held by several device rows
+// (drivers, backends), whose timings are not mixed, is compared by the row
+// of its newest measurement.
 std::map<std::string, ComparedBest> BestPerProblem(Store& store, const std::string& device,
                                                    QueryFilter filter) {
   filter.device_id.reset();
@@ -20,13 +22,22 @@ std::map<std::string, ComparedBest> BestPerProblem(Store& store, const std::stri
   filter.best_only = true;
   filter.top_k = 0;
   filter.limit = 0;
+  const std::vector<ResultRow> rows = store.Query(filter);
+  int64_t newest_id = 0, device_id = 0;
+  for (const ResultRow& row : rows) {
+    if (row.measurement_id > newest_id) {
+      newest_id = row.measurement_id;
+      device_id = row.device_id;
+    }
+  }
   std::map<std::string, ComparedBest> best;
-  for (const ResultRow& row : store.Query(filter)) {
-    if (!row.median_ms) continue;
+  for (const ResultRow& row : rows) {
+    if (!row.median_ms || row.device_id != device_id) continue;
     auto it = best.find(row.problem_key);
     if (it != best.end() && it->second.median_ms <= *row.median_ms) continue;
     ComparedBest entry;
     entry.device_name = row.device_name;
+    entry.device_id = row.device_id;
     entry.template_name = row.template_name;
     entry.config_key = row.config_key;
     entry.median_ms = *row.median_ms;

@@ -143,6 +143,7 @@ struct TimeSpentRow {
 // the templates the filter allows.
 struct ComparedBest {
   std::string device_name;
+  int64_t device_id = 0;  // the device row compared (one driver and backend)
   std::string template_name;
   std::string config_key;
   double median_ms = 0;
