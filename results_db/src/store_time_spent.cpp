@@ -13,12 +13,17 @@ std::vector<TimeSpentRow> Store::TimeSpent() {
   // Every record is an event (run, device, problem, time); each event is
   // charged the gap since the previous event of its run on its device, the
   // first one since the run started (so a run's start-up, its peak
-  // measurement included, is charged to the first problem it measured).
+  // measurement included, is charged to the first problem it measured). An
+  // outcome --retry-failed replaced is an event still, of its own run and
+  // time (the row holds the new one's): else the time of the first attempt
+  // went to the next problem of its run.
   auto& query = impl_->Prepared(
       "WITH events AS ("
       "  SELECT run_id, device_id, problem_id, julianday(created_at) AS t FROM measurements"
       "  UNION ALL SELECT run_id, device_id, problem_id, julianday(measured_at) FROM baselines"
       "  UNION ALL SELECT run_id, device_id, problem_id, julianday(created_at) FROM confirmations"
+      "  UNION ALL SELECT s.run_id, m.device_id, m.problem_id, julianday(s.created_at)"
+      "    FROM superseded_measurements s JOIN measurements m ON m.id = s.measurement_id"
       "), charged AS ("
       "  SELECT e.device_id, e.problem_id,"
       "         e.t - coalesce(lag(e.t) OVER (PARTITION BY e.run_id, e.device_id ORDER BY e.t),"

@@ -94,6 +94,40 @@ TEST_F(StoreTimeSpentTest, EachRecordIsChargedTheGapSinceThePreviousOneOnItsDevi
                                      }));
 }
 
+// Run 1 (from 10:00): the gemm fails at 10:00:10, the conv is ok at
+// 10:00:20; run 2 (from 11:40) measures the gemm again at 11:40:05
+// (--retry-failed replaces its row). The gemm took 10 s + 5 s, the conv
+// 10 s: the first attempt is still an event of run 1.
+TEST_F(StoreTimeSpentTest, AnOutcomeMeasuredAgainKeepsTheTimeOfItsFirstAttempt) {
+  const std::string path = PathOf("beast.db");
+  {
+    Store s = Store::Open(path);
+    const int64_t run1 = s.BeginRun("beast tune", "0.1.0");
+    const int64_t run2 = s.BeginRun("beast tune", "0.1.0");
+    const int64_t gpu = s.UpsertDevice(Device("GPU"));
+    const int64_t gemm = s.UpsertProblem(kGemm, "gemm", 524288.0);
+    const int64_t conv = s.UpsertProblem(kConv, "conv2d", 73728.0);
+    const int64_t tiled = s.UpsertTemplate("gemm/tiled", "aaaa", "gemm/tiled.cl.j2");
+    const int64_t c1 = s.UpsertConfig(tiled, "MWG=16", "h16", R"({"MWG": 16})");
+    s.RecordMeasurement(testing_util::Failed(run1, gpu, gemm, c1, beast::Status::kTimeout));
+    s.RecordMeasurement(Ok(run1, gpu, conv, c1, 1.0));
+    ASSERT_TRUE(beast::testing::SqlExec(
+        path,
+        "UPDATE runs SET started_at = CASE id WHEN 1 THEN '2026-11-26T10:00:00.000Z' "
+        "ELSE '2026-11-26T11:40:00.000Z' END;"
+        "UPDATE measurements SET created_at = CASE id "
+        "WHEN 1 THEN '2026-11-26T10:00:10.000Z' ELSE '2026-11-26T10:00:20.000Z' END;"));
+    s.SupersedeMeasurement(1, Ok(run2, gpu, gemm, c1, 1.0));
+  }
+  ASSERT_TRUE(beast::testing::SqlExec(
+      path, "UPDATE measurements SET created_at = '2026-11-26T11:40:05.000Z' WHERE id = 1;"));
+  Store s = Store::OpenExisting(path);
+  EXPECT_EQ(Describe(s.TimeSpent()), (std::vector<std::string>{
+                                         std::string("GPU ") + kConv + " 10.000",
+                                         std::string("GPU ") + kGemm + " 15.000",
+                                     }));
+}
+
 TEST_F(StoreTimeSpentTest, AnEmptyDatabaseHasNoRows) {
   Store s = Store::Open(PathOf("beast.db"));
   EXPECT_TRUE(s.TimeSpent().empty());
