@@ -116,7 +116,8 @@ Json SummaryJson(const TuneSummary& s) {
                   {"weighted_library_ms", t.library_missing == 0 && t.weighted_library_ms > 0
                                               ? Json(t.weighted_library_ms)
                                               : Json(nullptr)},
-                  {"no_winner", t.no_winner}};
+                  {"no_winner", t.no_winner},
+                  {"not_reached", t.not_reached}};
   }
   out["wall_seconds"] = s.wall_seconds;
   out["compile_seconds"] = s.compile_seconds;

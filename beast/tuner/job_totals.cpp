@@ -1,6 +1,7 @@
 // A batch job's totals (JobTotalsOf, tuner.hpp): the weighted sums of the
 // best and the library's times over the job's problems.
 #include <map>
+#include <set>
 #include <string>
 
 #include "beast/tuner/tuner.hpp"
@@ -17,6 +18,16 @@ JobTotals JobTotalsOf(const TuneSummary& s) {
   // other pair's.
   std::map<std::string, Best> by_problem;
   for (const auto& [key, weight] : s.weights) by_problem[key];
+  std::set<std::string> with_pairs;
+  for (const PairSummary& p : s.pairs) with_pairs.insert(p.problem_key);
+  // A problem named among the pairs left out (no template computes it, an
+  // empty space, another layout) was not to be tuned, reached or not.
+  auto left_out = [&](const std::string& key) {
+    for (const auto* list : {&s.not_applicable, &s.empty_spaces, &s.other_layout})
+      for (const std::string& line : *list)
+        if (line.find(key) != std::string::npos) return true;
+    return false;
+  };
   for (const PairSummary& p : s.pairs) {
     Best& b = by_problem[p.problem_key];
     if (p.has_best && p.best_ms > 0 && (b.ms == 0 || p.best_ms < b.ms)) b.ms = p.best_ms;
@@ -29,7 +40,8 @@ JobTotals JobTotalsOf(const TuneSummary& s) {
     ++t.problems;
     t.layers += weight;
     if (best.ms <= 0) {
-      t.no_winner.push_back(key);
+      (s.interrupted && !with_pairs.count(key) && !left_out(key) ? t.not_reached : t.no_winner)
+          .push_back(key);
       continue;
     }
     t.weighted_best_ms += static_cast<double>(weight) * best.ms;

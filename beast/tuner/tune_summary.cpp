@@ -183,6 +183,8 @@ std::string JobLines(const TuneSummary& s) {
   }
   out += "\n";
   for (const auto& key : t.no_winner) out += "job: no ok winner for " + key + "\n";
+  for (const auto& key : t.not_reached)
+    out += "job: not reached before the interrupt (not in the sums): " + key + "\n";
   return out;
 }
 

@@ -294,6 +294,9 @@ struct JobTotals {
   double weighted_library_ms = 0;      // over the problems the library timed
   int library_missing = 0;             // problems with a winner but no library time
   std::vector<std::string> no_winner;  // problem keys without an ok winner
+  // An interrupted run's problems whose pairs it never reached (their
+  // winners, if any, are the database's: beast query --problems).
+  std::vector<std::string> not_reached;
 };
 JobTotals JobTotalsOf(const TuneSummary& summary);
 

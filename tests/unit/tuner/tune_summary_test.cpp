@@ -169,5 +169,29 @@ TEST(TuneSummaryLayout, ATensorCoreWinnerIsAFractionOfTheTensorCoresPeakWhereMea
       << failed;
 }
 
+// An interrupted job: A was tuned (1 ms, weight 2), B's pair was never
+// reached, C is one no template computes. B is "not reached", not a problem
+// without a winner, and neither is in the sums; C has no winner.
+TEST(JobTotals, AnInterruptedJobsProblemsNotReachedAreNotCalledWinnerless) {
+  TuneSummary s;
+  s.job = true;
+  s.interrupted = true;
+  s.weights = {{"gemm:A", 2}, {"gemm:B", 3}, {"conv2d:C", 1}};
+  PairSummary a;
+  a.problem_key = "gemm:A";
+  a.has_best = true;
+  a.best_ms = 1.0;
+  s.pairs.push_back(a);
+  s.not_applicable = {"conv2d/winograd on conv2d:C: a 1x1 filter"};
+  JobTotals t = JobTotalsOf(s);
+  EXPECT_EQ(t.problems, 3);
+  EXPECT_EQ(t.layers, 6);
+  EXPECT_DOUBLE_EQ(t.weighted_best_ms, 2.0);
+  EXPECT_EQ(t.no_winner, std::vector<std::string>{"conv2d:C"});
+  EXPECT_EQ(t.not_reached, std::vector<std::string>{"gemm:B"});
+  s.interrupted = false;  // a run that ended: B had no winner
+  EXPECT_EQ(JobTotalsOf(s).no_winner, (std::vector<std::string>{"conv2d:C", "gemm:B"}));
+}
+
 }  // namespace
 }  // namespace beast
