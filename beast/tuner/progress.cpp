@@ -85,6 +85,11 @@ void Progress::StartPair(std::string label, std::string problem, double flops, d
   if (tty_) Print(true);
 }
 
+void Progress::SetDeadline(std::chrono::steady_clock::time_point deadline) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  deadline_ = deadline;
+}
+
 void Progress::Skipped(uint64_t count) {
   if (count == 0) return;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -146,9 +151,13 @@ std::string Progress::Line() const {
   if (measured_ && elapsed > 0) {
     double rate = measured_ / elapsed;
     char text[96];
-    std::snprintf(
-        text, sizeof text, ", %.2f configs/s, ETA %s", rate,
-        Duration(static_cast<double>(total_ > done_ ? total_ - done_ : 0) / rate).c_str());
+    double eta = static_cast<double>(total_ > done_ ? total_ - done_ : 0) / rate;
+    if (deadline_ != std::chrono::steady_clock::time_point::max()) {
+      const double left =
+          std::chrono::duration<double>(deadline_ - std::chrono::steady_clock::now()).count();
+      eta = std::min(eta, std::max(left, 0.0));  // the time budget ends the run then
+    }
+    std::snprintf(text, sizeof text, ", %.2f configs/s, ETA %s", rate, Duration(eta).c_str());
     line += text;
   }
   char best[96] = "none yet";

@@ -40,6 +40,8 @@ class Progress {
   // when it ran ok and its registers when it compiled: the pair's best so
   // far follows (compile-only: the fewest registers of its compiled configs).
   void Done(Status status, std::optional<double> median_ms, std::optional<int64_t> registers);
+  // The run's time budget ends then (--time-budget): the ETA is never later.
+  void SetDeadline(std::chrono::steady_clock::time_point deadline);
   // Ends the live line (when not on a terminal, a last line unless the last
   // one printed already shows the final state), and the ticker.
   void Finish();
@@ -65,6 +67,7 @@ class Progress {
   bool finished_ = false;
   double plain_seconds_;
   std::chrono::steady_clock::time_point start_, last_print_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::mutex mutex_;  // every member above, between the caller and the ticker
   std::condition_variable wake_;
   std::thread ticker_;

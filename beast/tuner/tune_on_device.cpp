@@ -84,6 +84,7 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
        LimitsWithMeasuredPeak(DeviceLimitsToJson(device.limits), *peak)});
   Progress progress(o.progress, SelectedConfigs(pairs), /*compile_only=*/false, o.progress_label,
                     o.progress_seconds);
+  progress.SetDeadline(deadline);
   try {
     summary.baselines = MeasureRunBaselines(
         o, library, pairs, {worker, store, device_id, run_id, plan, 0, o.progress}, stop);

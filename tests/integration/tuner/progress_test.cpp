@@ -71,6 +71,30 @@ TEST_F(ProgressTest, PlainLinesComeEveryIntervalAndEndAtTheTotal) {
   EXPECT_EQ(done.back(), 6);
 }
 
+// Under a time budget the whole space (60,008 configs) is selected, but the
+// run ends with the budget: no ETA is later than that (it said hours).
+TEST_F(ProgressTest, UnderATimeBudgetTheEtaIsNeverPastIt) {
+  const std::string log = (dir_ / "budget.log").string();
+  testing::CommandResult run = RunCommand(
+      "POCL_CACHE_DIR=" + (dir_ / "pocl").string() + " " + BeastBinary() +
+          " tune --template gemm/tiled --problem gemm:M=64,N=64,K=64 --device opencl:0 "
+          "--time-budget 3s --baselines none --confirm-top 0 --max-reps 3 --no-cache --db " +
+          (dir_ / "budget.db").string() + " --progress-seconds 0.3 2>" + log,
+      false);
+  ASSERT_EQ(run.exit_code, 0) << run.output << ReadFile("budget.log");
+  const std::regex eta(R"(ETA (\d+)m(\d\d)s)");
+  std::istringstream lines(ReadFile("budget.log"));
+  int etas = 0;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_FALSE(std::regex_search(line, std::regex(R"(ETA \d+h)"))) << line;
+    std::smatch m;
+    if (!std::regex_search(line, m, eta)) continue;
+    ++etas;
+    EXPECT_LE(std::stoi(m[1]) * 60 + std::stoi(m[2]), 3) << line;
+  }
+  EXPECT_GE(etas, 1) << ReadFile("budget.log");
+}
+
 TEST_F(ProgressTest, TheTickerPrintsWhileAConfigHangs) {
   // test/faulty's MODE 2 never ends: it runs into its 2 s limit, and only the
   // ticker can print while it does (no config finishes).
