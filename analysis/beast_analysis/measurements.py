@@ -16,7 +16,7 @@ from beast_analysis.db import connect
 from beast_analysis.errors import InputError
 
 _SQL = """
-SELECT m.id AS measurement_id, m.device_id, d.name AS device, d.backend,
+SELECT m.id AS measurement_id, m.run_id, m.device_id, d.name AS device, d.backend,
        d.driver_version AS driver, d.limits_json,
        m.problem_id, p.key AS problem, p.op, p.flops, c.template_id, t.name AS template,
        t.hash AS template_hash, m.config_id, c.config_key AS config, c.params_json,
@@ -32,6 +32,7 @@ ORDER BY m.id
 
 COLUMNS = (
     "measurement_id",
+    "run_id",
     "device_id",
     "device",
     "backend",
@@ -95,11 +96,12 @@ def load(db_path, *, device=None, problem=None, template=None, driver=None):
 
 def _newest_versions(frame):
     """Per row, the template version its (device, problem, template name) keeps:
-    that of the last ok measurement there, else of the last measurement."""
+    that of the last ok measurement there (by run, then id), else of the last
+    measurement."""
     keys = ["device_id", "problem_id", "template"]
     ok = (frame["status"] == "ok") & frame["median_ms"].notna()
     # Ok rows sort after the others, then by id: each group's last row decides.
-    order = frame.assign(_ok=ok).sort_values(["_ok", "measurement_id"])
+    order = frame.assign(_ok=ok).sort_values(["_ok", "run_id", "measurement_id"])
     last = order.groupby(keys)["template_id"].last()
     return frame.join(last.rename("_newest"), on=keys)["_newest"]
 

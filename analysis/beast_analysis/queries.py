@@ -4,7 +4,8 @@ winners() picks the same rows as the C++ store's Winners() and
 Query(best_only) (results_db/src/store_query.cpp): per (device, problem,
 template) the ok measurement with the lowest median (first recorded on a tie),
 from the newest version of the template that has one there (the version of
-its last ok measurement: an edit put back is the first version again), with its speedup
+its last ok measurement, by run then id: an edit put back is the first version
+again once a run measures it), with its speedup
 over that template version's default config.
 """
 
@@ -36,7 +37,7 @@ WITH confirmed AS MATERIALIZED (
   SELECT measurement_id, confirmed_ms, confirmation_id FROM confirmed_medians
 ),
 ok_rows AS (
-  SELECT m.id AS measurement_id, m.device_id, d.backend, d.name AS device_name, d.vendor,
+  SELECT m.id AS measurement_id, m.run_id, m.device_id, d.backend, d.name AS device_name, d.vendor,
          d.driver_version, d.arch, m.problem_id, p.key AS problem_key, p.op, c.template_id,
          t.name AS template_name, t.hash AS template_hash, t.source_path, c.config_key,
          c.params_json, m.median_ms, m.spread, m.gflops, m.prepare_ms,
@@ -67,7 +68,8 @@ ranked AS (
                             ORDER BY confirmed_ms IS NULL, confirmed_ms, median_ms,
                                      measurement_id) AS rank_in_version,
          FIRST_VALUE(template_id) OVER (PARTITION BY device_id, problem_id, template_name
-                                        ORDER BY measurement_id DESC) AS newest_template_id
+                                        ORDER BY run_id DESC, measurement_id DESC)
+           AS newest_template_id
   FROM ok_rows
 )
 SELECT * FROM ranked

@@ -241,12 +241,14 @@ void CompilePool::ReleaseSource(const std::string& source) {
 
 bool CompilePool::StartWorker(std::unique_ptr<WorkerProcess>& process) {
   // A worker that replaces one that crashed or hung may itself be killed
-  // from outside as it starts: once a worker has started, a failed start is
-  // tried once more before the pool gives up.
+  // from outside as it starts: once a worker has started, a start whose
+  // worker died without a word is tried once more before the pool gives up
+  // (one that said why, a fatal error, is not).
   const int attempts = started_.load() > 0 ? 2 : 1;
   std::string why;
-  for (int attempt = 0; attempt < attempts && !stop_; ++attempt) {
-    if (TryStartWorker(process, &why)) {
+  bool said_why = false;
+  for (int attempt = 0; attempt < attempts && !stop_ && !said_why; ++attempt) {
+    if (TryStartWorker(process, &why, &said_why)) {
       ++started_;
       return true;
     }
@@ -258,8 +260,10 @@ bool CompilePool::StartWorker(std::unique_ptr<WorkerProcess>& process) {
   return false;
 }
 
-bool CompilePool::TryStartWorker(std::unique_ptr<WorkerProcess>& process, std::string* why_not) {
+bool CompilePool::TryStartWorker(std::unique_ptr<WorkerProcess>& process, std::string* why_not,
+                                 bool* said_why) {
   std::string why;
+  *said_why = false;
   try {
     std::vector<std::string> args{"--compile", "--cache-dir", options_.cache_dir, "--backend",
                                   BackendName(options_.backend)};
@@ -267,6 +271,7 @@ bool CompilePool::TryStartWorker(std::unique_ptr<WorkerProcess>& process, std::s
     process = std::make_unique<WorkerProcess>(options_.executable, options_.device_index, args);
     Register(process->pid());
     std::optional<std::string> first = Await(process, kStartSeconds, &why);
+    *said_why = first.has_value();
     if (first && MessageKind(*first) == WorkerMessage::kFatal) {
       why = DecodeFatal(*first);
     } else if (first) {

@@ -113,8 +113,10 @@ class CompilePool {
   // Starts a compile worker and waits until it opened the device; false (with
   // error_ set) when it cannot, twice in a row once one has started.
   bool StartWorker(std::unique_ptr<WorkerProcess>& process);
-  // One attempt: false with why_not.
-  bool TryStartWorker(std::unique_ptr<WorkerProcess>& process, std::string* why_not);
+  // One attempt: false with why_not, and *said_why when the worker answered
+  // (a fatal error, another protocol) rather than died.
+  bool TryStartWorker(std::unique_ptr<WorkerProcess>& process, std::string* why_not,
+                      bool* said_why);
   // Waits for one frame from `process`; nullopt when it died, ran past the
   // limit (it is then killed) or the pool stops.
   std::optional<std::string> Await(std::unique_ptr<WorkerProcess>& process, double limit_seconds,

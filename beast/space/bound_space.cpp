@@ -32,6 +32,16 @@ bool IsNan(const Value& v) { return v.kind == Value::Kind::kFloat && std::isnan(
 void DropRepeatedValues(std::vector<Value>* values) {
   const std::vector<Value>& v = *values;
   if (v.size() < 2) return;
+  if (v.size() <= 32) {  // the usual list: no allocation
+    size_t kept = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+      bool seen = false;
+      for (size_t k = 0; k < kept && !seen; ++k) seen = !IsNan(v[i]) && (*values)[k].Equals(v[i]);
+      if (!seen) (*values)[kept++] = v[i];
+    }
+    values->resize(kept);
+    return;
+  }
   std::vector<size_t> order(v.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {

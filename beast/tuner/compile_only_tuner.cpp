@@ -104,7 +104,12 @@ class NvrtcMeasurer : public ConfigMeasurer {
 
   std::optional<Outcome> Measure(const PlannedPair& pair, const Config& config,
                                  const std::atomic<bool>& stop) override {
-    std::optional<Outcome> outcome = ahead_.Take(Id(pair, config), Task(pair, config), stop);
+    std::optional<Outcome> outcome;
+    try {
+      outcome = ahead_.Take(Id(pair, config), Task(pair, config), stop);
+    } catch (const harness::RenderInterrupted&) {
+      return std::nullopt;  // Ctrl-C stopped its render: the run ends interrupted
+    }
     if (!outcome) return outcome;
     if (outcome->from_cache) {
       ++summary_.programs_from_cache;
@@ -191,6 +196,7 @@ TuneSummary TuneCompileOnly(const TuneOptions& given, const std::vector<SpaceSpe
   }
   Progress progress(o.progress, SelectedConfigs(pairs), /*compile_only=*/true, "",
                     o.progress_seconds);
+  progress.SetDeadline(deadline);
   std::unique_ptr<harness::ProgramCache> cache;
   if (!o.cache_dir.empty()) cache = std::make_unique<harness::ProgramCache>(o.cache_dir);
   summary.cache_dir = o.cache_dir;

@@ -21,11 +21,19 @@ JobTotals JobTotalsOf(const TuneSummary& s) {
   std::set<std::string> with_pairs;
   for (const PairSummary& p : s.pairs) with_pairs.insert(p.problem_key);
   // A problem named among the pairs left out (no template computes it, an
-  // empty space, another layout) was not to be tuned, reached or not.
+  // empty space, another layout: "T on KEY: why", "T takes NCHW, not KEY")
+  // was not to be tuned, reached or not. Named exactly: a key followed by
+  // ':' or the end (an f32 key is the start of its math=tf32 twin's).
   auto left_out = [&](const std::string& key) {
-    for (const auto* list : {&s.not_applicable, &s.empty_spaces, &s.other_layout})
-      for (const std::string& line : *list)
-        if (line.find(key) != std::string::npos) return true;
+    for (const auto* list : {&s.not_applicable, &s.empty_spaces, &s.other_layout}) {
+      for (const std::string& line : *list) {
+        for (size_t at = line.find(key); at != std::string::npos; at = line.find(key, at + 1)) {
+          const size_t end = at + key.size();
+          if (at > 0 && line[at - 1] == ' ' && (end == line.size() || line[end] == ':'))
+            return true;
+        }
+      }
+    }
     return false;
   };
   for (const PairSummary& p : s.pairs) {

@@ -28,12 +28,12 @@ std::optional<results_db::ResultRow> BestOfPair(results_db::Store& store, int64_
   results_db::QueryFilter filter;
   filter.problem_key = pair.problem->Key();
   filter.template_name = pair.spec->name;
+  filter.template_hash = pair.spec->hash;  // the version tuned, newest or not
   filter.device_id = device_id;
   filter.best_only = true;
-  for (auto& row : store.Query(filter)) {
-    if (row.template_hash == pair.spec->hash) return row;
-  }
-  return std::nullopt;
+  std::vector<results_db::ResultRow> rows = store.Query(filter);
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows.front());
 }
 
 std::optional<double> BestOfProblem(results_db::Store& store, int64_t device_id,

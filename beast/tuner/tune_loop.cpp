@@ -74,7 +74,7 @@ std::set<std::string> RemeasureFailures(TuneLoopContext& c, const PlannedPair& p
     if (!outcome) break;  // interrupted: the old outcome stands
     results_db::MeasurementRecord m = RecordOf(c, pair, ids, config, *outcome, "");
     c.store.SupersedeMeasurement(failed[i].measurement_id, m);
-    measured.insert(config.Key());
+    measured.insert(failed[i].config_key);  // the key the trajectory reads back
     ++ps->remeasured;
     if (outcome->status == measurer.Success()) ++ps->recovered;
     CountOutcome(c, measurer.Success(), *outcome, ps);

@@ -9,6 +9,7 @@
 
 #include "beast/core/error.hpp"
 #include "beast/problem/problem.hpp"
+#include "beast/worker/device_probe.hpp"
 #include "beast/worker/measure_steps.hpp"
 #include "beast/worker/problem_data.hpp"
 #include "beast/worker/problem_seal.hpp"
@@ -275,17 +276,7 @@ class CudaWorkerDevice : public WorkerDevice {
     }
   }
 
-  bool ContextWorks() {
-    try {
-      harness::CudaBuffer probe = context_.Allocate(sizeof(float));
-      float value = 0;
-      context_.Fill(probe, 0xFF);
-      context_.Read(probe, &value, sizeof value);
-      return true;
-    } catch (const std::exception&) {
-      return false;
-    }
-  }
+  bool ContextWorks() { return ContextAnswers(context_); }
 
   // Kernels of `cubin` bound to the problem's buffers and the workspace.
   StagedKernel<harness::CudaKernel>::Make Maker(const std::string& cubin, CudaProblem& problem,

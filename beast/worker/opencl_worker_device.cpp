@@ -10,6 +10,7 @@
 #include "beast/worker/measure_steps.hpp"
 #include "beast/worker/problem_data.hpp"
 #include "beast/worker/problem_seal.hpp"
+#include "beast/worker/device_probe.hpp"
 #include "beast/worker/problem_shelf.hpp"
 #include "beast/worker/worker_device.hpp"
 #include "harness/cache/program_cache.hpp"
@@ -80,17 +81,7 @@ class OpenCLWorkerDevice : public WorkerDevice {
     return peak;
   }
 
-  bool DeviceWorks() override {
-    try {
-      harness::OpenClBuffer probe = context_.Allocate(sizeof(float));
-      float value = 0;
-      context_.Fill(probe, 0xFF);
-      context_.Read(probe, &value, sizeof value);
-      return true;
-    } catch (const std::exception&) {
-      return false;
-    }
-  }
+  bool DeviceWorks() override { return ContextAnswers(context_); }
 
   bool StillWorks(const std::string& problem_key) override {
     try {

@@ -140,23 +140,27 @@ ProgramCache::ProgramCache(std::string dir, std::optional<uint64_t> max_bytes)
   }
   if (dir_.empty()) fail("the path is empty");
   std::error_code ec;
-  // Made private: an entry is a binary a device worker loads and runs (on a
-  // CPU device, native code in its process) and records as the config's.
-  if (std::filesystem::create_directories(dir_, ec))
-    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::replace, ec);
+  // Private: an entry is a binary a device worker loads and runs (on a CPU
+  // device, native code in its process) and records as the config's. The
+  // folder is made 0700 at once (several workers open it at the same time),
+  // and one of this user's that others may write to (an older beast's under
+  // umask 002) is made so; another user's is refused.
+  std::filesystem::path leaf(dir_);
+  if (!leaf.has_filename()) leaf = leaf.parent_path();  // "a/b/" is "a/b"
+  if (leaf.has_parent_path()) std::filesystem::create_directories(leaf.parent_path(), ec);
   if (ec) fail(ec.message());
+  if (::mkdir(leaf.c_str(), 0700) != 0 && errno != EEXIST) fail(std::strerror(errno));
   if (!std::filesystem::is_directory(dir_, ec)) fail("not a directory");
   struct stat st;
   if (::stat(dir_.c_str(), &st) != 0) fail(std::strerror(errno));
-  if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  if (st.st_uid != ::geteuid()) {
     fail(
-        std::string(st.st_uid != ::geteuid() ? "another user's folder" : "others may write to it") +
-        " (mode " + mode +
-        "), so a program planted there would be measured as a config's: "
-        "use a folder of your own (chmod go-w, or another --cache-dir / BEAST_CACHE_DIR)");
+        "another user's folder, so a program planted there would be measured as a config's: "
+        "use a folder of your own (--cache-dir or BEAST_CACHE_DIR)");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && ::chmod(dir_.c_str(), st.st_mode & 07755) != 0) {
+    fail(std::string("others may write to it and it cannot be made private: ") +
+         std::strerror(errno));
   }
   // Creating a file is what Store does; find out now rather than per entry.
   std::string probe = TempName(dir_, "probe");

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -66,10 +67,6 @@ void Renderer::Start() {
   o.in = ChildProcess::Stream::kSocket;
   o.out = ChildProcess::Stream::kSocket;
   o.err = ChildProcess::Stream::kCapture;
-  // Ctrl-C is the tuner's to handle (it stops the renderer itself): a
-  // renderer still importing Jinja2 would die of it and read as a broken
-  // install.
-  o.ignore_interrupt = true;
   try {
     child_ = std::make_unique<ChildProcess>(
         o, "cannot start Python \"" + python_ + "\" for the renderer");
@@ -90,7 +87,13 @@ void Renderer::Start() {
   }
   if (ex != Exchange::kOk) {
     std::string diagnosis = ChildDiagnosis();
+    // Ctrl-C reaches the renderer too (it dies with the run's process group,
+    // so a render in flight never outlives a verb): one that died of it as it
+    // started was interrupted, not badly installed.
+    const bool interrupted = child_ && child_->reaped() && WIFSIGNALED(child_->wait_status()) &&
+                             WTERMSIG(child_->wait_status()) == SIGINT;
     Stop();
+    if (interrupted) throw RenderInterrupted();
     throw Error(ErrorCode::kEnvironment, "the renderer (" + python_ + " " + script_ +
                                              ") did not start" + diagnosis + kInstallHint);
   }

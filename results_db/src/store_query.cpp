@@ -19,7 +19,7 @@ using beast::ErrorCode;
 
 // Every measurement joined with its names, filtered by bound parameters
 // (?1 problem key, ?2 op, ?3 template name, ?4 device id, ?5 status, ?7
-// device name; NULL matches all; parameter values from ?20 on, see
+// device name, ?9 template hash; NULL matches all; parameter values from ?20 on, see
 // RowsCte), with the median of the default config of the same template
 // version on the same device and problem (the first one recorded, if ok),
 // its median in the confirmation that stands for its pair, if any (the
@@ -56,7 +56,8 @@ result_rows AS (
   JOIN templates t ON t.id = c.template_id
   WHERE (?1 IS NULL OR p.key = ?1) AND (?2 IS NULL OR p.op = ?2)
     AND (?3 IS NULL OR t.name = ?3) AND (?4 IS NULL OR m.device_id = ?4)
-    AND (?5 IS NULL OR m.status = ?5) AND (?7 IS NULL OR d.name = ?7))SQL";
+    AND (?5 IS NULL OR m.status = ?5) AND (?7 IS NULL OR d.name = ?7)
+    AND (?9 IS NULL OR t.hash = ?9))SQL";
 
 // First parameter number of the PARAM=VALUE conditions: ?20 path, ?21 value, ...
 constexpr int kFirstParamMatch = 20;
@@ -77,8 +78,9 @@ std::string RowsCte(size_t param_matches) {
 // confirmation that stands, fastest re-measured median first, then the rest
 // by lowest median, first recorded on a tie — kept only for the newest
 // version of each template name that has an ok row there: the version of
-// its last ok measurement (not the highest id: a template edited and then
-// put back is its first version again, tuned last). An edited template's
+// its last ok measurement, by run (a row --retry-failed measured again keeps
+// its id) then id — not the highest template id: a template edited and then
+// put back is its first version again, once a run measures it. An edited template's
 // winners replace the old.
 // With `plain`, a call without prepared weights runs the prepare stages
 // too: rows rank by their time plus prepare_ms (the confirmed ones still
@@ -97,7 +99,8 @@ best_rows AS (
          order + R"SQL(,
                                        measurement_id) AS rank_in_version,
            FIRST_VALUE(template_id) OVER (PARTITION BY device_id, problem_id, template_name
-                                          ORDER BY measurement_id DESC) AS newest_template_id
+                                          ORDER BY run_id DESC, measurement_id DESC)
+             AS newest_template_id
     FROM result_rows WHERE status = 'ok' AND median_ms IS NOT NULL)
   WHERE rank_in_version <= ?8 AND template_id = newest_template_id
 ))SQL";
@@ -196,6 +199,7 @@ std::vector<ResultRow> Store::Query(const QueryFilter& filter) {
   query.BindInt(6, filter.limit > 0 ? filter.limit : -1);  // SQLite: negative is no limit
   query.BindOptionalText(7, filter.device_name);
   if (top_k > 0) query.BindInt(8, top_k);
+  query.BindOptionalText(9, filter.template_hash);
   for (size_t i = 0; i < filter.params.size(); ++i) {
     int path = kFirstParamMatch + 2 * static_cast<int>(i);
     query.BindText(path, "$.\"" + filter.params[i].name + "\"");

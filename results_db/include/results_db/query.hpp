@@ -26,8 +26,9 @@ struct QueryFilter {
   std::optional<std::string> template_name;  // "gemm/tiled"
   std::optional<int64_t> device_id;
   std::optional<beast::Status> status;
-  std::optional<std::string> device_name;  // exact name (any driver version)
-  std::vector<ParamMatch> params;          // all must hold
+  std::optional<std::string> device_name;    // exact name (any driver version)
+  std::optional<std::string> template_hash;  // one version of the template
+  std::vector<ParamMatch> params;            // all must hold
   // Only the best "ok" measurement per (device, problem, template), taken from
   // the newest version of the template that has an ok measurement there: the
   // fastest of the confirmation that stands for it (confirmed_ms), else the

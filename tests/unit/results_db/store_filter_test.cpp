@@ -156,8 +156,10 @@ TEST_F(StoreFilterTest, DevicesAndParameterNames) {
 }
 
 TEST_F(StoreFilterTest, CompareTwoDevicesOnTheirCommonProblems) {
-  // gemm: GPU's best 1.5 (d, driver 2.0) vs CPU's 5; gemm2: GPU 3 vs CPU 6;
-  // conv: CPU only, left out.
+  // GPU is compared by one driver's rows, not mixed: driver 1.0's, whose
+  // best rows include the one measured last (gemm2). gemm: GPU's best 2 (b;
+  // driver 2.0's d at 1.5 is not among them) vs CPU's 5; gemm2: GPU 3 vs
+  // CPU 6; conv: CPU only, left out.
   std::vector<ComparisonRow> rows = store_->Compare("GPU", "CPU", QueryFilter());
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].problem_key, kGemm2);
@@ -169,12 +171,12 @@ TEST_F(StoreFilterTest, CompareTwoDevicesOnTheirCommonProblems) {
   EXPECT_EQ(rows[1].problem_key, kGemm);
   EXPECT_EQ(rows[1].a.device_name, "GPU");
   EXPECT_EQ(rows[1].a.template_name, "gemm/tiled");
-  EXPECT_EQ(rows[1].a.config_key, "d");
-  EXPECT_EQ(rows[1].a.median_ms, 1.5);
+  EXPECT_EQ(rows[1].a.config_key, "b");
+  EXPECT_EQ(rows[1].a.median_ms, 2.0);
   EXPECT_EQ(rows[1].b.device_name, "CPU");
   EXPECT_EQ(rows[1].b.config_key, "a");
   EXPECT_EQ(rows[1].b.median_ms, 5.0);
-  EXPECT_EQ(rows[1].ratio, 0.3);
+  EXPECT_EQ(rows[1].ratio, 0.4);
 
   QueryFilter slow_configs;
   slow_configs.params = {{"MWG", "32"}};  // b and c only

@@ -199,6 +199,11 @@ TEST_F(StoreQueryTest, ATemplateEditPutBackMakesTheFirstVersionNewestAgain) {
   ASSERT_EQ(winners.size(), 1u);
   EXPECT_EQ(winners[0].template_hash, "aaaa");
   EXPECT_EQ(winners[0].config_key, "MWG=8");
+  // One version asked for by its hash is that version's best, newest or not
+  // (the tuner's summary of the version it tuned).
+  filter.template_hash = "bbbb";
+  EXPECT_EQ(Describe(s.Query(filter)),
+            (std::vector<std::string>{"GPU gemm/tiled@bbbb MWG=32 ok 3.000000 -"}));
 }
 
 TEST_F(StoreQueryTest, SpeedupNeedsAnOkDefault) {

@@ -182,7 +182,8 @@ TEST(JobTotals, AnInterruptedJobsProblemsNotReachedAreNotCalledWinnerless) {
   a.has_best = true;
   a.best_ms = 1.0;
   s.pairs.push_back(a);
-  s.not_applicable = {"conv2d/winograd on conv2d:C: a 1x1 filter"};
+  s.not_applicable = {"conv2d/winograd on conv2d:C: a 1x1 filter",
+                      "gemm/mma on gemm:B,math=tf32: not B itself"};
   JobTotals t = JobTotalsOf(s);
   EXPECT_EQ(t.problems, 3);
   EXPECT_EQ(t.layers, 6);

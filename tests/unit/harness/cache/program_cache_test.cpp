@@ -5,6 +5,7 @@
 #include "harness/cache/program_cache.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -178,22 +179,28 @@ TEST_F(ProgramCacheTest, ADirectoryThatCannotHoldFilesIsOneClearError) {
 }
 
 // An entry is a binary the device worker runs as a config's kernel: the
-// folder is made private, and one others may write to is refused.
-TEST_F(ProgramCacheTest, TheFolderIsPrivateAndOneOthersMayWriteToIsRefused) {
+// folder is made private (0700), one of ours others may write to loses their
+// write permission, and another user's is refused.
+TEST_F(ProgramCacheTest, TheFolderIsPrivateAndAnotherUsersIsRefused) {
   ProgramCache made((dir_ / "made").string());
   EXPECT_EQ(fs::status(dir_ / "made").permissions(), fs::perms::owner_all);
   fs::create_directories(dir_ / "shared");
   fs::permissions(dir_ / "shared", fs::perms::owner_all | fs::perms::group_all);
+  ProgramCache shared((dir_ / "shared").string());
+  EXPECT_EQ(fs::status(dir_ / "shared").permissions(),
+            fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+  fs::create_directories(dir_ / "theirs");
+  if (::chown((dir_ / "theirs").c_str(), ::geteuid() + 1, ::getegid()) != 0)
+    GTEST_SKIP() << "not root: cannot give a folder to another user";
   try {
-    ProgramCache shared((dir_ / "shared").string());
-    FAIL() << "a group-writable cache folder was accepted";
+    ProgramCache theirs((dir_ / "theirs").string());
+    FAIL() << "another user's cache folder was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kEnvironment);
     EXPECT_EQ(std::string(e.what()),
-              "cannot use the program cache directory " + (dir_ / "shared").string() +
-                  ": others may write to it (mode 0770), so a program planted there would be "
-                  "measured as a config's: use a folder of your own (chmod go-w, or another "
-                  "--cache-dir / BEAST_CACHE_DIR)");
+              "cannot use the program cache directory " + (dir_ / "theirs").string() +
+                  ": another user's folder, so a program planted there would be measured as a "
+                  "config's: use a folder of your own (--cache-dir or BEAST_CACHE_DIR)");
   }
 }
 
