@@ -380,9 +380,17 @@ SHOWN = [
     ),
     Shown("`seconds` in `--json`", "job_json", keys=("seconds",), exit=0),
     Shown(
-        "(`--json`: a `job` object with the weights and both sums)",
+        "(`--json`: a `job` object with the weights, both sums, `no_winner` and, for a run "
+        "interrupted before some of its pairs, `not_reached`",
         "job_json",
-        keys=("job", "weights", "weighted_best_ms", "weighted_library_ms"),
+        keys=(
+            "job",
+            "weights",
+            "weighted_best_ms",
+            "weighted_library_ms",
+            "no_winner",
+            "not_reached",
+        ),
     ),
     Shown("`proposal_seconds` in `--json`", "job_json", keys=("proposal_seconds",)),
     Shown("time s", "job_query", exit=0),
