@@ -1,7 +1,7 @@
 // CUDA pieces that need no GPU: NVRTC builds through the program cache (a
 // build is stored once and loaded after with the same cubin and resources, a
-// rejected source's log is stored too, a failure of another kind is not), the CUDA peak microbenchmark's source
-// compiles for sm_80 and sm_90 without spilling, and the cuBLAS / cuDNN
+// rejected source's log is stored too, a failure of another kind is not), the CUDA peak
+// microbenchmark's source compiles for sm_80 and sm_90 without spilling, and the cuBLAS / cuDNN
 // baselines' libraries are found and name their versions when the CUDA
 // toolkit is installed. Skipped, saying why, without NVRTC.
 #include "harness/cuda/cuda_build.hpp"
