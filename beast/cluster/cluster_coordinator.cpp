@@ -235,6 +235,7 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
     TuneSummary s;
     plans.push_back(
         PlanPairs(specs, o, device, &s.empty_spaces, &s.other_layout, &s.not_applicable));
+    for (const PlannedPair& pair : plans.back()) s.planned_problems.insert(pair.problem->Key());
     const std::string plan = PlanText(plans.back());
     for (int rank : group) {
       if (ranks[rank].hello.plan != plan)

@@ -173,6 +173,7 @@ TuneSummary TuneCompileOnly(const TuneOptions& given, const std::vector<SpaceSpe
   TuneSummary summary;
   const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device, &summary.empty_spaces,
                                                    &summary.other_layout, &summary.not_applicable);
+  for (const PlannedPair& pair : pairs) summary.planned_problems.insert(pair.problem->Key());
   summary.device_id = device.Id();
   summary.device_name = "compile-only " + device.arch;
   summary.compile_only = true;

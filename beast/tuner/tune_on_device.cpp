@@ -35,6 +35,7 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   TuneSummary summary;
   const std::vector<PlannedPair> pairs = PlanPairs(specs, o, device, &summary.empty_spaces,
                                                    &summary.other_layout, &summary.not_applicable);
+  for (const PlannedPair& pair : pairs) summary.planned_problems.insert(pair.problem->Key());
   summary.device_id = device.Id();
   summary.device_name = device.name;
   summary.post_compile_not_applied = UnappliedPostCompileLine(SpacesOf(pairs), device.backend);

@@ -208,6 +208,8 @@ struct TuneSummary {
   // With templates chosen by the problems: the pairs left out because the
   // template does not compute the problem ("TEMPLATE on PROBLEM: why").
   std::vector<std::string> not_applicable;
+  // The problems with at least one pair planned (their keys), reached or not.
+  std::set<std::string> planned_problems;
   // A batch job's weights (TuneOptions::weights); `job` says to sum them up.
   bool job = false;
   std::map<std::string, int64_t> weights;

@@ -169,9 +169,10 @@ TEST(TuneSummaryLayout, ATensorCoreWinnerIsAFractionOfTheTensorCoresPeakWhereMea
       << failed;
 }
 
-// An interrupted job: A was tuned (1 ms, weight 2), B's pair was never
-// reached, C is one no template computes. B is "not reached", not a problem
-// without a winner, and neither is in the sums; C has no winner.
+// An interrupted job: A was tuned (1 ms, weight 2), B's pair was planned
+// and never reached, C is one no template computes (no pair planned). B is
+// "not reached", not a problem without a winner, and neither is in the
+// sums; C has no winner.
 TEST(JobTotals, AnInterruptedJobsProblemsNotReachedAreNotCalledWinnerless) {
   TuneSummary s;
   s.job = true;
@@ -182,8 +183,7 @@ TEST(JobTotals, AnInterruptedJobsProblemsNotReachedAreNotCalledWinnerless) {
   a.has_best = true;
   a.best_ms = 1.0;
   s.pairs.push_back(a);
-  s.not_applicable = {"conv2d/winograd on conv2d:C: a 1x1 filter",
-                      "gemm/mma on gemm:B,math=tf32: not B itself"};
+  s.planned_problems = {"gemm:A", "gemm:B"};
   JobTotals t = JobTotalsOf(s);
   EXPECT_EQ(t.problems, 3);
   EXPECT_EQ(t.layers, 6);
