@@ -110,13 +110,15 @@ std::string Coverage(results_db::Store& store, const results_db::ResultRow& newe
   try {
     const SpaceSpec spec = SpaceSpec::Load(Paths::Default().templates_dir, newest.template_name);
     if (spec.hash != newest.template_hash) return "";
-    for (const results_db::WinnerRow& w : store.Winners(newest.device_id)) {
-      const uint64_t whole =
-          BoundSpace(spec, Problem::Parse(newest.problem_key), BindingDevice(w)).Count();
-      if (measured >= whole) return "";
-      return " [" + std::to_string(measured) + " of the " + std::to_string(whole) +
-             " configs of its space measured: a replay of a part overstates every strategy]";
-    }
+    // A winner row carries the device's recorded limits, which bind the space.
+    const std::vector<results_db::WinnerRow> winners = store.Winners(newest.device_id);
+    if (winners.empty()) return "";
+    const uint64_t whole =
+        BoundSpace(spec, Problem::Parse(newest.problem_key), BindingDevice(winners.front()))
+            .Count();
+    if (measured >= whole) return "";
+    return " [" + std::to_string(measured) + " of the " + std::to_string(whole) +
+           " configs of its space measured: a replay of a part overstates every strategy]";
   } catch (const Error&) {
   }
   return "";

@@ -58,6 +58,10 @@ class CompiledExpr {
   std::unique_ptr<Program> program_;
 };
 
+// Whether `name` is one of the language's functions (min, max, ...): a
+// name no space may bind to a value of its own.
+bool IsFunctionName(std::string_view name);
+
 class Expr {
  public:
   Expr();

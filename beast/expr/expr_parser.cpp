@@ -401,3 +401,14 @@ class Parser {
 ParsedExpr ParseExpression(std::string_view text) { return Parser(text).Run(); }
 
 }  // namespace beast::expr
+
+namespace beast {
+
+bool IsFunctionName(std::string_view name) {
+  for (const expr::Function& f : expr::kFunctions) {
+    if (name == f.name) return true;
+  }
+  return false;
+}
+
+}  // namespace beast

@@ -23,8 +23,7 @@ namespace {
 void CheckName(const SourceLocation& where, const std::string& what, const std::string& name) {
   bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char ch : name) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
-  for (const char* function : {"min", "max", "abs", "int", "float", "ceil_div"})
-    ok = ok && name != function;
+  if (ok && IsFunctionName(name)) ok = false;
   if (ok) {
     try {
       ok = Expr::Parse(name).Names() == std::vector<std::string>{name};
