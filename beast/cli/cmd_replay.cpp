@@ -388,6 +388,7 @@ int Replay(const Argv& argv) {
       settings.repeats = static_cast<size_t>(a.repeats);
       settings.lead = static_cast<size_t>(a.lead);
       settings.workers = static_cast<int>(a.workers);
+      settings.optimum_ms = optimum_ms;
       settings.at_seconds = at_seconds;
       if (!transfer.groups.empty()) settings.transfer = &transfer;
       results.back().push_back(beast::Replay(recorded, *space, s, settings));

@@ -80,7 +80,8 @@ ReplayResult Replay(const RecordedSpace& recorded, const SearchSpace& space,
   ReplayResult result;
   result.strategy = strategy;
   result.budget = settings.budget;
-  result.optimum_ms = SpaceOptimumMs(recorded, space);
+  result.optimum_ms =
+      settings.optimum_ms > 0 ? settings.optimum_ms : SpaceOptimumMs(recorded, space);
   const size_t times = timed ? settings.at_seconds.size() : 0;
   result.mean_fraction_at.assign(times, 0.0);
   result.mean_evaluations_at.assign(times, 0.0);

@@ -53,6 +53,9 @@ struct ReplaySettings {
   // problems) that a strategy which learns from transfer starts from, as a
   // tuning run starts from the database's (beast tune --transfer auto).
   const TransferSet* transfer = nullptr;
+  // SpaceOptimumMs(recorded, space) when the caller has it already (it
+  // walks the whole space); 0: Replay works it out.
+  double optimum_ms = 0;
 };
 
 // The fastest recorded time of a point of `space` (a T1 file's space may be
