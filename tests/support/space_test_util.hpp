@@ -1,5 +1,6 @@
 // Helpers for space tests: temporary template folders and a brute-force
-// reference that walks the whole Cartesian product with Expr::Evaluate.
+// reference that walks the whole Cartesian product evaluating every
+// expression as Expr::Evaluate does.
 #pragma once
 
 #include <algorithm>
@@ -82,6 +83,39 @@ inline DeviceInfo TestDevice() {
   return d;
 }
 
+// Expr::Evaluate, with each expression compiled once (Evaluate compiles it
+// on every call, which dominates a brute force over 10^5 points): the same
+// values, the same errors.
+class ExprEvaluator {
+ public:
+  Value operator()(const Expr& e, const std::function<bool(const std::string&, Value*)>& lookup) {
+    auto known = compiled_.find(&e);
+    if (known == compiled_.end()) {
+      const std::vector<std::string>& names = e.Names();
+      known =
+          compiled_
+              .emplace(&e, e.Compile([&](const std::string& n) {
+                return static_cast<int>(std::find(names.begin(), names.end(), n) - names.begin());
+              }))
+              .first;
+    }
+    const std::vector<std::string>& names = e.Names();
+    std::vector<Value> values(names.size());
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (!lookup(names[k], &values[k]))
+        throw Error(ErrorCode::kNotFound,
+                    "expression \"" + e.text() + "\": unknown name \"" + names[k] + "\"");
+    }
+    Value result;
+    if (known->second.Eval(values.data(), &result) != EvalStatus::kOk)
+      throw Error(ErrorCode::kBadInput, "expression \"" + e.text() + "\": cannot be evaluated");
+    return result;
+  }
+
+ private:
+  std::map<const Expr*, CompiledExpr> compiled_;  // the spec outlives the walk
+};
+
 // Brute force: every point of the Cartesian product (value sets evaluated
 // with the earlier parameters bound), kept when the first `active`
 // constraints (all when -1) hold; a derived value that cannot be computed
@@ -93,19 +127,31 @@ inline std::vector<std::string> BruteForceFixed(const SpaceSpec& spec,
                                                 const std::map<std::string, Value>& fixed,
                                                 int active = -1,
                                                 const std::vector<std::string>& order = {}) {
+  ExprEvaluator evaluate;
   std::map<std::string, Value> bound;
+  // At a point (every parameter bound), each derived value is computed once:
+  // the constraints read the same chains of them again and again.
+  std::map<std::string, Value> derived_at_point;
+  bool at_point = false;
   std::function<bool(const std::string&, Value*)> lookup = [&](const std::string& n,
                                                                Value* out) -> bool {
-    if (fixed.count(n)) return *out = fixed.at(n), true;
-    if (bound.count(n)) return *out = bound[n], true;
+    if (auto f = fixed.find(n); f != fixed.end()) return *out = f->second, true;
+    if (auto b = bound.find(n); b != bound.end()) return *out = b->second, true;
+    if (at_point) {
+      auto known = derived_at_point.find(n);
+      if (known != derived_at_point.end()) return *out = known->second, true;
+    }
     for (const auto& d : spec.derived) {
-      if (d.name == n) return *out = d.expr.Evaluate(lookup), true;
+      if (d.name != n) continue;
+      *out = evaluate(d.expr, lookup);
+      if (at_point) derived_at_point[n] = *out;
+      return true;
     }
     return false;
   };
   auto ok = [&](const Expr& e) {
     try {
-      return e.Evaluate(lookup).Truthy();
+      return evaluate(e, lookup).Truthy();
     } catch (const Error&) {
       return false;  // division by zero: the point is invalid
     }
@@ -118,6 +164,12 @@ inline std::vector<std::string> BruteForceFixed(const SpaceSpec& spec,
   std::vector<size_t> position(spec.params.size());
   std::function<void(size_t)> walk = [&](size_t i) {
     if (i == spec.params.size()) {
+      at_point = true;
+      derived_at_point.clear();
+      struct LeavePoint {
+        bool* flag;
+        ~LeavePoint() { *flag = false; }
+      } leave{&at_point};
       for (const auto& d : spec.derived) {
         Value v;
         try {
@@ -139,7 +191,7 @@ inline std::vector<std::string> BruteForceFixed(const SpaceSpec& spec,
     const ParamSpec& p = spec.params[i];
     std::vector<Value> values;
     std::vector<Value> args;
-    for (const auto& e : p.exprs) args.push_back(e.Evaluate(lookup));
+    for (const auto& e : p.exprs) args.push_back(evaluate(e, lookup));
     if (p.form == ParamSpec::Form::kValues) {
       values = args;
     } else if (p.form == ParamSpec::Form::kRange) {
