@@ -1,4 +1,4 @@
--- beast result database, schema version 8.
+-- beast result database, schema version 9.
 -- Executed in one transaction when `beast` creates a new database. The two
 -- header fields below identify the file: application_id 0x42454153 ('BEAS')
 -- says it is a beast database, user_version is the schema version that
@@ -6,7 +6,7 @@
 -- end of a table, so every column a migration adds is listed last here, in the
 -- same order (a test compares a migrated database with a fresh one).
 PRAGMA application_id = 1111834963;
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;
 
 -- A compute device as it was when measured: a driver update is a new device
 -- row, because timings from different drivers must not be mixed.
@@ -267,7 +267,16 @@ CREATE TABLE superseded_measurements (
   compiler_version TEXT NOT NULL DEFAULT '',
   strategy TEXT NOT NULL DEFAULT '',
   attempts INTEGER NOT NULL DEFAULT 1,
-  prepare_ms REAL
+  prepare_ms REAL,
+  -- Version 9: the rest of the superseded outcome (NULL in rows superseded
+  -- before).
+  spread REAL,
+  gflops REAL,
+  max_error REAL,
+  registers INTEGER,
+  spill_bytes INTEGER,
+  stack_bytes INTEGER,
+  shared_bytes INTEGER
 );
 
 CREATE INDEX superseded_by_measurement ON superseded_measurements (measurement_id);

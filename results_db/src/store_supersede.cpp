@@ -25,9 +25,11 @@ void Store::SupersedeMeasurement(int64_t measurement_id, const MeasurementRecord
   auto& keep = impl_->Prepared(
       "INSERT INTO superseded_measurements (measurement_id, superseded_by_run, run_id, status, "
       "samples_json, median_ms, compile_ms, error_text, build_log, created_at, compiler, "
-      "compiler_version, strategy, attempts, prepare_ms) "
+      "compiler_version, strategy, attempts, prepare_ms, spread, gflops, max_error, registers, "
+      "spill_bytes, stack_bytes, shared_bytes) "
       "SELECT id, ?2, run_id, status, samples_json, median_ms, compile_ms, error_text, build_log, "
-      "created_at, compiler, compiler_version, strategy, attempts, prepare_ms FROM measurements "
+      "created_at, compiler, compiler_version, strategy, attempts, prepare_ms, spread, gflops, "
+      "max_error, registers, spill_bytes, stack_bytes, shared_bytes FROM measurements "
       "WHERE id = ?1",
       "keeping a superseded measurement");
   {

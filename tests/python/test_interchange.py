@@ -83,7 +83,7 @@ def test_a100_import_counts(a100_db):
     )
     assert config_hash == hash_text(key)
     assert connection.execute("PRAGMA application_id").fetchone()[0] == 0x42454153
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == 8
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == 9
     connection.close()
 
 
@@ -332,7 +332,7 @@ def newer_database(tmp_path):
     import_cache_path.write_text(json.dumps(small_cache([(1, 2.0)])))
     import_cache(import_cache_path, path)
     connection = sqlite3.connect(path)
-    connection.execute("PRAGMA user_version = 9")
+    connection.execute("PRAGMA user_version = 10")
     connection.close()
     return path, import_cache_path
 
@@ -349,7 +349,7 @@ def test_newer_schema_is_refused(tmp_path, capsys, verb):
     assert (code, out) == (1, "")
     assert (
         err
-        == f"beast {verb}: {db}: database schema version 9 is newer than this beast (8): upgrade beast\n"
+        == f"beast {verb}: {db}: database schema version 10 is newer than this beast (9): upgrade beast\n"
     )
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "report").exists()
 

@@ -102,7 +102,7 @@ def test_import_upgrades_a_version_1_file(tmp_path):
     )
     import_cache(cache, path)
     connection = sqlite3.connect(path)
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
     assert connection.execute("SELECT count(*) FROM measurements").fetchone()[0] == 3
     connection.close()
     assert schema_of(path) == schema_of(fresh(tmp_path / "fresh.db"))

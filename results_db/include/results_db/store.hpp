@@ -18,7 +18,7 @@ namespace results_db {
 
 // The header fields that identify a beast database ('BEAS') and its schema.
 inline constexpr int32_t kApplicationId = 0x42454153;
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 // One open database connection. Errors throw beast::Error(kDatabase) naming the
 // file. Not thread-safe: use one Store per thread (SQLite's WAL mode and busy

@@ -134,7 +134,7 @@ TEST_F(StoreMigrationTest, OpeningUpgradesInPlaceAndKeepsTheData) {
   const std::string path = MakeV1("v1.db");
   {
     Store store = Store::Open(path);
-    EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "8");
+    EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "9");
     std::vector<ResultRow> rows = store.Query(QueryFilter());
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].config_key, "MWG=16");
@@ -175,9 +175,9 @@ TEST_F(StoreMigrationTest, OpeningUpgradesInPlaceAndKeepsTheData) {
                      "SELECT count(*) FROM measurements WHERE registers IS NULL AND "
                      "spill_bytes IS NULL AND stack_bytes IS NULL AND shared_bytes IS NULL"),
             "2");
-  // A second open finds version 8 and changes nothing.
+  // A second open finds version 9 and changes nothing.
   Store::Open(path);
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "8");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "9");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM baselines"), "1");
 }
 
@@ -194,7 +194,7 @@ TEST_F(StoreMigrationTest, MigratedSchemaEqualsFreshSchema) {
       if (l.rfind(line, 0) == 0) return true;
     return false;
   };
-  EXPECT_TRUE(has("version 8"));
+  EXPECT_TRUE(has("version 9"));
   EXPECT_TRUE(has("table confirmations on confirmations: CREATE TABLE confirmations("));
   EXPECT_TRUE(has("table confirmation_results on confirmation_results: CREATE TABLE"));
   EXPECT_TRUE(has("view confirmed_medians on confirmed_medians: CREATE VIEW"));
@@ -315,15 +315,15 @@ TEST_F(StoreMigrationTest, FailedUpgradeLeavesTheFileAsItWas) {
 
 TEST_F(StoreMigrationTest, NewerDatabaseIsRefusedUntouched) {
   const std::string path = MakeV1("v5.db");
-  RawExec(path, "PRAGMA user_version = 9");
+  RawExec(path, "PRAGMA user_version = 10");
   try {
     Store::OpenExisting(path);
     FAIL() << "opened a newer database";
   } catch (const beast::Error& error) {
     EXPECT_EQ(std::string(error.what()),
-              path + ": database schema version 9 is newer than this beast (8): upgrade beast");
+              path + ": database schema version 10 is newer than this beast (9): upgrade beast");
   }
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "9");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "10");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM sqlite_master WHERE name = 'baselines'"), "0");
 }
 
@@ -343,7 +343,7 @@ TEST_F(StoreMigrationTest, TwoStoresOpeningOneOldFileAtOnce) {
   second.join();
   EXPECT_EQ(errors[0], "");
   EXPECT_EQ(errors[1], "");
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "8");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "9");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM devices"), "3");
   EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM pragma_table_info('measurements')"), "25");
 }

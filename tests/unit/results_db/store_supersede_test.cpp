@@ -59,6 +59,43 @@ TEST_F(StoreSupersede, TheNewOutcomeTakesTheRowAndTheOldOneIsKept) {
             id + " 2 1 crashed 2 error: too many resources requested");
 }
 
+// A wrong result was measured: its times, its error against the reference
+// and its kernel's resources are history too, and stay with it.
+TEST_F(StoreSupersede, EverythingAWrongResultMeasuredIsKept) {
+  int64_t other_config = 0, wrong_id = 0;
+  {
+    Store store = Store::Open(path_);
+    const int64_t run = store.BeginRun("beast tune", "test");
+    other_config = store.UpsertConfig(store.UpsertTemplate("gemm/tiled", "abc", ""), "MWG=32",
+                                      "h32", R"({"MWG": 32})");
+    MeasurementRecord wrong = Ok(run, device_, problem_, other_config, 2.0);
+    wrong.status = beast::Status::kWrongResult;
+    wrong.spread = 0.25;
+    wrong.gflops = 7.5;
+    wrong.max_error = 0.125;
+    wrong.registers = 40;
+    wrong.spill_bytes = 8;
+    wrong.stack_bytes = 16;
+    wrong.shared_bytes = 4096;
+    store.RecordMeasurement(wrong);
+    wrong_id = std::stoll(RawQuery(path_, "SELECT max(id) FROM measurements"));
+    store.SupersedeMeasurement(wrong_id, Ok(run, device_, problem_, other_config, 1.0));
+  }
+  EXPECT_EQ(RawQuery(path_,
+                     "SELECT status || ' ' || median_ms || ' ' || spread || ' ' || gflops || ' ' "
+                     "|| max_error || ' ' || registers || ' ' || spill_bytes || ' ' || "
+                     "stack_bytes || ' ' || shared_bytes FROM superseded_measurements "
+                     "WHERE measurement_id = " +
+                         std::to_string(wrong_id)),
+            "wrong_result 2.0 0.25 7.5 0.125 40 8 16 4096");
+  // The row holds the new outcome, without the old one's resources.
+  EXPECT_EQ(RawQuery(path_,
+                     "SELECT status || ' ' || max_error || ' ' || coalesce(registers, 'none') "
+                     "FROM measurements WHERE id = " +
+                         std::to_string(wrong_id)),
+            "ok 0.0 none");
+}
+
 TEST_F(StoreSupersede, AnUnknownMeasurementIsRefusedAndNothingIsKept) {
   Store store = Store::Open(path_);
   try {

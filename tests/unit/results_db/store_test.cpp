@@ -33,7 +33,7 @@ TEST_F(StoreTest, CreatesDatabaseWithBeastIdsAndReopensIt) {
     device_id = store.UpsertDevice(Device("GPU"));
   }
   EXPECT_EQ(RawQuery(path, "PRAGMA application_id"), "1111834963");  // 0x42454153
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "8");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "9");
   EXPECT_EQ(RawQuery(path, "PRAGMA journal_mode"), "wal");
   EXPECT_EQ(
       RawQuery(path,
@@ -50,7 +50,7 @@ TEST_F(StoreTest, EmptyFileBecomesBeastDatabase) {
   const std::string path = PathOf("empty.db");
   std::ofstream(path).close();
   Store::Open(path);
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "8");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "9");
 }
 
 TEST_F(StoreTest, OpenExistingRefusesMissingFile) {
@@ -105,10 +105,10 @@ TEST_F(StoreTest, RefusesFilesThatAreNotBeastDatabases) {
 TEST_F(StoreTest, RefusesNewerSchemaVersion) {
   const std::string path = PathOf("future.db");
   Store::Open(path);
-  RawExec(path, "PRAGMA user_version = 9");
+  RawExec(path, "PRAGMA user_version = 10");
   EXPECT_EQ(OpenError(path),
-            path + ": database schema version 9 is newer than this beast (8): upgrade beast");
-  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "9");  // left untouched
+            path + ": database schema version 10 is newer than this beast (9): upgrade beast");
+  EXPECT_EQ(RawQuery(path, "PRAGMA user_version"), "10");  // left untouched
 }
 
 TEST_F(StoreTest, UpsertsAreIdempotent) {
