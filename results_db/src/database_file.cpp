@@ -29,6 +29,17 @@ uint32_t BigEndian32(const std::array<unsigned char, kHeaderBytes>& h, size_t at
          uint32_t{h[at + 3]};
 }
 
+// The first kHeaderBytes of `path`; false when it has fewer or cannot be read.
+bool ReadFileHeader(const std::string& path, std::array<unsigned char, kHeaderBytes>* header) {
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char*>(header->data()), kHeaderBytes);
+  return in.gcount() == static_cast<std::streamsize>(kHeaderBytes);
+}
+
+bool IsSqlite(const std::array<unsigned char, kHeaderBytes>& header) {
+  return std::equal(kMagic, kMagic + sizeof kMagic, header.begin());
+}
+
 }  // namespace
 
 FileBefore CheckBeforeOpen(const std::string& path, FileUse use) {
@@ -59,16 +70,19 @@ FileBefore CheckBeforeOpen(const std::string& path, FileUse use) {
     return before;
   }
   std::array<unsigned char, kHeaderBytes> header{};
-  std::ifstream in(path, std::ios::binary);
-  in.read(reinterpret_cast<char*>(header.data()), kHeaderBytes);
-  const bool sqlite = in.gcount() == static_cast<std::streamsize>(kHeaderBytes) &&
-                      std::equal(kMagic, kMagic + sizeof kMagic, header.begin());
+  const bool sqlite = ReadFileHeader(path, &header) && IsSqlite(header);
   const uint32_t application_id = sqlite ? BigEndian32(header, 68) : 0;
   const bool wal = sqlite && (header[18] == 2 || header[19] == 2);
   if (!sqlite || (application_id != 0 && application_id != static_cast<uint32_t>(kApplicationId)) ||
       (application_id == 0 && wal))
     throw Error(ErrorCode::kDatabase, path + " is not a beast database");
   return before;
+}
+
+bool IsMarkedBeast(const std::string& path) {
+  std::array<unsigned char, kHeaderBytes> header{};
+  return ReadFileHeader(path, &header) && IsSqlite(header) &&
+         BigEndian32(header, 68) == static_cast<uint32_t>(kApplicationId);
 }
 
 void RemoveCreated(const std::string& path) {

@@ -24,6 +24,10 @@ struct FileBefore {
 // application (a beast file is marked as beast's before it is ever in WAL).
 FileBefore CheckBeforeOpen(const std::string& path, FileUse use);
 
+// Whether `path` is now an SQLite file marked as a beast database (its
+// header's application id), whoever made it.
+bool IsMarkedBeast(const std::string& path);
+
 // Removes `path` and the -wal, -shm and -journal files SQLite may have made
 // beside it (a database beast created and could not finish).
 void RemoveCreated(const std::string& path);

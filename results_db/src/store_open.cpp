@@ -141,7 +141,8 @@ namespace {
 // Makes the connection's file a current beast database: the schema created
 // in a blank file, the file's identity checked (and, before a write, its
 // pages), an older schema upgraded, then WAL mode.
-void Prepare(internal::Connection& connection, const std::string& path, bool for_writing) {
+void Prepare(internal::Connection& connection, const std::string& path, bool for_writing,
+             bool* created_schema) {
   sqlite3_busy_timeout(connection.get(), kBusyTimeoutMs);
   connection.Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
 
@@ -153,8 +154,10 @@ void Prepare(internal::Connection& connection, const std::string& path, bool for
     internal::Transaction transaction(connection);
     // Another process may have created the schema while this one waited for
     // the write lock; the check inside the transaction decides.
-    if (ReadHeader(connection).IsBlank()) connection.Exec(kSchemaSql, "creating the schema");
+    const bool blank = ReadHeader(connection).IsBlank();
+    if (blank) connection.Exec(kSchemaSql, "creating the schema");
     transaction.Commit();
+    *created_schema = blank;
     header = ReadHeader(connection);
   } else if (for_writing) {
     // A damaged page does not care how the file was last closed.
@@ -183,7 +186,10 @@ void Prepare(internal::Connection& connection, const std::string& path, bool for
 
 // Opens through the door: the file checked as a file first; a file beast
 // created, or found empty, and could not make a database of is left as it
-// was, and a -wal or -shm that opening a refused file made is removed.
+// was, and a -wal or -shm that opening a refused file made is removed. A
+// beast database this call did not create is left whole, -wal and -shm
+// included: another process may have made it between the check and the
+// failure, and may be writing into it.
 Store Store::OpenFile(const std::string& path, bool for_writing) {
   using internal::FileUse;
   const internal::FileBefore before =
@@ -191,11 +197,16 @@ Store Store::OpenFile(const std::string& path, bool for_writing) {
   std::error_code ignored;
   const bool had_wal = std::filesystem::exists(path + "-wal", ignored);
   const bool had_shm = std::filesystem::exists(path + "-shm", ignored);
+  bool created_schema = false;
   try {
     auto impl = std::make_unique<Impl>(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    Prepare(impl->connection, path, for_writing);
+    Prepare(impl->connection, path, for_writing, &created_schema);
     return Store(std::move(impl));
   } catch (...) {
+    // A beast database this call did not make the schema of is another's
+    // or was one before: SQLite removes its -wal and -shm at the last
+    // close, and they are not ours to remove while another holds them.
+    if (!created_schema && internal::IsMarkedBeast(path)) throw;
     if (!before.existed) {
       internal::RemoveCreated(path);
     } else {
