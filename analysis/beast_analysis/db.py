@@ -14,7 +14,7 @@ from pathlib import Path
 from beast_analysis.db_migrate import MigrationError, upgrade
 
 APPLICATION_ID = 0x42454153
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class BeastDatabaseError(Exception):
@@ -22,8 +22,9 @@ class BeastDatabaseError(Exception):
 
 
 def _read_only_uri(path):
-    # Percent-encode so a '?' or '#' in a file name is not read as URI syntax.
-    return "file:" + urllib.parse.quote(str(Path(path).resolve())) + "?mode=ro"
+    # Percent-encode so a '?' or '#' in a file name is not read as URI syntax;
+    # the name's bytes, so one that is not UTF-8 is found too.
+    return "file:" + urllib.parse.quote(os.fsencode(Path(path).resolve())) + "?mode=ro"
 
 
 def _is_not_a_database(error):

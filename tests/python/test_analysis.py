@@ -2,6 +2,7 @@
 results_db/schema.sql: winners with exact speedups, status counts, filters,
 and the errors for files that are not beast databases."""
 
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -278,6 +279,16 @@ def test_connect_is_read_only(db_path):
     connection.close()
 
 
+def test_a_file_name_of_any_bytes_is_read(db_path):
+    """'?' and '#' are not URI syntax, and a name that is not UTF-8 (bytes
+    the file system took) is found too."""
+    for raw in (b"odd?#name.db", b"bad\xffname.db"):
+        renamed = db_path.with_name(os.fsdecode(raw))
+        db_path.rename(renamed)
+        assert sum(status_counts(renamed).values()) == 7
+        db_path = renamed
+
+
 def test_not_a_database(tmp_path):
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"x" * 4096)
@@ -303,12 +314,12 @@ def test_not_a_database(tmp_path):
 
 def test_newer_schema_version(db_path):
     connection = sqlite3.connect(db_path)
-    connection.execute("PRAGMA user_version = 9")
+    connection.execute("PRAGMA user_version = 10")
     connection.close()
     with pytest.raises(BeastDatabaseError) as error:
         winners(db_path)
     assert str(error.value) == (
-        f"{db_path}: database schema version 9 is newer than this beast (8): upgrade beast"
+        f"{db_path}: database schema version 10 is newer than this beast (9): upgrade beast"
     )
 
 
