@@ -14,6 +14,12 @@ points alone. The caption names each device's peak source. A winner whose
 problem has no known size (op other than conv2d and gemm) or no FLOP count
 cannot be placed, and the caption lists it.
 
+An f64 winner's arithmetic is fp64's: where beast measured the device's
+fp64 peak (peak_gflops_f64_measured, beside the fp32 one), its roof is a
+dash-dot line the caption names, as beast tune's %peak of an f64 problem
+is against it; where it did not, the caption says the fp32 roof above such
+a point is not its own. f64 winners are drawn as squares.
+
 A winner of a tensor-core template (`tensor_cores: true` in its space file,
 as gemm/mma and conv2d/implicit_gemm_mma say) is drawn as a cross and named
 in the caption: the roof's peak is the FMA peak beast measures, which tensor
@@ -112,10 +118,31 @@ def tensor_peaks(limits_json):
     return found
 
 
+def _fields(problem):
+    """{name: value} of a problem key's fields ("gemm:M=64,dtype=f16")."""
+    return dict(f.split("=", 1) for f in problem.split(":", 1)[-1].split(",") if "=" in f)
+
+
+def is_f64(problem):
+    """Whether a problem key computes in double precision."""
+    return _fields(problem).get("dtype") == "f64"
+
+
+def f64_peak(limits_json):
+    """The fp64 peak beast measured on a device (GFLOP/s), or None."""
+    try:
+        limits = json.loads(limits_json or "{}")
+    except json.JSONDecodeError:
+        return None
+    value = limits.get("peak_gflops_f64_measured") if isinstance(limits, dict) else None
+    valid = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+    return float(value) if valid else None
+
+
 def mma_input(problem):
     """The mma input type a tensor-core template computes a problem key
     with: f16, bf16, tf32 (an f32 problem with math=tf32), or None."""
-    fields = dict(f.split("=", 1) for f in problem.split(":", 1)[-1].split(",") if "=" in f)
+    fields = _fields(problem)
     if fields.get("dtype") in ("f16", "bf16"):
         return fields["dtype"]
     if fields.get("math") == "tf32":
@@ -142,7 +169,7 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
     devices = sorted({row["device"] for row in winner_rows})
     tensor_cores = tensor_core_templates(sorted({row["template"] for row in winner_rows}))
     fig, axes = figure(8, 5 * len(devices), nrows=len(devices), squeeze=False, layout="constrained")
-    unplaced, crosses, dashed = [], set(), []
+    unplaced, crosses, dashed, fp64_roofs, fp64_unknown = [], set(), [], [], []
     for ax, device in zip(axes[:, 0], devices):
         points = []
         for row in (r for r in winner_rows if r["device"] == device):
@@ -158,7 +185,14 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
         lines = {i: measured[i] for i in sorted(inputs - {None}) if i in measured}
         dashed += [f"{i} {number(g)} GFLOP/s on {device}" for i, g in lines.items()]
         peaks = device_peaks(limits_by_device.get(device, "{}"))
-        _panel(ax, device, points, peaks, tensor_cores, lines)
+        fp64 = None
+        if any(is_f64(r["problem"]) for _, r in points):
+            fp64 = f64_peak(limits_by_device.get(device, "{}"))
+            if fp64:
+                fp64_roofs.append(f"{number(fp64)} GFLOP/s on {device}")
+            else:
+                fp64_unknown.append(device)
+        _panel(ax, device, points, peaks, tensor_cores, lines, fp64)
     fig.suptitle(title)
     save(fig, path)
     note = peak_sources_note(devices, limits_by_device)
@@ -170,12 +204,23 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
         )
     if dashed:
         note += " Dashed: the tensor cores' measured peak (mma.sync) of " + "; ".join(dashed) + "."
+    if fp64_roofs:
+        note += (
+            " Squares: f64 winners; dash-dot: their roof, the fp64 peak beast measured ("
+            + "; ".join(fp64_roofs)
+            + ")."
+        )
+    if fp64_unknown:
+        note += (
+            " f64 winners (squares) on %s: the fp64 peak was not measured, so the roof above "
+            "them is the fp32 one, not theirs." % ", ".join(fp64_unknown)
+        )
     if unplaced:
         note += " Not placed: " + "; ".join(unplaced) + "."
     return note
 
 
-def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=None):
+def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=None, fp64=None):
     peak, bandwidth = peaks.gflops, peaks.bandwidth
     origin = "measured" if peaks.source and peaks.source.startswith("measured") else "specification"
     ax.set_xscale("log")
@@ -218,7 +263,8 @@ def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=Non
             color="darkred",
         )
     for (x, y), row in points:
-        ax.scatter([x], [y], zorder=3, marker="x" if row["template"] in tensor_cores else "o")
+        marker = "x" if row["template"] in tensor_cores else "s" if is_f64(row["problem"]) else "o"
+        ax.scatter([x], [y], zorder=3, marker=marker)
         ax.annotate(
             wrap(f"{row['template']} {row['problem']}", 45),
             (x, y),
@@ -226,6 +272,14 @@ def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=Non
             xytext=(4, 4),
             textcoords="offset points",
         )
+    if fp64:
+        label = f"fp64 peak: {fp64:g} GFLOP/s (measured), the roof of f64 winners"
+        if bandwidth:
+            grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+            ys = [min(fp64, bandwidth * x) for x in grid]
+            ax.plot(grid, ys, color="gray", linestyle="-.", label=label)
+        else:
+            ax.axhline(fp64, color="gray", linestyle="-.", label=label)
     for name, gflops in (tensor_lines or {}).items():
         label = f"tensor cores, {name} mma.sync: {gflops:g} GFLOP/s (measured)"
         if bandwidth:
@@ -249,6 +303,7 @@ def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=Non
         ys = (
             [p[1] for p, _ in points]
             + ([peak] if peak else [])
+            + ([fp64] if fp64 else [])
             + list((tensor_lines or {}).values())
         )
         ax.set_ylim(min(ys) / 10, max(ys) * 3)

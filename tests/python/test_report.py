@@ -308,6 +308,44 @@ def test_the_tensor_cores_measured_peak_is_a_dashed_line_for_the_crosses(tmp_pat
             assert ys[0] < 900.5 and ys[-1] == 900.5
 
 
+def test_an_f64_winner_is_judged_against_the_fp64_peak(tmp_path):
+    f64 = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f64"
+    assert roofline.is_f64(f64) and not roofline.is_f64(GEMM)
+    limits = '{"peak_gflops": 100, "bandwidth_gbs": 10, "peak_gflops_f64_measured": 25}'
+    assert roofline.f64_peak(limits) == 25.0
+    assert roofline.f64_peak('{"peak_gflops_f64_measured": true}') is None
+    assert roofline.f64_peak("[1]") is None and roofline.f64_peak("{") is None
+    rows = [
+        dict(device="GPU", template="gemm/tiled", problem=p, op="gemm", median_ms=0.01)
+        for p in (f64, GEMM)
+    ]
+    flops = {f64: 524288.0, GEMM: 524288.0}
+    note = roofline.plot(rows, flops, {"GPU": limits}, tmp_path / "roofline.png")
+    assert note == (
+        "Peak FLOP/s of the roof: GPU: 100 GFLOP/s, specification. Squares: f64 winners; "
+        "dash-dot: their roof, the fp64 peak beast measured (25 GFLOP/s on GPU)."
+    )
+    no_fp64 = '{"peak_gflops": 100, "bandwidth_gbs": 10}'
+    note = roofline.plot(rows, flops, {"GPU": no_fp64}, tmp_path / "roofline.png")
+    assert note.endswith(
+        " f64 winners (squares) on GPU: the fp64 peak was not measured, so the roof above them "
+        "is the fp32 one, not theirs."
+    ), note
+    # Without f64 winners the fp64 peak is not drawn.
+    note = roofline.plot(rows[1:], flops, {"GPU": limits}, tmp_path / "roofline.png")
+    assert note == "Peak FLOP/s of the roof: GPU: 100 GFLOP/s, specification."
+    import matplotlib.pyplot as plt
+
+    points = [(place(r, 524288.0)[0], r) for r in rows]
+    fig, ax = plt.subplots()
+    roofline._panel(ax, "GPU", points, device_peaks(limits), fp64=25.0)
+    dash_dot = [line for line in ax.lines if line.get_linestyle() == "-."]
+    plt.close(fig)
+    assert len(dash_dot) == 1
+    xs, ys = list(dash_dot[0].get_xdata()), list(dash_dot[0].get_ydata())
+    assert ys == [min(25.0, 10 * x) for x in xs]
+
+
 def test_roofline_arithmetic():
     # GEMM 64^3: 2*64^3 FLOPs over A+B+C = 3*64*64 floats.
     assert min_bytes(GEMM) == 4 * 3 * 64 * 64 == 49152
