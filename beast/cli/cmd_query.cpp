@@ -479,8 +479,17 @@ int Query(const Argv& argv) {
     return 0;
   }
   if (Given(app, "--device")) filter.device_name = ResolveDevice(store, args.device);
-  PrintRows(args.fastest ? FastestPerProblem(store.Query(filter)) : store.Query(filter), args.json,
-            args.csv);
+  if (!args.fastest) {
+    PrintRows(store.Query(filter), args.json, args.csv);
+    return 0;
+  }
+  // --limit counts problems' winners: every template's best is read first,
+  // or a problem's fastest template could be cut before it is compared.
+  filter.limit = 0;
+  std::vector<results_db::ResultRow> fastest = FastestPerProblem(store.Query(filter));
+  if (args.limit > 0 && fastest.size() > static_cast<size_t>(args.limit))
+    fastest.resize(args.limit);
+  PrintRows(fastest, args.json, args.csv);
   return 0;
 }
 

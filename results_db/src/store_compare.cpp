@@ -14,7 +14,8 @@ namespace {
 // the rows come ordered by median within each (problem, template), so the
 // first lowest median seen wins a tie. A name held by several device rows
 // (drivers, backends), whose timings are not mixed, is compared by the row
-// of its newest measurement.
+// of its newest measurement: the newest run's, the highest id within it, as
+// everywhere (a failure measured again by a later run keeps its id).
 std::map<std::string, ComparedBest> BestPerProblem(Store& store, const std::string& device,
                                                    QueryFilter filter) {
   filter.device_id.reset();
@@ -23,10 +24,12 @@ std::map<std::string, ComparedBest> BestPerProblem(Store& store, const std::stri
   filter.top_k = 0;
   filter.limit = 0;
   const std::vector<ResultRow> rows = store.Query(filter);
-  int64_t newest_id = 0, device_id = 0;
+  std::pair<int64_t, int64_t> newest{0, 0};  // (run id, measurement id)
+  int64_t device_id = 0;
   for (const ResultRow& row : rows) {
-    if (row.measurement_id > newest_id) {
-      newest_id = row.measurement_id;
+    const std::pair<int64_t, int64_t> at{row.run_id, row.measurement_id};
+    if (at > newest) {
+      newest = at;
       device_id = row.device_id;
     }
   }

@@ -63,13 +63,18 @@ result_rows AS (
 constexpr int kFirstParamMatch = 20;
 
 // The rows CTE with one bound condition per parameter match (the JSON path and
-// the value are both bound; only their numbers are written into the SQL).
+// the value are both bound; only their numbers are written into the SQL). A
+// JSON boolean (an imported Kernel Tuner config's) matches the True or
+// False its config key shows, and 1 or 0, as SQLite reads it.
 std::string RowsCte(size_t param_matches) {
   std::string sql = kRowsCte;
   for (size_t i = 0; i < param_matches; ++i) {
-    int path = kFirstParamMatch + 2 * static_cast<int>(i);
-    sql += "\n    AND json_extract(c.params_json, ?" + std::to_string(path) + ") = ?" +
-           std::to_string(path + 1);
+    const std::string path = "?" + std::to_string(kFirstParamMatch + 2 * static_cast<int>(i));
+    const std::string value = "?" + std::to_string(kFirstParamMatch + 2 * static_cast<int>(i) + 1);
+    sql += "\n    AND (json_extract(c.params_json, " + path + ") = " + value +
+           "\n         OR (json_type(c.params_json, " + path + ") = 'true' AND " + value +
+           " IN ('True', 'true'))" + "\n         OR (json_type(c.params_json, " + path +
+           ") = 'false' AND " + value + " IN ('False', 'false')))";
   }
   return sql + "\n)";
 }

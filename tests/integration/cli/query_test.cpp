@@ -149,6 +149,25 @@ TEST_F(QueryCli, TableShowsOneColumnPerLibrary) {
   EXPECT_EQ(out.substr(out.rfind("1 rows")), "1 rows\n");
 }
 
+// --fastest --limit N: the first N problems' fastest templates. The limit
+// counts winners: a template that sorts first but is slower is not one.
+TEST_F(QueryCli, FastestWithALimitComparesEveryTemplateFirst) {
+  SqlExec(db_,
+          "INSERT INTO templates (name, hash) VALUES ('gemm/aa', 'bbbb'); "
+          "INSERT INTO configs (template_id, config_key, config_hash, params_json) "
+          "SELECT id, 'X=1', 'hx', '{\"X\": 1}' FROM templates WHERE name = 'gemm/aa'; "
+          "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, median_ms) "
+          "SELECT 1, d.id, p.id, c.id, 'ok', 20 FROM devices d, problems p, configs c "
+          "WHERE d.name = 'CPU EPYC' AND p.key LIKE 'gemm:M=128,%' AND c.config_key = 'X=1'");
+  const std::string cpu128 =
+      "CPU EPYC,opencl,\"gemm:M=128,N=64,K=64,transA=0,transB=0,dtype=f32\",gemm/tiled,"
+      "\"MWG=32,VW=1\",ok,0,16,0,62.5,0,,model\n";
+  EXPECT_EQ(Query("--fastest --limit 1 --csv"), std::string(kCsvHeader) + "\n" + cpu128);
+  const std::string all = Query("--fastest --csv");
+  EXPECT_EQ(testing::CountOccurrences(all, "\n"), 5u) << all;
+  EXPECT_EQ(all.find("gemm/aa"), std::string::npos) << all;
+}
+
 TEST_F(QueryCli, TopKOfOneDeviceAndProblem) {
   EXPECT_EQ(Query("--top 2 --device gpu --problem gemm:M=64,N=64,K=64 --csv"),
             std::string(kCsvHeader) + ",vs_clblast,vs_cublas\n" +
@@ -167,6 +186,33 @@ TEST_F(QueryCli, WhereParameterValues) {
                 "\"MWG=32,VW=2\",ok,0,4,0,250,0,2,model,0.75,0.25\n");
   // A value is bound, never SQL: this matches nothing.
   EXPECT_EQ(Query("--where \"MWG=32 OR 1=1\" --csv"), std::string(kCsvHeader) + "\n");
+}
+
+// A JSON boolean (an imported Kernel Tuner config's) is matched by the True
+// or False of its config key, and by 1 or 0.
+TEST_F(QueryCli, WhereABooleanParameter) {
+  SqlExec(db_,
+          "INSERT INTO templates (name, hash) VALUES ('gemm/kt', 'cccc'); "
+          "INSERT INTO configs (template_id, config_key, config_hash, params_json) "
+          "SELECT id, k, k, j FROM templates, (SELECT 'USE_X=True' AS k, "
+          "'{\"USE_X\": true}' AS j UNION ALL SELECT 'USE_X=False', '{\"USE_X\": false}') "
+          "WHERE name = 'gemm/kt'; "
+          "INSERT INTO measurements (run_id, device_id, problem_id, config_id, status, median_ms) "
+          "SELECT 1, d.id, p.id, c.id, 'ok', length(c.config_key) FROM devices d, problems p, "
+          "configs c WHERE d.name = 'CPU EPYC' AND p.key LIKE 'gemm:M=64,%' "
+          "AND c.config_key LIKE 'USE_X=%'");
+  auto configs = [&](const std::string& where) {
+    std::string out;
+    for (const auto& row : nlohmann::json::parse(Query("--json --where " + where)))
+      out += row["config"].get<std::string>() + " ";
+    return out;
+  };
+  EXPECT_EQ(configs("USE_X=True"), "USE_X=True ");
+  EXPECT_EQ(configs("USE_X=true"), "USE_X=True ");
+  EXPECT_EQ(configs("USE_X=1"), "USE_X=True ");
+  EXPECT_EQ(configs("USE_X=False"), "USE_X=False ");
+  EXPECT_EQ(configs("USE_X=0"), "USE_X=False ");
+  EXPECT_EQ(configs("USE_X=yes"), "");
 }
 
 TEST_F(QueryCli, StatusAsJson) {
@@ -312,6 +358,18 @@ TEST_F(QueryCli, CompareTakesOneDriversResultsOfAName) {
   EXPECT_EQ(note.output,
             "beast query: GPU A100 has results of 2 drivers or backends, not mixed: compared are "
             "those of opencl driver 2.0, its newest\n");
+
+  // A later run measured a failure of driver 1.0 again: its row keeps its
+  // (lower) id, and the newest run decides.
+  SqlExec(db_,
+          "INSERT INTO runs (command) VALUES ('beast tune --retry-failed'); "
+          "UPDATE measurements SET run_id = 2, status = 'ok', median_ms = 1, error_text = '' "
+          "WHERE status = 'compile_error'");
+  auto retried = RunCommand(
+      BeastBinary() + " query --db " + db_ + " --compare GPU CPU --csv 2>&1 >/dev/null", false);
+  EXPECT_EQ(retried.output,
+            "beast query: GPU A100 has results of 2 drivers or backends, not mixed: compared are "
+            "those of opencl driver 1.0, its newest\n");
 }
 
 TEST_F(QueryCli, EveryProblemKeyItPrintsIsAcceptedBack) {
@@ -385,14 +443,14 @@ TEST_F(QueryCli, DatabasesOfOtherVersions) {
   EXPECT_EQ(upgraded.exit_code, 0);
   EXPECT_EQ(upgraded.output,
             std::string(kCsvHeader) + "\nGPU,opencl,gemm:M=8,gemm/tiled,MWG=16,ok,0,2.5,,,,,\n");
-  EXPECT_EQ(SqlCount(v1, "PRAGMA user_version"), 8);
+  EXPECT_EQ(SqlCount(v1, "PRAGMA user_version"), 9);
 
   // A newer one is refused, untouched.
-  SqlExec(db_, "PRAGMA user_version = 9");
+  SqlExec(db_, "PRAGMA user_version = 10");
   EXPECT_EQ(Fails("--best", 1), "beast query: " + db_ +
-                                    ": database schema version 9 is newer than this beast (8): "
+                                    ": database schema version 10 is newer than this beast (9): "
                                     "upgrade beast\n");
-  EXPECT_EQ(SqlCount(db_, "PRAGMA user_version"), 9);
+  EXPECT_EQ(SqlCount(db_, "PRAGMA user_version"), 10);
   const std::string text = (dir_ / "notes.txt").string();
   std::ofstream(text) << "not a database\n";
   auto r = RunCommand(BeastBinary() + " query --db " + text);
