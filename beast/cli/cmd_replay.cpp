@@ -86,6 +86,8 @@ std::vector<size_t> Budgets(const CLI::App& app, const ReplayArgs& a) {
     if (a.budget < 1) throw Error(ErrorCode::kBadArgument, "--budget must be at least 1");
     budgets.push_back(static_cast<size_t>(a.budget));
   } else {
+    if (Split(a.budgets).empty())
+      throw Error(ErrorCode::kBadArgument, "--budgets takes at least one budget");
     for (const std::string& b : Split(a.budgets)) {
       char* end = nullptr;
       const long v = std::strtol(b.c_str(), &end, 10);
@@ -182,10 +184,11 @@ TransferSet TransferFrom(const std::vector<std::string>& files, const RecordedSp
   TransferSet transfer;
   for (const std::string& file : files) {
     RecordedSpace other = ReadKernelTunerCache(file);
-    if (other.names != replayed.names) {
+    if (!other.SameParameters(replayed.names)) {
       throw Error(ErrorCode::kBadInput, "--transfer " + other.source + " does not match " +
                                             replayed.source + ": its parameters differ");
     }
+    if (other.names != replayed.names) other = other.InOrder(replayed.names);
     const RandomPermutation order(other.outcomes.size(), /*seed=*/0);
     History group;
     for (uint64_t i = 0; i < order.size() && group.size() < kMaxTransferTrialsPerGroup; ++i) {
@@ -343,10 +346,13 @@ int Replay(const Argv& argv) {
     throw Error(ErrorCode::kBadArgument, "--at takes at least one time in seconds");
   const std::vector<std::string> strategies =
       Given(app, "--compare") ? Split(a.compare) : std::vector<std::string>{a.strategy};
+  if (strategies.empty())
+    throw Error(ErrorCode::kBadArgument, "--compare takes at least one strategy");
+  if (a.seed < 0) throw Error(ErrorCode::kBadArgument, "--seed must not be negative");
   for (const std::string& s : strategies) MakeStrategy(s, 0);  // an unknown name: one line
   const std::vector<size_t> budgets = Budgets(app, a);
 
-  const RecordedSpace recorded =
+  RecordedSpace recorded =
       Given(app, "--db") ? FromDatabase(a) : ReadKernelTunerCache(a.kernel_tuner);
   recorded.OptimumMs();  // a cache where nothing ran ok cannot be replayed
   const ListedSearchSpace listed = recorded.Space();
@@ -359,10 +365,12 @@ int Replay(const Argv& argv) {
     t1_space =
         std::make_unique<BoundSpace>(*t1_spec, std::vector<std::pair<std::string, int64_t>>{});
     t1_search = std::make_unique<BoundSearchSpace>(*t1_space);
-    if (t1_search->names() != recorded.names) {
+    if (!recorded.SameParameters(t1_search->names())) {
       throw Error(ErrorCode::kBadInput,
                   a.t1 + " does not match " + recorded.source + ": its parameters differ");
     }
+    // The T1 file's order of the parameters is the space's.
+    if (t1_search->names() != recorded.names) recorded = recorded.InOrder(t1_search->names());
     space = t1_search.get();
   }
   // The optimum of the space replayed, which a T1 file may make a part of

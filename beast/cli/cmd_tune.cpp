@@ -264,6 +264,7 @@ void ReadMeasuring(const CLI::App& app, const TuneArgs& a, TuneOptions* o) {
   if (a.max_configs < 0) throw Error(ErrorCode::kBadArgument, "--max-configs must not be negative");
   o->max_configs = static_cast<uint64_t>(a.max_configs);
   o->strategy = a.strategy;
+  if (a.seed < 0) throw Error(ErrorCode::kBadArgument, "--seed must not be negative");
   o->seed = static_cast<uint64_t>(a.seed);
   o->time_budget_seconds = a.time_budget;
   if (a.patience < 0) throw Error(ErrorCode::kBadArgument, "--patience must not be negative");

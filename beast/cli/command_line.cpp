@@ -71,7 +71,13 @@ CLI::Option* AddSeconds(CLI::App& app, const std::string& name, double* value,
 
 namespace {
 
-// "1h30m" -> 5400; nullopt when the text is not a positive duration.
+// The longest duration taken: a year. Far beyond any tuning, and far below
+// where seconds as steady_clock nanoseconds (about 292 years) overflow.
+constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
+
+// "1h30m" -> 5400, "90" -> 90; nullopt when the text is not a positive
+// duration up to a year. A number without a unit is seconds only when it is
+// the whole text: "1h30" could mean 30 minutes.
 std::optional<double> ParseDuration(const std::string& text) {
   if (text.empty()) return std::nullopt;
   double total = 0;
@@ -87,7 +93,8 @@ std::optional<double> ParseDuration(const std::string& text) {
     }
     if (!std::isdigit(static_cast<unsigned char>(text[at])) && text[at] != '.') return std::nullopt;
     at += used;
-    if (at == text.size()) {  // a plain number: seconds, alone or last
+    if (at == text.size()) {  // a plain number: seconds, alone
+      if (at != used) return std::nullopt;
       total += v;
       break;
     }
@@ -97,7 +104,7 @@ std::optional<double> ParseDuration(const std::string& text) {
     units = units.substr(unit + 1);
     ++at;
   }
-  if (!(total > 0) || !std::isfinite(total)) return std::nullopt;
+  if (!(total > 0) || !(total <= kMaxDurationSeconds)) return std::nullopt;
   return total;
 }
 
@@ -111,7 +118,8 @@ CLI::Option* AddDuration(CLI::App& app, const std::string& name, double* seconds
           [name, seconds](const std::string& text) {
             const std::optional<double> v = ParseDuration(text);
             if (!v)
-              Refuse(name + " must be a duration such as 90m, 1h30m or 45s, not \"" + text + "\"");
+              Refuse(name + " must be a duration such as 90m, 1h30m or 45s, up to a year, not \"" +
+                     text + "\"");
             *seconds = *v;
           },
           help)

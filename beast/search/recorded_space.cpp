@@ -46,7 +46,11 @@ nlohmann::json ParseCache(const std::string& path, const std::string& text) {
   if (json.is_discarded()) {
     std::string closed = text;
     closed.erase(closed.find_last_not_of(" \t\r\n,") + 1);
-    json = nlohmann::json::parse(closed + "}\n}", nullptr, false);
+    // Both braces missing, or (a file cut after the first) the last one.
+    for (const char* end : {"}\n}", "}"}) {
+      json = nlohmann::json::parse(closed + end, nullptr, false);
+      if (!json.is_discarded()) break;
+    }
   }
   if (json.is_discarded()) Bad(path, "not JSON");
   if (!json.is_object() || !json.contains("cache") || !json["cache"].is_object() ||
@@ -75,6 +79,29 @@ double RecordedSpace::OptimumMs() const {
   return best;
 }
 
+bool RecordedSpace::SameParameters(const std::vector<std::string>& order) const {
+  std::vector<std::string> a = names, b = order;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+RecordedSpace RecordedSpace::InOrder(const std::vector<std::string>& order) const {
+  std::vector<size_t> from;  // from[i]: where order[i] is in names
+  for (const std::string& name : order)
+    from.push_back(std::find(names.begin(), names.end(), name) - names.begin());
+  auto reordered = [&](const Config& c) {
+    std::vector<Value> values;
+    for (size_t i : from) values.push_back(c.values()[i]);
+    return Config(order, std::move(values));
+  };
+  RecordedSpace out = *this;
+  out.names = order;
+  for (Config& c : out.configs) c = reordered(c);
+  for (Trial& t : out.outcomes) t.config = reordered(t.config);
+  return out;
+}
+
 RecordedSpace ReadKernelTunerCache(const std::string& path) {
   const nlohmann::json json = ParseCache(path, ReadText(path));
   RecordedSpace space;
@@ -98,14 +125,22 @@ RecordedSpace ReadKernelTunerCache(const std::string& path) {
     if (!fresh)
       Bad(path, "entries \"" + seen->second + "\" and \"" + key + "\" hold the same config");
     const nlohmann::json& time = entry["time"];
+    const std::string failure = time.is_string() ? time.get<std::string>() : "";
     if (time.is_number() && time.get<double>() > 0 && std::isfinite(time.get<double>())) {
       trial.ms = time.get<double>();
+    } else if (failure == "CompilationFailedConfig") {
+      trial.status = Status::kCompileError;
+    } else if (failure == "InvalidConfig") {
+      trial.status = Status::kPrunedAfterCompile;
+    } else if (failure == "RuntimeFailedConfig") {
+      trial.status = Status::kRuntimeError;
     } else {
-      trial.status = time.is_string() && time.get<std::string>() == "CompilationFailedConfig"
-                         ? Status::kCompileError
-                     : time.is_string() && time.get<std::string>() == "InvalidConfig"
-                         ? Status::kPrunedAfterCompile
-                         : Status::kRuntimeError;
+      // Taken for a failure, it would move the optimum silently.
+      std::string shown = time.dump();
+      if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+      Bad(path, "entry \"" + key + "\" has time " + shown +
+                    ": neither a positive number of milliseconds nor a Kernel Tuner failure "
+                    "(RuntimeFailedConfig, CompilationFailedConfig, InvalidConfig)");
     }
     space.configs.push_back(trial.config);
     space.outcomes.push_back(std::move(trial));

@@ -30,6 +30,12 @@ struct RecordedSpace {
   // when no config succeeded.
   double OptimumMs() const;
   ListedSearchSpace Space() const { return ListedSearchSpace(names, configs); }
+  // Whether `order` names the same parameters, in any order.
+  bool SameParameters(const std::vector<std::string>& order) const;
+  // The same space with its parameters in `order` (SameParameters): a T1
+  // file or another cache may list them otherwise, and a config's key
+  // follows its parameters' order.
+  RecordedSpace InOrder(const std::vector<std::string>& order) const;
 };
 
 // Reads a Kernel Tuner cache. A config's value is its recorded "time" (ms);

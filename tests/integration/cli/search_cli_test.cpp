@@ -123,11 +123,20 @@ TEST_F(SearchCli, BadSearchOptionsAreOneLineAndWriteNothing) {
            {"--strategy anneal",
             "beast tune: unknown strategy \"anneal\" (known: model, random, exhaustive)\n"},
            {"--time-budget 5x",
-            "beast tune: --time-budget must be a duration such as 90m, 1h30m or 45s, not "
+            "beast tune: --time-budget must be a duration such as 90m, 1h30m or 45s, up to a year, "
+            "not "
             "\"5x\"\n"},
            {"--time-budget 0s",
-            "beast tune: --time-budget must be a duration such as 90m, 1h30m or 45s, not "
+            "beast tune: --time-budget must be a duration such as 90m, 1h30m or 45s, up to a year, "
+            "not "
             "\"0s\"\n"},
+           {"--time-budget 1h30",
+            "beast tune: --time-budget must be a duration such as 90m, 1h30m or 45s, up to a "
+            "year, not \"1h30\"\n"},
+           {"--time-budget 1e10s",
+            "beast tune: --time-budget must be a duration such as 90m, 1h30m or 45s, up to a "
+            "year, not \"1e10s\"\n"},
+           {"--seed -1", "beast tune: --seed must not be negative\n"},
            {"--patience -1", "beast tune: --patience must not be negative\n"},
            {"--transfer maybe", "beast tune: --transfer must be auto or none, not \"maybe\"\n"}}) {
     testing::CommandResult r = RunCommand(
@@ -220,6 +229,46 @@ TEST_F(SearchCli, ReplayOfAPartOfTheCacheIsJudgedByThatPartsOptimum) {
                                 "first: block_size_x=100)\n");
 }
 
+// A T1 file or a transfer cache may list the parameters in another order:
+// the same space, by names.
+TEST_F(SearchCli, ReplayMatchesParametersByNameInAnyOrder) {
+  auto cache = [&](const std::string& name, const std::string& keys, double scale) {
+    std::ofstream out(Path(name));
+    out << R"({"tune_params_keys": )" << keys << R"(, "tune_params": {"x": [1, 2], "y": [3, 4]},)"
+        << R"( "cache": {)";
+    const char* sep = "";
+    for (int x : {1, 2}) {
+      for (int y : {3, 4}) {
+        out << sep << "\"" << x << "," << y << "\": {\"x\": " << x << ", \"y\": " << y
+            << ", \"time\": " << scale * (x * 10 + y) << "}";
+        sep = ", ";
+      }
+    }
+    out << "}}";
+    return Path(name);
+  };
+  const std::string xy = cache("xy.json", R"(["x", "y"])", 1.0);
+  const std::string yx = cache("yx.json", R"(["y", "x"])", 2.0);
+  std::ofstream(Path("yx.t1.json"))
+      << R"({"General": {"BenchmarkName": "k"}, "ConfigurationSpace": {"TuningParameters": [)"
+      << R"({"Name": "y", "Type": "int", "Values": "[3, 4]"},)"
+      << R"({"Name": "x", "Type": "int", "Values": "[1, 2]"}]}})";
+  testing::CommandResult t1 =
+      RunCommand(BeastBinary() + " replay --kernel-tuner " + xy + " --t1 " + Path("yx.t1.json") +
+                     " --strategy exhaustive --budget 4 --repeats 1 --json",
+                 false);
+  ASSERT_EQ(t1.exit_code, 0) << t1.output;
+  EXPECT_EQ(JsonOf(t1.output)["configs"], 4);
+  EXPECT_DOUBLE_EQ(JsonOf(t1.output)["optimum_ms"].get<double>(), 13.0);
+  EXPECT_EQ(JsonOf(t1.output)["mean_fraction"], 1.0);
+  testing::CommandResult taught =
+      RunCommand(BeastBinary() + " replay --kernel-tuner " + xy + " --transfer " + yx +
+                     " --strategy model --budget 1 --repeats 3 --json",
+                 false);
+  ASSERT_EQ(taught.exit_code, 0) << taught.output;
+  EXPECT_EQ(JsonOf(taught.output)["transfer"], nlohmann::json::array({yx}));
+}
+
 TEST_F(SearchCli, ReplaySimulatesTheWallClockOfOneCompileWorker) {
   std::ifstream in(kCache);
   const nlohmann::json cache = nlohmann::json::parse(in)["cache"];
@@ -273,6 +322,12 @@ TEST_F(SearchCli, ReplayReadsACacheAKilledRunLeftOpen) {
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   ASSERT_EQ(open.exit_code, 0) << open.output;
   EXPECT_EQ(JsonOf(open.output)["runs"], JsonOf(whole.output)["runs"]);
+  // Cut after the first closing brace: the last one is missing.
+  std::ofstream(Path("half_closed.json")) << text << "\n}";
+  testing::CommandResult half = RunCommand(
+      BeastBinary() + " replay --kernel-tuner " + Path("half_closed.json") + args, false);
+  ASSERT_EQ(half.exit_code, 0) << half.output;
+  EXPECT_EQ(JsonOf(half.output)["runs"], JsonOf(whole.output)["runs"]);
 }
 
 // This small cache (15 configs of one parameter) given as its own transfer
@@ -366,6 +421,10 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
     gzclose(gz);
     fs::resize_file(Path("cut.json.gz"), fs::file_size(Path("cut.json.gz")) - 12);
   }
+  // A time that is neither milliseconds nor a failure Kernel Tuner names.
+  std::ofstream(Path("listed.json"))
+      << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)"
+      << R"("1": {"x": 1, "time": 1.5}, "2": {"x": 2, "time": [1.0, 2.0]}}})";
   // A T1 space of other parameters than the cache's.
   std::ofstream(Path("other.t1.json"))
       << R"({"General": {"BenchmarkName": "other"}, "ConfigurationSpace": {"TuningParameters": )"
@@ -410,6 +469,17 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
                 " holds no config of the space replayed\n"},
            {"--kernel-tuner " + kCache + " --at 60", 2,
             "beast replay: --at and --workers go together\n"},
+           {"--kernel-tuner " + kCache + " --compare ,", 2,
+            "beast replay: --compare takes at least one strategy\n"},
+           {"--kernel-tuner " + kCache + " --budgets ,", 2,
+            "beast replay: --budgets takes at least one budget\n"},
+           {"--kernel-tuner " + kCache + " --seed -1", 2,
+            "beast replay: --seed must not be negative\n"},
+           {"--kernel-tuner " + Path("listed.json"), 1,
+            "beast replay: " + Path("listed.json") +
+                ": not a Kernel Tuner cache: entry \"2\" has time [1.0,2.0]: neither a positive "
+                "number of milliseconds nor a Kernel Tuner failure (RuntimeFailedConfig, "
+                "CompilationFailedConfig, InvalidConfig)\n"},
            {"--kernel-tuner " + dir_.string(), 1,
             "beast replay: " + dir_.string() + ": is a directory, not a Kernel Tuner cache\n"},
            {"--kernel-tuner " + kCache + " --workers 4 --at 60,soon", 2,
