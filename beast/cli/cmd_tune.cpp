@@ -430,9 +430,13 @@ bool ParseTuneArgs(VerbApp& app, const Argv& argv, TuneArgs* a) {
 #if BEAST_WITH_MPI
 // beast tune as a rank of an MPI job: rank 0 coordinates and prints, every
 // other rank serves one device (beast/cluster/). Bad input is one line, from
-// rank 0 alone (every rank parses the same command line).
+// rank 0 alone: a device rank's own (a file missing on its node) reaches it
+// as the run's error, and whichever rank fails first, every other is told
+// the run is over rather than left waiting.
 int TuneAsRank(const Argv& argv) {
   MpiSession mpi;
+  InterruptGuard guard;
+  bool coordinating = false;  // CoordinateTune ends the ranks itself
   try {
     VerbApp app("tune", kSummary, kDetails);
     TuneArgs a;
@@ -442,14 +446,18 @@ int TuneAsRank(const Argv& argv) {
     std::vector<DeviceSelector> devices;
     TuneOptions o = OptionsOf(app, a, argv, &devices);
     o.command_line += " (mpirun: " + std::to_string(mpi.size()) + " ranks)";
-    InterruptGuard guard;
     if (mpi.rank() != 0)
       return ServeDevice(mpi, o, devices, mpi.local_device_index(), mpi.host(),
                          InterruptGuard::Stop());
+    coordinating = true;
     ClusterRun run = CoordinateTune(mpi, o, InterruptGuard::Stop());
     return PrintGroups(run.groups, run.interrupted, a.json);
   } catch (const Error& e) {
-    if (mpi.rank() != 0) return 2;  // rank 0 says it
+    if (mpi.rank() != 0) {  // rank 0 says it
+      RefuseToServe(mpi, mpi.host(), e.what(), InterruptGuard::Stop());
+      return e.code() == ErrorCode::kBadArgument ? 2 : 1;
+    }
+    if (!coordinating) EndUnstartedRun(mpi);
     // Said before MPI ends here: once every rank has ended MPI, mpirun may
     // stop this process for another rank's non-zero exit before main
     // could print the line.

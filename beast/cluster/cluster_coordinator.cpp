@@ -356,6 +356,11 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
 
 }  // namespace
 
+void EndUnstartedRun(RankLink& link) {
+  Ranks ranks(link);
+  ranks.EndAll(std::chrono::seconds(10));
+}
+
 ClusterRun CoordinateTune(RankLink& link, const TuneOptions& o, const std::atomic<bool>& stop) {
   const Clock::time_point start = Clock::now();
   Ranks ranks(link);

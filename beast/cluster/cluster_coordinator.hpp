@@ -32,4 +32,9 @@ struct ClusterRun {
 ClusterRun CoordinateTune(RankLink& link, const TuneOptions& options,
                           const std::atomic<bool>& stop);
 
+// Rank 0 could not start the run (its own input was bad): tells every device
+// rank the run is over and waits a while for their goodbyes, so none is left
+// waiting for work that will not come.
+void EndUnstartedRun(RankLink& link);
+
 }  // namespace beast

@@ -192,6 +192,14 @@ void AwaitDone(RankLink& link, const std::atomic<bool>& stop) {
 
 }  // namespace
 
+void RefuseToServe(RankLink& link, const std::string& host, const std::string& why,
+                   const std::atomic<bool>& stop) {
+  link.Send(kCoordinator,
+            EncodeClusterFatal("rank " + std::to_string(link.rank()) + " on " + host + ": " + why));
+  AwaitDone(link, stop);
+  link.Send(kCoordinator, EncodeBye(stop));
+}
+
 int ServeDevice(RankLink& link, const TuneOptions& o, const std::vector<DeviceSelector>& given,
                 int local_index, const std::string& host, const std::atomic<bool>& stop) {
   std::unique_ptr<Serving> serving;
@@ -211,10 +219,7 @@ int ServeDevice(RankLink& link, const TuneOptions& o, const std::vector<DeviceSe
     }
   } catch (const Error& e) {
     if (serving) serving->worker->Stop();
-    link.Send(kCoordinator, EncodeClusterFatal("rank " + std::to_string(link.rank()) + " on " +
-                                               host + ": " + e.what()));
-    AwaitDone(link, stop);
-    link.Send(kCoordinator, EncodeBye(stop));
+    RefuseToServe(link, host, e.what(), stop);
     return 1;
   }
   if (serving) {

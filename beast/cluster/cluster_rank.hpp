@@ -28,4 +28,11 @@ int ServeDevice(RankLink& link, const TuneOptions& options,
                 const std::vector<DeviceSelector>& given, int local_index, const std::string& host,
                 const std::atomic<bool>& stop);
 
+// A device rank that cannot start the run (its command line, or a file it
+// names, read wrong on its node): tells the coordinator `why` as the run's
+// error, naming this rank and `host`, waits to be told the run is over, and
+// says goodbye, so that no rank is left waiting for another.
+void RefuseToServe(RankLink& link, const std::string& host, const std::string& why,
+                   const std::atomic<bool>& stop);
+
 }  // namespace beast

@@ -262,6 +262,28 @@ TEST_F(MpiTune, ARankThatCannotServeIsOneLineAndNothingIsWritten) {
   ExpectNothingLeft();
 }
 
+// A file that one rank cannot read, as on a node that lacks it (mpirun's
+// MPMD form gives that rank a command line of its own): whichever rank it
+// is, the job ends with one line naming it, nothing written, and no rank
+// left waiting for another (`timeout` turns a hang into exit 124).
+TEST_F(MpiTune, AFileOneRankCannotReadEndsTheJobWithOneLine) {
+  const std::string missing = (dir_ / "missing.yaml").string();
+  const std::string good = BeastBinary() + TuneArgs(db_, 4, "");
+  const std::string bad = BeastBinary() + TuneArgs(db_, 4, "--constraints " + missing);
+  for (const auto& [coordinator, devices] : {std::pair{good, bad}, std::pair{bad, good}}) {
+    testing::CommandResult run = RunCommand("timeout 300 " + std::string(kMpirun) + "1 " +
+                                            coordinator + " : -np 2 " + devices);
+    EXPECT_NE(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.exit_code, 124) << "a rank was left waiting\n" << run.output;
+    EXPECT_EQ(CountOccurrences(run.output, missing), 1u) << run.output;
+    if (coordinator == good) {
+      EXPECT_NE(run.output.find("beast tune: rank "), std::string::npos) << run.output;
+    }
+    EXPECT_FALSE(fs::exists(db_));
+    ExpectNothingLeft();
+  }
+}
+
 TEST_F(MpiTune, DevicesUnderMpirunListsEveryRanksDevicesWithItsHost) {
   testing::CommandResult run = RunCommand(Mpi(2, " devices --json"), false);
   ASSERT_EQ(run.exit_code, 0) << run.output;
