@@ -39,6 +39,10 @@ std::string ReadText(const std::string& path) {
   return text;
 }
 
+// Kernel Tuner before 0.4.4 recorded a failed config as this time (ms) or
+// more (analysis/beast_analysis/kernel_tuner_import.py reads it so too).
+constexpr double kOldFailureTime = 1e20;
+
 // Kernel Tuner writes the closing braces only when a run ends: a cache it
 // left open ends with the last entry and a comma.
 nlohmann::json ParseCache(const std::string& path, const std::string& text) {
@@ -126,7 +130,9 @@ RecordedSpace ReadKernelTunerCache(const std::string& path) {
       Bad(path, "entries \"" + seen->second + "\" and \"" + key + "\" hold the same config");
     const nlohmann::json& time = entry["time"];
     const std::string failure = time.is_string() ? time.get<std::string>() : "";
-    if (time.is_number() && time.get<double>() > 0 && std::isfinite(time.get<double>())) {
+    if (time.is_number() && time.get<double>() >= kOldFailureTime) {
+      trial.status = Status::kRuntimeError;  // how Kernel Tuner before 0.4.4 wrote a failure
+    } else if (time.is_number() && time.get<double>() > 0) {
       trial.ms = time.get<double>();
     } else if (failure == "CompilationFailedConfig") {
       trial.status = Status::kCompileError;
@@ -137,10 +143,14 @@ RecordedSpace ReadKernelTunerCache(const std::string& path) {
     } else {
       // Taken for a failure, it would move the optimum silently.
       std::string shown = time.dump();
-      if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+      if (shown.size() > 40) {
+        size_t cut = 37;
+        while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;
+        shown = shown.substr(0, cut) + "...";  // not inside a UTF-8 character
+      }
       Bad(path, "entry \"" + key + "\" has time " + shown +
                     ": neither a positive number of milliseconds nor a Kernel Tuner failure "
-                    "(RuntimeFailedConfig, CompilationFailedConfig, InvalidConfig)");
+                    "(RuntimeFailedConfig, CompilationFailedConfig, InvalidConfig, 1e20)");
     }
     space.configs.push_back(trial.config);
     space.outcomes.push_back(std::move(trial));

@@ -396,11 +396,11 @@ TEST_F(SearchCli, ReplayOfADatabaseTakesTheNewestDriversAndVersionsSpace) {
 }
 
 TEST_F(SearchCli, ReplayBadInputIsOneLine) {
-  // A cache where nothing ran.
+  // A cache where nothing ran (1e20: an old Kernel Tuner's failure).
   std::ofstream(Path("failed.json"))
-      << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)"
+      << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2, 3]}, "cache": {)"
       << R"("1": {"x": 1, "time": "CompilationFailedConfig"},)"
-      << R"("2": {"x": 2, "time": "RuntimeFailedConfig"}}})";
+      << R"("2": {"x": 2, "time": "RuntimeFailedConfig"}, "3": {"x": 3, "time": 1e20}}})";
   // A cache with times but no compile and benchmark times.
   std::ofstream(Path("costless.json"))
       << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)"
@@ -479,7 +479,7 @@ TEST_F(SearchCli, ReplayBadInputIsOneLine) {
             "beast replay: " + Path("listed.json") +
                 ": not a Kernel Tuner cache: entry \"2\" has time [1.0,2.0]: neither a positive "
                 "number of milliseconds nor a Kernel Tuner failure (RuntimeFailedConfig, "
-                "CompilationFailedConfig, InvalidConfig)\n"},
+                "CompilationFailedConfig, InvalidConfig, 1e20)\n"},
            {"--kernel-tuner " + dir_.string(), 1,
             "beast replay: " + dir_.string() + ": is a directory, not a Kernel Tuner cache\n"},
            {"--kernel-tuner " + kCache + " --workers 4 --at 60,soon", 2,
