@@ -48,6 +48,14 @@ CLI::Option* AddInteger(CLI::App& app, const std::string& name, long* value,
       ->type_name("INT");
 }
 
+namespace {
+
+// The longest duration taken: a year. Far beyond any tuning, and far below
+// where seconds as steady_clock nanoseconds (about 292 years) overflow.
+constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
+
+}  // namespace
+
 CLI::Option* AddSeconds(CLI::App& app, const std::string& name, double* value,
                         const std::string& help) {
   return app
@@ -61,8 +69,9 @@ CLI::Option* AddSeconds(CLI::App& app, const std::string& name, double* value,
             } catch (const std::exception&) {
               used = 0;
             }
-            if (used != text.size() || !(v > 0))
-              Refuse(name + " must be a positive number of seconds, not \"" + text + "\"");
+            if (used != text.size() || !(v > 0) || !(v <= kMaxDurationSeconds))
+              Refuse(name + " must be a positive number of seconds up to a year, not \"" + text +
+                     "\"");
             *value = v;
           },
           help)
@@ -70,10 +79,6 @@ CLI::Option* AddSeconds(CLI::App& app, const std::string& name, double* value,
 }
 
 namespace {
-
-// The longest duration taken: a year. Far beyond any tuning, and far below
-// where seconds as steady_clock nanoseconds (about 292 years) overflow.
-constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
 
 // "1h30m" -> 5400, "90" -> 90; nullopt when the text is not a positive
 // duration up to a year. A number without a unit is seconds only when it is
