@@ -20,7 +20,19 @@ std::optional<Trial> TrialIn(const results_db::MeasuredOutcome& m, const SearchS
   } catch (const Error&) {
     return std::nullopt;  // a key of a form this beast does not read: nothing to learn
   }
-  if (trial.config.names() != space.names() || !space.IndexOf(trial.config)) return std::nullopt;
+  if (trial.config.names() != space.names()) {
+    // An edit of the template may have reordered its parameters: the same
+    // point, named otherwise.
+    if (trial.config.size() != space.names().size()) return std::nullopt;
+    std::vector<Value> values;
+    for (const std::string& name : space.names()) {
+      const Value* v = trial.config.Find(name);
+      if (!v) return std::nullopt;
+      values.push_back(*v);
+    }
+    trial.config = Config(space.names(), std::move(values));
+  }
+  if (!space.IndexOf(trial.config)) return std::nullopt;
   trial.status = m.status;
   trial.ms = m.median_ms;
   return trial;
