@@ -47,13 +47,15 @@ def _read_text(name):
     return data.decode("utf-8")
 
 
-def _complete(text):
-    """Kernel Tuner's completion of a cache file left open by a killed run."""
+def _completions(text):
+    """Completions of a cache file left open by a killed run: both closing
+    braces (Kernel Tuner's own), then the last one alone (a file cut after
+    the first), as beast replay reads it too."""
     text = text.strip()
     if not text or text[-3:] in ("}\n}", "}}}"):
-        return None
+        return []
     text = text.removesuffix(",")
-    return text + "}\n}"
+    return [text + "}\n}", text + "}"]
 
 
 def _parse(text):
@@ -62,8 +64,7 @@ def _parse(text):
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        completed = _complete(text)
-        if completed is not None:
+        for completed in _completions(text):
             try:
                 return json.loads(completed)
             except json.JSONDecodeError:

@@ -8,6 +8,7 @@ templates' space files (what the report reads of a template beyond the
 database: whether it computes on tensor cores).
 """
 
+import os
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -16,3 +17,10 @@ SCHEMA_SQL = ROOT / "results_db" / "schema.sql"
 MIGRATIONS_DIR = ROOT / "results_db" / "migrations"
 SHIPPED_SCHEMAS = PACKAGE_DIR / "schemas"
 TEMPLATES_DIR = ROOT / "kernel_templates"
+
+
+def shown_path(path):
+    """`path` made absolute, as text to write into a page or a document: a
+    name whose bytes are not UTF-8 (the file system takes any) is shown with
+    U+FFFD in their place rather than failing the write."""
+    return os.fsencode(os.path.abspath(path)).decode("utf-8", "replace")

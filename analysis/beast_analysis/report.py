@@ -25,6 +25,7 @@ from beast_analysis import (
 )
 from beast_analysis.errors import InputError
 from beast_analysis.output_dir import replacing
+from beast_analysis.paths import shown_path
 from beast_analysis.plot_style import message_figure
 from beast_analysis.queries import MEASUREMENT_STATUSES, winners
 from beast_analysis.report_html import GENERATOR, esc, figure, number, page, plural, table
@@ -63,7 +64,7 @@ def _summary(frame, db_path, filters):
         )
     )
     intro = (
-        f"<p>Database <code>{esc(os.path.abspath(db_path))}</code>, filters: {esc(chosen)}. "
+        f"<p>Database <code>{esc(shown_path(db_path))}</code>, filters: {esc(chosen)}. "
         f"{plural(len(frame), 'measurement')}: {counted} (the newest version of each "
         f"template).</p>\n"
     )

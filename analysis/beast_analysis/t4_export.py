@@ -18,7 +18,7 @@ from pathlib import Path
 
 from beast_analysis import measurements
 from beast_analysis.errors import InputError, writing
-from beast_analysis.paths import SHIPPED_SCHEMAS
+from beast_analysis.paths import SHIPPED_SCHEMAS, shown_path
 
 SCHEMA_NAME = "kernel_tuner_schema_T4_1.0.0_results-schema.json"
 SCHEMA_VERSION = "1.0.0"
@@ -114,7 +114,7 @@ def document(db_path, *, device=None, problem=None, template=None, driver=None):
         "metadata": {
             "generator": "beast export-results",
             "timeunit": "milliseconds",
-            "database": os.path.abspath(db_path),
+            "database": shown_path(db_path),
             "device": first["device"],
             "backend": first["backend"],
             "driver": first["driver"],

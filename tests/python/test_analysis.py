@@ -279,14 +279,19 @@ def test_connect_is_read_only(db_path):
     connection.close()
 
 
-def test_a_file_name_of_any_bytes_is_read(db_path):
+def test_a_file_name_of_any_bytes_is_read(db_path, tmp_path):
     """'?' and '#' are not URI syntax, and a name that is not UTF-8 (bytes
-    the file system took) is found too."""
+    the file system took) is found too, and shown with U+FFFD in a report."""
+    from beast_analysis import report
+
     for raw in (b"odd?#name.db", b"bad\xffname.db"):
         renamed = db_path.with_name(os.fsdecode(raw))
         db_path.rename(renamed)
         assert sum(status_counts(renamed).values()) == 7
         db_path = renamed
+    report.build(db_path, tmp_path / "report")
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "bad\ufffdname.db</code>" in page
 
 
 def test_not_a_database(tmp_path):

@@ -169,6 +169,17 @@ def test_cache_left_open_by_a_killed_run(tmp_path, suffix, capsys):
     assert winners(db)[0]["config"] == "block_size_x=768"
 
 
+def test_cache_missing_only_its_last_brace(tmp_path, capsys):
+    text = open_cache_text(raw_cache(VECTOR_ADD)).rstrip(",") + "}"
+    path = tmp_path / "vector_add.json"
+    path.write_text(text)
+    code, out, err = run_cli(
+        capsys, "import", "--kernel-tuner", path, "--db", tmp_path / "beast.db", "--json"
+    )
+    assert (code, err) == (0, "")
+    assert json.loads(out)["configs"] == 15
+
+
 def test_header_only_cache_imports_nothing(tmp_path):
     path = tmp_path / "empty.json"
     path.write_text(
