@@ -274,21 +274,10 @@ def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=Non
         )
     if fp64:
         label = f"fp64 peak: {fp64:g} GFLOP/s (measured), the roof of f64 winners"
-        if bandwidth:
-            grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
-            ys = [min(fp64, bandwidth * x) for x in grid]
-            ax.plot(grid, ys, color="gray", linestyle="-.", label=label)
-        else:
-            ax.axhline(fp64, color="gray", linestyle="-.", label=label)
+        _other_roof(ax, fp64, bandwidth, (lo, hi), "-.", label)
     for name, gflops in (tensor_lines or {}).items():
         label = f"tensor cores, {name} mma.sync: {gflops:g} GFLOP/s (measured)"
-        if bandwidth:
-            # Their roof too is min(peak, bandwidth x intensity).
-            grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
-            ys = [min(gflops, bandwidth * x) for x in grid]
-            ax.plot(grid, ys, color="gray", linestyle="--", label=label)
-        else:
-            ax.axhline(gflops, color="gray", linestyle="--", label=label)
+        _other_roof(ax, gflops, bandwidth, (lo, hi), "--", label)
     if not points:
         ax.text(
             0.5,
@@ -309,6 +298,19 @@ def _panel(ax, device, points, peaks, tensor_cores=frozenset(), tensor_lines=Non
         ax.set_ylim(min(ys) / 10, max(ys) * 3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="lower right", fontsize=8)
+
+
+def _other_roof(ax, peak, bandwidth, xrange, linestyle, label):
+    """A gray roof of another peak than the panel's (fp64's, the tensor
+    cores'): min(peak, bandwidth x intensity) too, flat where the bandwidth
+    is unknown."""
+    if bandwidth:
+        lo, hi = xrange
+        grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+        ys = [min(peak, bandwidth * x) for x in grid]
+        ax.plot(grid, ys, color="gray", linestyle=linestyle, label=label)
+    else:
+        ax.axhline(peak, color="gray", linestyle=linestyle, label=label)
 
 
 def _unknown_note(peak, bandwidth):
