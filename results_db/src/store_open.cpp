@@ -154,11 +154,10 @@ void Prepare(internal::Connection& connection, const std::string& path, bool for
     internal::Transaction transaction(connection);
     // Another process may have created the schema while this one waited for
     // the write lock; the check inside the transaction decides.
-    // Set before the writes: a failed write or commit may leave the file
-    // marked, and it is this call's to undo.
-    *created_schema = ReadHeader(connection).IsBlank();
-    if (*created_schema) connection.Exec(kSchemaSql, "creating the schema");
+    const bool blank = ReadHeader(connection).IsBlank();
+    if (blank) connection.Exec(kSchemaSql, "creating the schema");
     transaction.Commit();
+    *created_schema = blank;
     header = ReadHeader(connection);
   } else if (for_writing) {
     // A damaged page does not care how the file was last closed.
