@@ -437,10 +437,30 @@ int TuneAsRank(const Argv& argv) {
   MpiSession mpi;
   InterruptGuard guard;
   bool coordinating = false;  // CoordinateTune ends the ranks itself
+  // A rank that ends before the run starts tells the others first: MPI's
+  // end waits for every rank, and the others would wait for it.
+  const auto end_unstarted = [&](const std::string& why) {
+    if (mpi.rank() != 0) {
+      RefuseToServe(mpi, mpi.host(), why, InterruptGuard::Stop());
+    } else if (!coordinating) {
+      EndUnstartedRun(mpi);
+    }
+  };
+  // Said before MPI ends here: once every rank has ended MPI, mpirun may stop
+  // this process for another rank's non-zero exit before main could print.
+  const auto say = [&](const std::string& line) {
+    if (mpi.rank() != 0) return;  // rank 0 says it
+    std::fflush(stdout);
+    std::fprintf(stderr, "beast tune: %s\n", line.c_str());
+    std::fflush(stderr);
+  };
   try {
     VerbApp app("tune", kSummary, kDetails);
     TuneArgs a;
-    if (!ParseTuneArgs(app, argv, &a)) return 0;
+    if (!ParseTuneArgs(app, argv, &a)) {  // --help
+      end_unstarted("--help was given to this rank: it printed the help and serves nothing");
+      return 0;
+    }
     if (Given(app, "--shard") || Given(app, "--share-fd"))
       throw Error(ErrorCode::kBadArgument, "--shard is not taken under mpirun");
     std::vector<DeviceSelector> devices;
@@ -453,18 +473,13 @@ int TuneAsRank(const Argv& argv) {
     ClusterRun run = CoordinateTune(mpi, o, InterruptGuard::Stop());
     return PrintGroups(run.groups, run.interrupted, a.json);
   } catch (const Error& e) {
-    if (mpi.rank() != 0) {  // rank 0 says it
-      RefuseToServe(mpi, mpi.host(), e.what(), InterruptGuard::Stop());
-      return e.code() == ErrorCode::kBadArgument ? 2 : 1;
-    }
-    if (!coordinating) EndUnstartedRun(mpi);
-    // Said before MPI ends here: once every rank has ended MPI, mpirun may
-    // stop this process for another rank's non-zero exit before main
-    // could print the line.
-    std::fflush(stdout);
-    std::fprintf(stderr, "beast tune: %s\n", e.what());
-    std::fflush(stderr);
+    end_unstarted(e.what());
+    say(e.what());
     return e.code() == ErrorCode::kBadArgument ? 2 : 1;
+  } catch (const std::exception& e) {
+    end_unstarted(std::string("internal error: ") + e.what());
+    say(std::string("internal error: ") + e.what());
+    return 1;
   }
 }
 #endif

@@ -1,6 +1,7 @@
 // The coordinator of a run under mpirun (cluster_coordinator.hpp).
 #include "beast/cluster/cluster_coordinator.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -23,6 +24,7 @@
 #include "beast/tuner/tune_baselines.hpp"
 #include "beast/tuner/tune_confirm.hpp"
 #include "beast/tuner/tune_peak.hpp"
+#include "beast/tuner/tune_plan.hpp"
 #include "beast/tuner/tune_share.hpp"
 #include "beast/worker/device_calls.hpp"
 #include "harness/render/renderer.hpp"
@@ -32,6 +34,13 @@ namespace beast {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How long rank 0 waits, at the run's end, for a rank still starting (its
+// device worker, its peak measurement: up to kPeakTimeoutSeconds) to say
+// hello or goodbye: a hello sent once rank 0 has stopped listening could
+// keep that rank from ever ending, and MPI's end waits for every rank.
+constexpr auto kStartingPatience =
+    std::chrono::seconds(static_cast<int>(kPeakTimeoutSeconds) + 180);
 
 struct RankState {
   RankHello hello;
@@ -76,17 +85,24 @@ class Ranks {
   }
 
   // Tells every rank that has not left that the run is done, and waits (up
-  // to `patience`) for each one's share and goodbye, recording the outcomes
-  // still in flight with `outcome`.
+  // to `patience`, or kStartingPatience while a rank has not said hello) for
+  // each one's share and goodbye, recording the outcomes still in flight
+  // with `outcome`.
   void EndAll(Clock::duration patience,
               const std::function<void(const RankMessage&)>& outcome = nullptr) {
     for (int rank = 1; rank < size(); ++rank)
       if (!(*this)[rank].bye) link_.Send(rank, EncodeDone());
-    const auto deadline = Clock::now() + patience;
-    while (Clock::now() < deadline) {
-      bool all = true;
-      for (int rank = 1; rank < size(); ++rank) all = all && (*this)[rank].bye;
+    const auto start = Clock::now();
+    while (true) {
+      bool all = true, starting = false;
+      for (int rank = 1; rank < size(); ++rank) {
+        all = all && (*this)[rank].bye;
+        starting = starting || (!(*this)[rank].bye && !(*this)[rank].hello_came);
+      }
       if (all) return;
+      if (Clock::now() - start >=
+          (starting ? std::max<Clock::duration>(patience, kStartingPatience) : patience))
+        return;
       std::optional<RankMessage> m = link_.Wait(std::chrono::milliseconds(100), nullptr);
       if (!m) continue;
       const ClusterMessage kind = ClusterKind(m->payload);
@@ -354,11 +370,20 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
   return out;
 }
 
+// Ends every rank after a failure, whatever they send meanwhile: the
+// failure's own error is the one to report.
+void EndAllAfterFailure(Ranks& ranks) {
+  try {
+    ranks.EndAll(std::chrono::seconds(10));
+  } catch (...) {  // a message out of turn: the ranks are told all the same
+  }
+}
+
 }  // namespace
 
 void EndUnstartedRun(RankLink& link) {
   Ranks ranks(link);
-  ranks.EndAll(std::chrono::seconds(10));
+  EndAllAfterFailure(ranks);
 }
 
 ClusterRun CoordinateTune(RankLink& link, const TuneOptions& o, const std::atomic<bool>& stop) {
@@ -386,7 +411,7 @@ ClusterRun CoordinateTune(RankLink& link, const TuneOptions& o, const std::atomi
     return Coordinate(link, ranks, o, specs, templates_dir, start, stop);
   } catch (...) {
     // No rank is left waiting: each is told, and the error is the run's line.
-    ranks.EndAll(std::chrono::seconds(10));
+    EndAllAfterFailure(ranks);
     throw;
   }
 }
