@@ -157,6 +157,8 @@ void Prepare(internal::Connection& connection, const std::string& path, bool for
     const bool blank = ReadHeader(connection).IsBlank();
     if (blank) connection.Exec(kSchemaSql, "creating the schema");
     transaction.Commit();
+    // Only once committed: a write that failed was rolled back, and a marked
+    // file is then another process's, made in the moment the lock was free.
     *created_schema = blank;
     header = ReadHeader(connection);
   } else if (for_writing) {
