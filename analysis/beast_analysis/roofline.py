@@ -17,8 +17,8 @@ cannot be placed, and the caption lists it.
 An f64 winner's arithmetic is fp64's: where beast measured the device's
 fp64 peak (peak_gflops_f64_measured, beside the fp32 one), its roof is a
 dash-dot line the caption names, as beast tune's %peak of an f64 problem
-is against it; where it did not, the caption says that no roof drawn is
-such a point's own. f64 winners are drawn as squares.
+is against it; where it did not, the caption says that the flat part of the
+roof drawn, the fp32 peak, is not such a point's own. f64 winners are drawn as squares.
 
 A winner of a tensor-core template (`tensor_cores: true` in its space file,
 as gemm/mma and conv2d/implicit_gemm_mma say) is drawn as a cross and named
@@ -212,8 +212,8 @@ def plot(winner_rows, flops_by_problem, limits_by_device, path):
         )
     if fp64_unknown:
         note += (
-            " f64 winners (squares) on %s: the fp64 peak was not measured, so no roof drawn is "
-            "theirs." % ", ".join(fp64_unknown)
+            " f64 winners (squares) on %s: the fp64 peak was not measured; a flat roof drawn "
+            "is the fp32 peak, not theirs." % ", ".join(fp64_unknown)
         )
     if unplaced:
         note += " Not placed: " + "; ".join(unplaced) + "."

@@ -328,7 +328,8 @@ def test_an_f64_winner_is_judged_against_the_fp64_peak(tmp_path):
     no_fp64 = '{"peak_gflops": 100, "bandwidth_gbs": 10}'
     note = roofline.plot(rows, flops, {"GPU": no_fp64}, tmp_path / "roofline.png")
     assert note.endswith(
-        " f64 winners (squares) on GPU: the fp64 peak was not measured, so no roof drawn is theirs."
+        " f64 winners (squares) on GPU: the fp64 peak was not measured; a flat roof drawn is the "
+        "fp32 peak, not theirs."
     ), note
     # Without f64 winners the fp64 peak is not drawn.
     note = roofline.plot(rows[1:], flops, {"GPU": limits}, tmp_path / "roofline.png")
