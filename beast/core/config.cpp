@@ -1,6 +1,7 @@
 // Config canonical text, hash and JSON (config.hpp).
 #include "beast/core/config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -48,6 +49,20 @@ const Value* Config::Find(const std::string& name) const {
     if (names_[i] == name) return &values_[i];
   }
   return nullptr;
+}
+
+std::optional<Config> Config::InOrder(const std::vector<std::string>& order) const {
+  if (order.size() != names_.size()) return std::nullopt;
+  std::vector<bool> taken(names_.size(), false);  // a name given twice is not a reordering
+  std::vector<Value> values;
+  values.reserve(order.size());
+  for (const std::string& name : order) {
+    const size_t i = std::find(names_.begin(), names_.end(), name) - names_.begin();
+    if (i == names_.size() || taken[i]) return std::nullopt;
+    taken[i] = true;
+    values.push_back(values_[i]);
+  }
+  return Config(order, std::move(values));
 }
 
 std::string Config::Key() const {

@@ -2,6 +2,7 @@
 // order — with its canonical text ("MWG=32,NWG=64,...") and a stable hash.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,10 @@ class Config {
   size_t size() const { return names_.size(); }
   // nullptr when the config has no such parameter.
   const Value* Find(const std::string& name) const;
+  // The same point with its parameters in `order`, or nullopt when `order`
+  // does not name the same parameters: a template edit, a T1 file or a
+  // Kernel Tuner cache may list them in another order.
+  std::optional<Config> InOrder(const std::vector<std::string>& order) const;
 
   std::string Key() const;     // canonical text, the identity in the database
   std::string Hash() const;    // 16 hex digits of FNV-1a 64 over Key()

@@ -91,18 +91,10 @@ bool RecordedSpace::SameParameters(const std::vector<std::string>& order) const 
 }
 
 RecordedSpace RecordedSpace::InOrder(const std::vector<std::string>& order) const {
-  std::vector<size_t> from;  // from[i]: where order[i] is in names
-  for (const std::string& name : order)
-    from.push_back(std::find(names.begin(), names.end(), name) - names.begin());
-  auto reordered = [&](const Config& c) {
-    std::vector<Value> values;
-    for (size_t i : from) values.push_back(c.values()[i]);
-    return Config(order, std::move(values));
-  };
   RecordedSpace out = *this;
   out.names = order;
-  for (Config& c : out.configs) c = reordered(c);
-  for (Trial& t : out.outcomes) t.config = reordered(t.config);
+  for (Config& c : out.configs) c = *c.InOrder(order);  // SameParameters: never nullopt
+  for (Trial& t : out.outcomes) t.config = *t.config.InOrder(order);
   return out;
 }
 

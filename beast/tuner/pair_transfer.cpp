@@ -23,14 +23,9 @@ std::optional<Trial> TrialIn(const results_db::MeasuredOutcome& m, const SearchS
   if (trial.config.names() != space.names()) {
     // An edit of the template may have reordered its parameters: the same
     // point, named otherwise.
-    if (trial.config.size() != space.names().size()) return std::nullopt;
-    std::vector<Value> values;
-    for (const std::string& name : space.names()) {
-      const Value* v = trial.config.Find(name);
-      if (!v) return std::nullopt;
-      values.push_back(*v);
-    }
-    trial.config = Config(space.names(), std::move(values));
+    std::optional<Config> same = trial.config.InOrder(space.names());
+    if (!same) return std::nullopt;
+    trial.config = std::move(*same);
   }
   if (!space.IndexOf(trial.config)) return std::nullopt;
   trial.status = m.status;
