@@ -44,7 +44,9 @@ const char kDetails[] =
     "beast export --check DIR [--db FILE] [--templates DIR] tells whether the export in\n"
     "DIR is stale: a better config measured since, a problem tuned since or gone, a\n"
     "nearest choice that changed, a template edited since. Exit 0 when up to date, 3 when\n"
-    "stale (one line per difference), 1 or 2 on bad input (2: DIR is not an export).\n";
+    "stale (one line per difference), 1 or 2 on bad input (2: DIR is not an export);\n"
+    "--json prints {out, db, entries, up_to_date, stale: [...]} instead.\n"
+    "The database and the templates must lie outside DIR: an export replaces it whole.\n";
 
 // A shape the library is asked to serve: any problem (its C API takes every
 // dtype) but a math=tf32 one; throws naming what is wrong.
@@ -119,7 +121,7 @@ void PrintJson(const ExportSummary& s) {
   std::printf("%s\n", JsonText(out).c_str());
 }
 
-int Check(const CLI::App& app, ExportOptions options, const std::string& dir) {
+int Check(const CLI::App& app, ExportOptions options, const std::string& dir, bool json) {
   // The check keeps to the devices the export was made for (its stamp).
   for (const char* option :
        {"--device", "--problem", "--shapes", "--problems", "--out", "--pytorch"}) {
@@ -131,6 +133,15 @@ int Check(const CLI::App& app, ExportOptions options, const std::string& dir) {
   }
   options.out_dir = dir;
   const ExportCheck check = CheckExport(options);
+  if (json) {
+    const nlohmann::ordered_json out = {{"out", options.out_dir},
+                                        {"db", options.db_path},
+                                        {"entries", check.entries},
+                                        {"up_to_date", check.stale.empty()},
+                                        {"stale", check.stale}};
+    std::printf("%s\n", JsonText(out).c_str());
+    return check.stale.empty() ? 0 : kExitStale;
+  }
   if (check.stale.empty()) {
     std::printf("%s is up to date with %s (%zu kernels)\n", options.out_dir.c_str(),
                 options.db_path.c_str(), check.entries);
@@ -205,7 +216,7 @@ int Export(const Argv& argv) {
     throw Error(ErrorCode::kBadArgument,
                 "unexpected argument \"" + positional[0] + "\" (see --help)");
   }
-  if (Given(app, "--check")) return Check(app, options, check_dir);
+  if (Given(app, "--check")) return Check(app, options, check_dir, json);
   if (!Given(app, "--out")) throw Error(ErrorCode::kBadArgument, "--out is required");
   if (!devices.empty()) {
     results_db::Store store = results_db::Store::OpenExisting(options.db_path);

@@ -55,6 +55,19 @@ void CheckExportTarget(const fs::path& out_dir) {
                                            kExportStampFile + " in it): choose another --out");
 }
 
+void CheckOutsideExport(const fs::path& out_dir, const fs::path& input, const std::string& what) {
+  std::error_code dir_ec, input_ec;
+  // Links resolved: a database reached through a link into the folder is in it.
+  const fs::path dir = fs::weakly_canonical(Normalize(out_dir), dir_ec);
+  const fs::path file = fs::weakly_canonical(fs::absolute(input), input_ec);
+  if (dir_ec || input_ec) return;  // what cannot be resolved is refused by whoever reads it
+  const fs::path inside = file.lexically_relative(dir);
+  if (inside.empty() || *inside.begin() == "..") return;
+  throw Error(ErrorCode::kBadArgument,
+              what + " " + input.string() + " lies inside --out " + out_dir.string() +
+                  ", which an export replaces whole: choose another --out");
+}
+
 StagingFolder::StagingFolder(const fs::path& out_dir) : out_dir_(Normalize(out_dir)) {
   std::error_code ec;
   fs::create_directories(out_dir_.parent_path(), ec);

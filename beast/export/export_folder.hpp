@@ -12,6 +12,11 @@ namespace beast {
 // Throws Error(kBadArgument) unless out_dir is absent, an empty folder, or a
 // previous export (it holds kExportStampFile).
 void CheckExportTarget(const std::filesystem::path& out_dir);
+// Throws Error(kBadArgument) when `input` (the database, the templates: what
+// the export reads, `what` names it) lies inside out_dir, which an export
+// replaces whole: it would be deleted with the old export.
+void CheckOutsideExport(const std::filesystem::path& out_dir, const std::filesystem::path& input,
+                        const std::string& what);
 
 class StagingFolder {
  public:

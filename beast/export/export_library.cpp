@@ -211,6 +211,8 @@ ExportSummary ExportLibrary(const ExportOptions& options) {
   if (options.out_dir.empty())
     throw Error(ErrorCode::kBadArgument, "no folder to export to (--out)");
   CheckExportTarget(options.out_dir);  // before the slow part
+  CheckOutsideExport(options.out_dir, options.db_path, "the database");
+  CheckOutsideExport(options.out_dir, options.templates_dir, "the templates folder");
   ExportPlan plan = PlanExport(options);
 
   const std::string db = fs::absolute(options.db_path).lexically_normal().string();

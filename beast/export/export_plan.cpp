@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -53,9 +54,25 @@ void CheckServable(const Problem& problem) {
                     ": a math=tf32 problem (the library's API has no math mode: ask for the "
                     "f32 problem)");
   }
+  // The C API's problem structs hold int sizes (beast_tuned.h).
+  for (const auto& [name, value] : problem.Variables()) {
+    if (value > std::numeric_limits<int>::max())
+      throw Error(ErrorCode::kBadArgument,
+                  problem.Key() + ": " + name + "=" + std::to_string(value) +
+                      " is more than the library's C API can be called with (its sizes are int, "
+                      "at most " +
+                      std::to_string(std::numeric_limits<int>::max()) + ")");
+  }
 }
 
 bool Exportable(const results_db::WinnerRow& row, std::string* why) {
+  // The backend first: an imported row's problem is not one of beast's
+  // (kt:KERNEL:SIZE) and would not parse.
+  const std::optional<Backend> backend = ParseBackend(row.backend);
+  if (backend != Backend::kOpenCL && backend != Backend::kCuda) {
+    *why = "results of backend " + row.backend + " (imported) are not kernels of beast's templates";
+    return false;
+  }
   if (Problem::Parse(row.problem_key).tf32()) {
     // The library dispatches on shape and dtype: a caller asking for f32
     // would get TF32 products it never allowed.
@@ -64,15 +81,11 @@ bool Exportable(const results_db::WinnerRow& row, std::string* why) {
         "products)";
     return false;
   }
-  const std::optional<Backend> backend = ParseBackend(row.backend);
-  if (backend == Backend::kOpenCL) return true;
-  if (backend == Backend::kCuda) {
-    if (harness::NvrtcAvailable()) return true;
+  if (backend == Backend::kCuda && !harness::NvrtcAvailable()) {
     *why = "this beast has no NVRTC to compile its CUDA kernel";
     return false;
   }
-  *why = "results of backend " + row.backend + " (imported) are not kernels of beast's templates";
-  return false;
+  return true;
 }
 
 // The fastest winner over every template, per (device, problem). Winners()

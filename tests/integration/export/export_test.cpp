@@ -1,8 +1,8 @@
 // beast export end to end: a database of winners on the OpenCL CPU device is
 // exported, the project is configured, built and installed with CMake from
 // scratch, and a separate consumer project (export_consumer/) finds it with
-// find_package and checks every tuned problem against a CPU reference. Also
-// the refusals: an empty database, a changed template, a foreign folder.
+// find_package and checks every tuned problem against a CPU reference; a
+// re-export, --check and --device. (Refusals: export_refusals_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -450,49 +450,6 @@ TEST_F(ExportTest, DeviceOptionExportsOnlyThatDevicesWinnersAndCheckKeepsToThem)
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_EQ(run.output.rfind("beast export: no device 'Nowhere' in " + db_ + " (devices: ", 0), 0u)
       << run.output;
-}
-
-TEST_F(ExportTest, RefusesAnEmptyDatabase) {
-  results_db::Store::Open(db_);
-  try {
-    ExportLibrary(options_);
-    FAIL() << "exported an empty database";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kDatabase);
-    EXPECT_EQ(std::string(e.what()), db_ + ": no ok measurement to export");
-  }
-  EXPECT_FALSE(fs::exists(options_.out_dir));
-}
-
-TEST_F(ExportTest, RefusesATemplateThatChangedSinceItWasTuned) {
-  RecordWinners("gemm/tiled");
-  std::string now = SpaceSpec::Load(options_.templates_dir, "gemm/tiled").hash;
-  try {
-    ExportLibrary(options_);
-    FAIL() << "exported a changed template";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kBadInput);
-    EXPECT_EQ(std::string(e.what()),
-              "template gemm/tiled changed since it was tuned (hash "
-              "0123456789abcdef in the database, " +
-                  now + " now): re-tune");
-  }
-  EXPECT_FALSE(fs::exists(options_.out_dir));
-}
-
-TEST_F(ExportTest, RefusesAFolderThatIsNotAnExport) {
-  RecordWinners();
-  fs::create_directories(options_.out_dir);
-  std::ofstream(fs::path(options_.out_dir) / "notes.txt") << "mine\n";
-  try {
-    ExportLibrary(options_);
-    FAIL() << "wrote into a foreign folder";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kBadArgument);
-    EXPECT_EQ(std::string(e.what()), options_.out_dir + " exists and is not a beast export (no " +
-                                         kExportStampFile + " in it): choose another --out");
-  }
-  EXPECT_TRUE(fs::exists(fs::path(options_.out_dir) / "notes.txt"));
 }
 
 }  // namespace
