@@ -162,6 +162,16 @@ int Space(const Argv& argv) {
   app.add_flag("--ignore-soft", args.ignore_soft, "apply the hard constraints only");
   app.add_flag("--count", args.count, "with --t1: only the raw and valid sizes");
   if (!ParseCommandLine(app, argv, &args.positional)) return 0;
+  if (args.list < 0) throw Error(ErrorCode::kBadArgument, "--list must not be negative");
+  // What one form takes and the other would ignore without a word.
+  if (Given(app, "--t1")) {
+    for (const char* option : {"--problem", "--device", "--templates"})
+      if (Given(app, option))
+        throw Error(ErrorCode::kBadArgument,
+                    std::string("--t1 takes no ") + option + " (a T1 file holds its space whole)");
+  } else if (args.count) {
+    throw Error(ErrorCode::kBadArgument, "--count goes with --t1");
+  }
   BindOptions options;
   options.ignore_soft = args.ignore_soft;
   for (const auto& text : args.constraints) options.extra.push_back(ParseUserConstraint(text));

@@ -27,6 +27,13 @@ class YamlReader {
     return node.Scalar();
   }
 
+  // A list ("layouts: [NCHW, NHWC]"): a mapping or a single value there
+  // would be read as no item, or fail inside yaml-cpp without a line.
+  YAML::Node Sequence(const YAML::Node& node, const std::string& what) const {
+    if (!node.IsSequence()) Fail(node, what + " must be a list ([A, B])");
+    return node;
+  }
+
   void CheckKeys(const YAML::Node& map, const std::set<std::string>& allowed,
                  const std::string& what) const {
     if (!map.IsMap()) Fail(map, what + " must be a mapping of KEY: VALUE");

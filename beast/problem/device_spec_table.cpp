@@ -47,13 +47,20 @@ DeviceInfo LoadDeviceSpec(const std::string& constraints_dir, const std::string&
   d.vendor = "NVIDIA";
   d.driver_version = "spec table";
   d.name = reader.Scalar(reader.Required(root, "name", "a device spec table"), "name");
-  auto integer = [&](const char* key) -> int64_t {
-    YAML::Node node = reader.Required(root, key, "a device spec table");
+  // Every size and count of a device is at least 1 (a warp size of 0 would
+  // divide by zero in the constraints that read it).
+  auto positive = [&](const YAML::Node& node, const std::string& what) -> int64_t {
+    int64_t value = 0;
     try {
-      return node.as<int64_t>();
+      value = node.as<int64_t>();
     } catch (const YAML::Exception&) {
-      reader.Fail(node, std::string(key) + " must be an integer");
+      reader.Fail(node, what + " must be an integer");
     }
+    if (value < 1) reader.Fail(node, what + " must be at least 1, not " + std::to_string(value));
+    return value;
+  };
+  auto integer = [&](const char* key) -> int64_t {
+    return positive(reader.Required(root, key, "a device spec table"), key);
   };
   auto number = [&](const char* key) -> double {
     YAML::Node node = reader.Required(root, key, "a device spec table");
@@ -68,7 +75,8 @@ DeviceInfo LoadDeviceSpec(const std::string& constraints_dir, const std::string&
   YAML::Node sizes = reader.Required(root, "max_work_item_sizes", "a device spec table");
   if (!sizes.IsSequence() || sizes.size() != 3)
     reader.Fail(sizes, "max_work_item_sizes must list 3 sizes");
-  for (int i = 0; i < 3; ++i) l.max_work_item_sizes[i] = sizes[i].as<int64_t>();
+  for (int i = 0; i < 3; ++i)
+    l.max_work_item_sizes[i] = positive(sizes[i], "max_work_item_sizes[" + std::to_string(i) + "]");
   l.local_mem_bytes = integer("local_mem_bytes");
   l.compute_units = integer("compute_units");
   l.clock_mhz = integer("clock_mhz");

@@ -329,8 +329,8 @@ std::vector<std::string> BoundSpace::WalkOrder() const {
 
 uint64_t BoundSpace::RawSize() const {
   const Impl& m = *impl_;
-  space::Plan raw =
-      space::MakePlan(m, std::vector<char>(m.constraints.size(), 0), m.options.reorder);
+  space::Plan raw = space::MakePlan(m, std::vector<char>(m.constraints.size(), 0),
+                                    m.options.reorder, nullptr, /*raw=*/true);
   return space::CountPlan(m, raw, 1, nullptr);
 }
 
@@ -363,8 +363,14 @@ SpaceReport BoundSpace::Explain() const {
     }
     break;
   }
+  // The configs whose derived values all compute: what the constraints
+  // start from, so that a constraint is charged only with what it removes.
   std::vector<char> prefix(n, 0);
-  uint64_t remaining = report.raw;
+  report.computable =
+      report.raw == 0
+          ? 0
+          : space::CountPlan(m, space::MakePlan(m, prefix, m.options.reorder), threads, nullptr);
+  uint64_t remaining = report.computable;
   for (size_t c = 0; c < n; ++c) {
     ConstraintReport r;
     r.spec = &m.constraints[c];
@@ -387,9 +393,29 @@ SpaceReport BoundSpace::Explain() const {
           space::CountPlan(m, space::MakePlan(m, prefix, m.options.reorder), threads, nullptr);
     }
     r.remaining = remaining;
-    if (r.remaining == 0 && report.emptied_by < 0 && report.failed_derived.empty())
+    if (r.remaining == 0 && report.emptied_by < 0 && report.computable > 0)
       report.emptied_by = static_cast<int>(c);
     report.constraints.push_back(r);
+  }
+  // Whether --ignore-soft would leave configs: only then is it worth saying.
+  if (report.valid == 0 && report.computable > 0) {
+    std::vector<char> hard(n, 0);
+    bool soft_active = false;
+    for (size_t c = 0; c < n; ++c) {
+      hard[c] = all[c] && m.constraints[c].kind != ConstraintKind::kSoft;
+      soft_active = soft_active || (all[c] && !hard[c]);
+    }
+    report.hard_only =
+        soft_active
+            ? space::CountPlan(m, space::MakePlan(m, hard, m.options.reorder), threads, nullptr)
+            : 0;
+  }
+  // A value set that is empty for this problem and device, by name.
+  for (const Impl::Level& level : m.levels) {
+    if (level.is_static && level.values.empty()) {
+      report.empty_parameter = level.param->name + " (" + level.param->where.ToString() + ")";
+      break;
+    }
   }
   return report;
 }

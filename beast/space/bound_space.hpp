@@ -55,7 +55,16 @@ struct ConstraintReport {
 
 struct SpaceReport {
   uint64_t raw = 0;  // Cartesian size of the value sets, no constraint applied
+  // Of those, the configs whose derived values can all be computed (a
+  // division by zero or an overflow removes the others before any check).
+  uint64_t computable = 0;
   uint64_t valid = 0;
+  // When nothing is valid: the configs the hard constraints alone would
+  // leave (0 when no soft constraint is active, or something is valid).
+  uint64_t hard_only = 0;
+  // The first parameter whose value set is empty for this problem and
+  // device: "NAME (FILE:LINE)"; empty when none is.
+  std::string empty_parameter;
   std::vector<ConstraintReport> constraints;  // in declared order (template, then extra)
   uint64_t derived_errors = 0;  // partial configs dropped because a derived value failed
   int emptied_by = -1;          // index of the constraint that left nothing, or -1

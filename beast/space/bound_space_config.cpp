@@ -227,7 +227,10 @@ Instance BoundSpace::Instantiate(const Config& config) const {
 namespace beast {
 
 std::string WhyEmpty(const SpaceReport& report) {
-  if (report.raw == 0) return "a parameter's value set is empty";
+  if (report.raw == 0)
+    return report.empty_parameter.empty()
+               ? "a parameter's value set is empty"
+               : "the value set of parameter " + report.empty_parameter + " is empty";
   if (!report.failed_derived.empty())
     return "the derived value " + report.failed_derived +
            " cannot be computed for this problem (integer overflow or division by zero), "
@@ -246,12 +249,15 @@ std::string WhyEmpty(const SpaceReport& report) {
     const ConstraintReport& r = report.constraints[i];
     if (r.removed == 0) continue;
     soft = soft || r.spec->kind == ConstraintKind::kSoft;
-    if (static_cast<int>(i) == report.emptied_by) continue;
+    // Before it as they are counted: in declared order.
+    if (report.emptied_by >= 0 && static_cast<int>(i) >= report.emptied_by) continue;
     before += (before.empty() ? "" : ", ") + std::string(ConstraintKindName(r.spec->kind)) + " \"" +
               r.spec->expr.text() + "\" " + std::to_string(r.removed);
   }
   if (!before.empty()) why += " (before it: " + before + ")";
-  if (soft) why += "; soft constraints removed configs: --ignore-soft applies the hard ones only";
+  // Said only when dropping the soft constraints would leave configs.
+  if (soft && report.hard_only > 0)
+    why += "; soft constraints removed configs: --ignore-soft applies the hard ones only";
   return why;
 }
 

@@ -75,33 +75,25 @@ std::vector<std::string> ProblemVariableNames(OpKind op) {
   // 2 for f16); compute_bytes: of the type kernels compute and stage in local
   // memory (8 for f64, else 4); nhwc: 1 for an NHWC convolution, 0 for NCHW
   // (for a template whose GEMM view depends on the layout); tf32: 1 for a
-  // problem with math=tf32 (f32 products may round their inputs to TF32).
+  // problem with math=tf32 (f32 products may round their inputs to TF32);
+  // col_major (GEMM): 1 when the operands are column-major; bias (conv2d): 1
+  // when the convolution adds a bias. The names of Problem::Variables().
   if (op == OpKind::kGemm)
-    return {"M", "N", "K", "trans_a", "trans_b", "dtype_bytes", "compute_bytes", "tf32"};
-  return {"N",
-          "C",
-          "H",
-          "W",
-          "K",
-          "R",
-          "S",
-          "P",
-          "Q",
-          "stride_h",
-          "stride_w",
-          "pad_h",
-          "pad_w",
-          "dilation_h",
-          "dilation_w",
-          "groups",
-          "nhwc",
-          "dtype_bytes",
-          "compute_bytes",
+    return {"M",   "N", "K", "trans_a", "trans_b", "col_major", "dtype_bytes", "compute_bytes",
+            "tf32"};
+  return {"N",        "C",     "H",     "W",           "K",
+          "R",        "S",     "P",     "Q",           "stride_h",
+          "stride_w", "pad_h", "pad_w", "dilation_h",  "dilation_w",
+          "groups",   "bias",  "nhwc",  "dtype_bytes", "compute_bytes",
           "tf32"};
 }
 
 std::vector<std::string> CompiledResourceNames() {
   return {"registers", "spills", "stack_bytes", "local_mem_used"};
+}
+
+std::vector<std::string> RenderedNames() {
+  return {"LAYOUT", "KERNEL_NAME", "BACKEND", "DTYPE", "STORAGE"};
 }
 
 std::vector<std::string> DeviceVariableNames() {
@@ -176,7 +168,7 @@ void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& 
   if (root["description"].IsDefined())
     spec->description = L.Scalar(root["description"], "description");
   if (root["layouts"].IsDefined()) {
-    for (const auto& item : root["layouts"]) {
+    for (const auto& item : L.Sequence(root["layouts"], "layouts")) {
       std::string layout = L.Scalar(item, "layout");
       if (layout == "NCHW")
         spec->layouts.push_back(Layout::kNCHW);
@@ -185,12 +177,13 @@ void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& 
       else
         L.Fail(item, "layout must be NCHW or NHWC, not \"" + layout + "\"");
     }
+    if (spec->layouts.empty()) L.Fail(root["layouts"], "layouts lists no layout");
   } else if (spec->op == OpKind::kConv2d) {
     L.Fail(root, "a conv2d space must list its layouts");
   }
   if (root["dtypes"].IsDefined()) {
     spec->dtypes.clear();
-    for (const auto& item : root["dtypes"]) {
+    for (const auto& item : L.Sequence(root["dtypes"], "dtypes")) {
       const std::string name = L.Scalar(item, "dtype");
       const std::optional<DType> dtype = ParseDType(name);
       if (!dtype) L.Fail(item, "dtype must be f32, f64, f16 or bf16, not \"" + name + "\"");
@@ -200,7 +193,7 @@ void ReadHeader(const YamlReader& L, const YAML::Node& root, const std::string& 
   }
   if (root["backends"].IsDefined()) {
     spec->backends.clear();
-    for (const auto& item : root["backends"]) {
+    for (const auto& item : L.Sequence(root["backends"], "backends")) {
       const std::string name = L.Scalar(item, "backend");
       if (name == "opencl")
         spec->backends.push_back(Backend::kOpenCL);

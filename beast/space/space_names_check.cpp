@@ -39,6 +39,11 @@ void CheckName(const SourceLocation& where, const std::string& what, const std::
   const std::vector<std::string> compiled = CompiledResourceNames();
   if (std::find(compiled.begin(), compiled.end(), name) != compiled.end())
     Fail(where, what + " " + name + " shadows a compiled resource (after-compile constraints)");
+  const std::vector<std::string> rendered = RenderedNames();
+  if (std::find(rendered.begin(), rendered.end(), name) != rendered.end())
+    Fail(where, what + " " + name + " shadows a name the renderer sets (" + rendered[0] + ", " +
+                    rendered[1] + ", " + rendered[2] + ", " + rendered[3] + ", " + rendered[4] +
+                    ")");
 }
 
 // Which names a space binds, and where.

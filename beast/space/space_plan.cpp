@@ -105,10 +105,10 @@ uint64_t CheckedProduct(uint64_t a, uint64_t b) {
 }
 
 Plan MakePlan(const Impl& m, const std::vector<char>& active, bool reorder,
-              std::vector<uint64_t>* prefilter_removed) {
+              std::vector<uint64_t>* prefilter_removed, bool raw) {
   Plan plan;
   plan.active = active;
-  plan.raw = std::none_of(active.begin(), active.end(), [](char a) { return a != 0; });
+  plan.raw = raw;
   size_t n = m.levels.size();
   plan.check_node.assign(m.constraints.size(), -1);
   plan.prefilter_level.assign(m.constraints.size(), -1);

@@ -39,7 +39,7 @@ struct PlanNode {
 
 struct Plan {
   std::vector<char> active;  // per constraint
-  bool raw = false;          // no constraint active: derived failures do not count
+  bool raw = false;          // the Cartesian size: derived failures do not count
   std::vector<PlanNode> nodes;
   std::vector<int> roots;            // independent walks of the whole space
   std::vector<int> linear;           // nodes in walk order (preorder)
@@ -52,9 +52,12 @@ struct Plan {
 // Builds the plan for the active constraints. With reorder, parameters are
 // chosen by an estimate of the walk's cost; without, in declared order (and
 // groups split off only where that keeps the walk order declared). Values a
-// prefilter removes are added to (*prefilter_removed)[c] when given.
+// prefilter removes are added to (*prefilter_removed)[c] when given. A raw
+// plan (the Cartesian size) keeps configs whose derived values fail; any
+// other drops them, whether or not a constraint is active (a space whose
+// only constraints are soft, under --ignore-soft, still drops them).
 Plan MakePlan(const BoundSpace::Impl& m, const std::vector<char>& active, bool reorder,
-              std::vector<uint64_t>* prefilter_removed = nullptr);
+              std::vector<uint64_t>* prefilter_removed = nullptr, bool raw = false);
 
 // a * b, or Error(kBadInput) when the product does not fit 64 bits.
 uint64_t CheckedProduct(uint64_t a, uint64_t b);

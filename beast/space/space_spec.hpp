@@ -124,5 +124,9 @@ std::vector<std::string> DeviceVariableNames();
 // registers (per thread), spills (spill bytes), stack_bytes, local_mem_used
 // (shared / local memory per group).
 std::vector<std::string> CompiledResourceNames();
+// The names the renderer sets itself (template_vars.cpp): LAYOUT,
+// KERNEL_NAME, BACKEND, DTYPE, STORAGE. No parameter or derived value may
+// take one: the renderer's would win, and the template never see it.
+std::vector<std::string> RenderedNames();
 
 }  // namespace beast

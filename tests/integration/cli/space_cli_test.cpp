@@ -1,9 +1,11 @@
 // beast space --t1 FILE: a T1 file is its own space, so the table names the
-// file once and prints no template folder, problem or device lines.
+// file once and prints no template folder, problem or device lines; options
+// one form would ignore are refused in one line.
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/command_runner.hpp"
@@ -27,6 +29,25 @@ TEST(SpaceCli, AT1FileIsNamedOnceWithNoProblemOrDeviceLine) {
   EXPECT_EQ(lines.back().rfind("valid: ", 0), 0u) << lines.back();
   EXPECT_EQ(r.output.find("\ndevice "), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("\nproblem "), std::string::npos) << r.output;
+}
+
+TEST(SpaceCli, OptionsTheFormWouldIgnoreAreOneLine) {
+  const std::string t1 =
+      std::string(BEAST_TEST_SOURCE_DIR) + "/tests/bench/spaces/t1/convolution_milo.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--t1 " + t1 + " --device bogus",
+       "beast space: --t1 takes no --device (a T1 file holds its space whole)\n"},
+      {"--t1 " + t1 + " --problem gemm:M=1,N=1,K=1",
+       "beast space: --t1 takes no --problem (a T1 file holds its space whole)\n"},
+      {"gemm/tiled --problem gemm:M=64,N=64,K=64 --count", "beast space: --count goes with --t1\n"},
+      {"gemm/tiled --problem gemm:M=64,N=64,K=64 --list -3",
+       "beast space: --list must not be negative\n"},
+  };
+  for (const auto& [args, line] : cases) {
+    testing::CommandResult r = testing::RunCommand(testing::BeastBinary() + " space " + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.output, line) << args;
+  }
 }
 
 }  // namespace

@@ -4,8 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include "beast/core/error.hpp"
 #include "beast/problem/device_spec_table.hpp"
+#include "support/test_dir.hpp"
 
 namespace beast {
 namespace {
@@ -87,6 +93,41 @@ TEST(DeviceSpecTable, CoversTheIssuedArchitecturesAndNamesTheKnownOnes) {
     EXPECT_EQ(std::string(e.what()), "cuda:sm_61: no spec table for sm_61 in " + kConstraints +
                                          "/devices (known: sm_70 sm_75 sm_80 sm_86 sm_89 sm_90)");
   }
+}
+
+// A spec table with a bad size or a count below 1 is one line naming the
+// file and line (a warp size of 0 would divide by zero in a constraint).
+TEST(DeviceSpecTable, ABadOrNonPositiveSizeIsNamedWithItsLine) {
+  const std::string dir = testing::FreshTestDir("device_spec_table").string();
+  std::filesystem::create_directories(dir + "/devices");
+  std::ifstream hopper(kConstraints + "/devices/sm_90.yaml");
+  const std::string good((std::istreambuf_iterator<char>(hopper)),
+                         std::istreambuf_iterator<char>());
+  // The error of sm_90's table with `from` replaced by `to`, its path cut.
+  auto error_of = [&](const std::string& from, const std::string& to) -> std::string {
+    const size_t at = good.find(from);
+    if (at == std::string::npos) return "the table has no " + from;
+    std::string text = good;
+    text.replace(at, from.size(), to);
+    std::ofstream(dir + "/devices/sm_90.yaml") << text;
+    try {
+      LoadDeviceSpec(dir, "sm_90");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kBadInput);
+      const std::string what = e.what();
+      const std::string path = dir + "/devices/sm_90.yaml:";
+      return what.rfind(path, 0) == 0 ? what.substr(path.size()) : what;
+    }
+    return "(loaded)";
+  };
+  EXPECT_EQ(
+      error_of("max_work_item_sizes: [1024, 1024, 64]", "max_work_item_sizes: [1024, 1024, lots]"),
+      "8: max_work_item_sizes[2] must be an integer");
+  EXPECT_EQ(error_of("max_work_item_sizes: [1024, 1024, 64]", "max_work_item_sizes: [1024, 0, 64]"),
+            "8: max_work_item_sizes[1] must be at least 1, not 0");
+  EXPECT_EQ(error_of("warp_size: 32", "warp_size: 0"), "12: warp_size must be at least 1, not 0");
+  EXPECT_EQ(error_of("warp_size: 32", "warp_size: 32"), "(loaded)");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -126,6 +126,35 @@ TEST(SpaceLoader, DuplicateKeysBadNamesAndShapesAreNamedWithTheirLine) {
   EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: registers, values: [1]}\n" +
                              kLaunch),
             "FILE:5: parameter registers shadows a compiled resource (after-compile constraints)");
+  // The renderer's own names would hide the parameter from the template.
+  EXPECT_EQ(LoadError(t, std::string(kHead) + params + "derived:\n  - {name: DTYPE, expr: A}\n" +
+                             kLaunch),
+            "FILE:7: derived value DTYPE shadows a name the renderer sets (LAYOUT, KERNEL_NAME, "
+            "BACKEND, DTYPE, STORAGE)");
+  // Every name of Problem::Variables() is the problem's: col_major (GEMM)
+  // and bias (conv2d) too.
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "parameters:\n  - {name: col_major, values: [1]}\n" +
+                             kLaunch),
+            "FILE:5: parameter col_major shadows a problem or device name");
+  EXPECT_EQ(LoadError(t,
+                      "op: conv2d\nsource: bad.cl.j2\nkernel: k\nlayouts: [NCHW]\n"
+                      "parameters:\n  - {name: bias, values: [1]}\n" +
+                          std::string(kLaunch)),
+            "FILE:6: parameter bias shadows a problem or device name");
+  // layouts, dtypes and backends are lists.
+  EXPECT_EQ(LoadError(t, "op: conv2d\nsource: bad.cl.j2\nkernel: k\nlayouts: {a: NCHW}\n" + params +
+                             kLaunch),
+            "FILE:4: layouts must be a list ([A, B])");
+  EXPECT_EQ(
+      LoadError(t, "op: conv2d\nsource: bad.cl.j2\nkernel: k\nlayouts: NCHW\n" + params + kLaunch),
+      "FILE:4: layouts must be a list ([A, B])");
+  EXPECT_EQ(
+      LoadError(t, "op: conv2d\nsource: bad.cl.j2\nkernel: k\nlayouts: []\n" + params + kLaunch),
+      "FILE:4: layouts lists no layout");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "dtypes: {f32: 1}\n" + params + kLaunch),
+            "FILE:4: dtypes must be a list ([A, B])");
+  EXPECT_EQ(LoadError(t, std::string(kHead) + "backends: cuda\n" + params + kLaunch),
+            "FILE:4: backends must be a list ([A, B])");
   EXPECT_EQ(LoadError(t, std::string(kHead) + params + "derived: {D: A + 1}\n" + kLaunch),
             "FILE:6: derived must be a list of {name, expr}");
   EXPECT_EQ(LoadError(t, std::string(kHead) + params + "constraints: {A: 1}\n" + kLaunch),
