@@ -3,8 +3,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <set>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "beast/core/error.hpp"
@@ -220,6 +222,16 @@ void ReadKeys(const std::string& text, const std::string& op, const std::string&
   // Synonyms (GEMM's transA and trans_a) name one value.
   if (seen.count("transA") && seen.count("trans_a")) Fail(text, "transA and trans_a both given");
   if (seen.count("transB") && seen.count("trans_b")) Fail(text, "transB and trans_b both given");
+  // A convolution's stride, pad or dilation for both axes and for one: which
+  // one won would depend on their order.
+  for (const char* both : {"stride", "pad", "dilation"}) {
+    for (const char* axis : {"_h", "_w"}) {
+      const std::string one = std::string(both) + axis;
+      if (seen.count(both) && seen.count(one))
+        Fail(text, std::string(both) + " and " + one + " both given (give " + both + "_h and " +
+                       both + "_w)");
+    }
+  }
 }
 
 }  // namespace
@@ -285,13 +297,39 @@ void Problem::Validate() const {
       throw Error(ErrorCode::kBadArgument,
                   std::string(name) + " must be positive, not " + std::to_string(v));
   };
+  // Every size, stride, pad and dilation fits an int, as kernels index with
+  // ints; and so the output extent below cannot overflow.
+  auto fits = [](int64_t v, const char* name) {
+    if (v > std::numeric_limits<int32_t>::max())
+      throw Error(ErrorCode::kBadArgument, std::string(name) + "=" + std::to_string(v) +
+                                               " is more than " +
+                                               std::to_string(std::numeric_limits<int32_t>::max()));
+  };
   if (op_ == OpKind::kGemm) {
     positive(gemm_.m, "M");
     positive(gemm_.n, "N");
     positive(gemm_.k, "K");
+    const std::pair<int64_t, const char*> sizes[] = {
+        {gemm_.m, "M"}, {gemm_.n, "N"}, {gemm_.k, "K"}};
+    for (const auto& [v, name] : sizes) fits(v, name);
     return;
   }
   const Conv2dShape& c = conv_;
+  const std::pair<int64_t, const char*> sizes[] = {{c.n, "N"},
+                                                   {c.c, "C"},
+                                                   {c.h, "H"},
+                                                   {c.w, "W"},
+                                                   {c.k, "K"},
+                                                   {c.r, "R"},
+                                                   {c.s, "S"},
+                                                   {c.stride_h, "stride_h"},
+                                                   {c.stride_w, "stride_w"},
+                                                   {c.pad_h, "pad_h"},
+                                                   {c.pad_w, "pad_w"},
+                                                   {c.dilation_h, "dilation_h"},
+                                                   {c.dilation_w, "dilation_w"},
+                                                   {c.groups, "groups"}};
+  for (const auto& [v, name] : sizes) fits(v, name);
   positive(c.n, "N");
   positive(c.c, "C");
   positive(c.h, "H");

@@ -89,14 +89,14 @@ TEST_F(EmptySpaces, TheSameProblemTwiceIsTunedOnce) {
 }
 
 TEST_F(EmptySpaces, AnOverflowNamesTheDerivedValueThatOverflowed) {
-  // M * N is 2^64: the derived OUTPUTS cannot be computed, not "N % VWN == 0".
+  // N * K * P * Q is 2^64 (each size fits an int, as a problem's must): the
+  // derived OUTPUTS cannot be computed, which is what empties the space.
+  const std::string problem = "conv2d:N=65536,C=1,H=65536,W=65536,K=65536,R=1,S=1,layout=NCHW";
   CommandResult refused = RunCommand(
-      BeastBinary() +
-          " space gemm/tiled --problem gemm:M=4294967296,N=4294967296,K=16 2>&1 >/dev/null",
-      false);
+      BeastBinary() + " space conv2d/direct_nchw --problem " + problem + " 2>&1 >/dev/null", false);
   EXPECT_EQ(refused.exit_code, 1);
   const std::string space_file =
-      std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates/gemm/tiled.space.yaml";
+      std::string(BEAST_TEST_SOURCE_DIR) + "/kernel_templates/conv2d/direct_nchw.space.yaml";
   // The line that declares OUTPUTS, wherever an edit of the file puts it.
   int line = 0;
   {
@@ -107,9 +107,10 @@ TEST_F(EmptySpaces, AnOverflowNamesTheDerivedValueThatOverflowed) {
   }
   ASSERT_GT(line, 0);
   EXPECT_EQ(refused.output,
-            "beast space: the space of gemm/tiled is empty for "
-            "gemm:M=4294967296,N=4294967296,K=16,transA=0,transB=0,dtype=f32: the derived value "
-            "OUTPUTS = M * N (" +
+            "beast space: the space of conv2d/direct_nchw is empty for "
+            "conv2d:N=65536,C=1,H=65536,W=65536,K=65536,R=1,S=1,stride_h=1,stride_w=1,pad_h=0,"
+            "pad_w=0,dilation_h=1,dilation_w=1,groups=1,layout=NCHW,dtype=f32: the derived value "
+            "OUTPUTS = N * K * P * Q (" +
                 space_file + ":" + std::to_string(line) +
                 ") cannot be computed for this problem (integer overflow or division by "
                 "zero), which removes every config\n");

@@ -168,6 +168,19 @@ TEST(Problem, BadInputIsOneClearLine) {
             "than the "
             "padded input (output would be 0x0)");
   EXPECT_EQ(ErrorOf("gemm"), "problem \"gemm\": expected OP:KEY=VALUE,... with OP conv2d or gemm");
+  // Both axes and one of them: which won would depend on their order.
+  EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,stride_h=1,stride=2"),
+            "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,stride_h=1,stride=2\": stride and "
+            "stride_h both given (give stride_h and stride_w)");
+  EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,pad=1,pad_w=0"),
+            "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,pad=1,pad_w=0\": pad and pad_w both "
+            "given (give pad_h and pad_w)");
+  // Sizes past an int (a kernel's index), before any arithmetic on them.
+  EXPECT_EQ(ErrorOf("gemm:M=2147483648,N=2,K=3"),
+            "problem \"gemm:M=2147483648,N=2,K=3\": M=2147483648 is more than 2147483647");
+  EXPECT_EQ(ErrorOf("conv2d:N=1,C=1,H=1,W=1,K=1,R=3,S=1,dilation_h=4611686018427387905"),
+            "problem \"conv2d:N=1,C=1,H=1,W=1,K=1,R=3,S=1,dilation_h=4611686018427387905\": "
+            "dilation_h=4611686018427387905 is more than 2147483647");
   EXPECT_EQ(ErrorOf("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,layout=CHWN"),
             "problem \"conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,layout=CHWN\": layout \"CHWN\" is not "
             "NCHW or NHWC");
