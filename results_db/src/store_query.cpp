@@ -91,7 +91,22 @@ std::string RowsCte(size_t param_matches) {
 // too: rows rank by their time plus prepare_ms (the confirmed ones still
 // first: a confirmation re-measures a pair's top configs, picked by time
 // alone, so a cheaper transform outside them is not considered).
-std::string BestCte(bool plain) {
+// With `param_filtered` (parameter matches narrowed result_rows), the newest
+// version is found among every ok row of the pair, not only the matching
+// ones: a filter must not bring back a version an edit replaced (one asked
+// for by its hash, ?9, stays that version).
+const char kNewestOfTheseRows[] = R"SQL(FIRST_VALUE(template_id) OVER (
+             PARTITION BY device_id, problem_id, template_name
+             ORDER BY run_id DESC, measurement_id DESC))SQL";
+const char kNewestOfEveryRow[] = R"SQL((
+             SELECT nc.template_id FROM measurements nm
+             JOIN configs nc ON nc.id = nm.config_id JOIN templates nt ON nt.id = nc.template_id
+             WHERE nm.device_id = result_rows.device_id AND nm.problem_id = result_rows.problem_id
+               AND nt.name = result_rows.template_name AND nm.status = 'ok'
+               AND nm.median_ms IS NOT NULL AND (?9 IS NULL OR nt.hash = ?9)
+             ORDER BY nm.run_id DESC, nm.id DESC LIMIT 1))SQL";
+
+std::string BestCte(bool plain, bool param_filtered = false) {
   const std::string order = plain ? "confirmed_ms IS NULL, confirmed_ms + COALESCE(prepare_ms, 0), "
                                     "median_ms + COALESCE(prepare_ms, 0)"
                                   : "confirmed_ms IS NULL, confirmed_ms, median_ms";
@@ -103,14 +118,13 @@ best_rows AS (
                               ORDER BY )SQL" +
          order + R"SQL(,
                                        measurement_id) AS rank_in_version,
-           FIRST_VALUE(template_id) OVER (PARTITION BY device_id, problem_id, template_name
-                                          ORDER BY run_id DESC, measurement_id DESC)
+           )SQL" +
+         std::string(param_filtered ? kNewestOfEveryRow : kNewestOfTheseRows) + R"SQL(
              AS newest_template_id
     FROM result_rows WHERE status = 'ok' AND median_ms IS NOT NULL)
   WHERE rank_in_version <= ?8 AND template_id = newest_template_id
 ))SQL";
 }
-const std::string kBestCte = BestCte(false);
 
 const std::string kResultColumns = R"SQL(
 SELECT measurement_id, run_id, device_id, backend, device_name, problem_id, problem_key,
@@ -131,8 +145,9 @@ ORDER BY device_name, device_id, problem_key, template_name, template_id, rank_i
 LIMIT ?6)SQL";
 
 std::string QuerySql(bool best, size_t param_matches) {
-  return RowsCte(param_matches) + (best ? kBestCte + kResultColumns + "FROM best_rows" + kBestOrder
-                                        : kResultColumns + "FROM result_rows" + kOrder);
+  return RowsCte(param_matches) +
+         (best ? BestCte(false, param_matches > 0) + kResultColumns + "FROM best_rows" + kBestOrder
+               : kResultColumns + "FROM result_rows" + kOrder);
 }
 
 // A parameter's value as JSON has it: an integer, a real, or a string.

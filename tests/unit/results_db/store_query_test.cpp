@@ -206,6 +206,30 @@ TEST_F(StoreQueryTest, ATemplateEditPutBackMakesTheFirstVersionNewestAgain) {
             (std::vector<std::string>{"GPU gemm/tiled@bbbb MWG=32 ok 3.000000 -"}));
 }
 
+// A parameter filter narrows the rows of the newest version; it does not
+// bring back the best of a version an edit replaced.
+TEST_F(StoreQueryTest, AParameterFilterKeepsToTheNewestVersion) {
+  Store& s = *store_;
+  int64_t tiled_v2 = s.UpsertTemplate("gemm/tiled", "bbbb", "kernel_templates/gemm/tiled.cl.j2");
+  s.RecordMeasurement(
+      Ok(run_, gpu_, gemm_, s.UpsertConfig(tiled_v2, "MWG=32", "h32", R"({"MWG": 32})"), 3.0));
+  QueryFilter filter;
+  filter.device_id = gpu_;
+  filter.best_only = true;
+  filter.params = {{"MWG", "32"}};
+  EXPECT_EQ(Describe(s.Query(filter)),
+            (std::vector<std::string>{"GPU gemm/tiled@bbbb MWG=32 ok 3.000000 -"}));
+  filter.params = {{"MWG", "64"}};  // measured by aaaa only
+  EXPECT_EQ(Describe(s.Query(filter)), std::vector<std::string>{});
+  filter.template_hash = "aaaa";  // that version, asked for
+  EXPECT_EQ(Describe(s.Query(filter)),
+            (std::vector<std::string>{"GPU gemm/tiled@aaaa MWG=64 ok 4.000000 2.000000"}));
+  filter.best_only = false;  // every row that matches, of every version
+  filter.template_hash.reset();
+  EXPECT_EQ(Describe(s.Query(filter)),
+            (std::vector<std::string>{"GPU gemm/tiled@aaaa MWG=64 ok 4.000000 2.000000"}));
+}
+
 TEST_F(StoreQueryTest, SpeedupNeedsAnOkDefault) {
   Store& s = *store_;
   int64_t conv = s.UpsertProblem(kConv, "conv2d", 73728.0);
