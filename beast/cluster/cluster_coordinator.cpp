@@ -328,6 +328,7 @@ ClusterRun Coordinate(RankLink& link, Ranks& ranks, const TuneOptions& o,
     // ranks' shares.
     if (!ended_early)
       ranks.EndAll(out.interrupted ? std::chrono::seconds(10) : std::chrono::seconds(60), land);
+    out.late_failure = ranks.fatal();
     for (size_t k = 0; k < groups.size(); ++k) {
       ClusterSchedule::Group& g = schedule.groups()[k];
       SummarizeGroup(o, store, g);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 #include <vector>
 
 #include "beast/cluster/rank_link.hpp"
@@ -24,6 +25,10 @@ struct ClusterRun {
   // One per group of ranks with one device, in the order of their first rank.
   std::vector<TuneSummary> groups;
   bool interrupted = false;
+  // A rank that failed once its work was done (while the run ended): every
+  // outcome is recorded, but that rank's exit is not 0, so neither is the
+  // job's; this is its line.
+  std::string late_failure;
 };
 
 // Throws Error for bad input (before the database is touched) or a rank

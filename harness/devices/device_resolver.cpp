@@ -95,9 +95,18 @@ DeviceSelector LocalDevice(const DeviceSelector& selector, int local_index) {
                                                           : harness::ListOpenClDevices().size();
   const std::string name = std::string(BackendName(selector.backend)) + ":local";
   if (count == 0) throw Error(ErrorCode::kNotFound, name + ": no such device on this node");
+  // Two ranks on one device would each time their kernels while the other's
+  // run: both would record disturbed times, silently.
+  if (static_cast<size_t>(local_index) >= count)
+    throw Error(ErrorCode::kBadArgument,
+                name + ": this is device rank " + std::to_string(local_index + 1) +
+                    " of its node, which has " + std::to_string(count) + " " +
+                    BackendName(selector.backend) + " device" + (count == 1 ? "" : "s") +
+                    ": start at most one device rank per device (two on one disturb each "
+                    "other's times)");
   DeviceSelector out = selector;
   out.local = false;
-  out.index = local_index % static_cast<int>(count);
+  out.index = local_index;
   return out;
 }
 

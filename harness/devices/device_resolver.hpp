@@ -13,8 +13,9 @@ namespace beast {
 
 DeviceInfo ResolveDevice(const DeviceSelector& selector, bool to_compile = true);
 // A cuda:local or opencl:local selector made the device of the node's
-// `local_index`-th device rank (modulo the devices of the backend present);
-// any other selector as it is. Throws when the node has none.
+// `local_index`-th device rank (0-based); any other selector as it is.
+// Throws when the node has no such device, or fewer devices of the backend
+// than that rank's place needs (no two ranks share one device).
 DeviceSelector LocalDevice(const DeviceSelector& selector, int local_index);
 // The device `beast tune` uses when none is named: the first CUDA GPU when
 // the driver finds one and this beast has NVRTC, else the first OpenCL
