@@ -133,9 +133,10 @@ class Server {
       case ClusterMessage::kMeasure: {
         const MeasureTask task = DecodeMeasureTask(request);
         const PlannedPair& pair = PairOf(task.pair);
-        std::optional<Outcome> outcome = MeasureConfig(
-            {*s_.supply, *s_.worker, BenchmarkPlanOf(o_), o_.timeout_seconds, s_.summary}, pair,
-            Config::ParseKey(task.config_key), task.best_ms, stop_);
+        std::optional<Outcome> outcome =
+            MeasureConfig({*s_.supply, *s_.worker, BenchmarkPlanOf(o_), o_.timeout_seconds,
+                           s_.summary, o_.setup_seconds},
+                          pair, Config::ParseKey(task.config_key), task.best_ms, stop_);
         if (!outcome) return std::nullopt;
         return EncodeMeasuredTask({task.pair, task.config_key, std::move(*outcome)});
       }

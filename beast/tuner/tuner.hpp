@@ -66,6 +66,11 @@ struct TuneOptions {
   // Per config, build included; a faster limit applies once the problem has
   // a best time (beast/worker/worker_time_limit.hpp).
   double timeout_seconds = 60;
+  // How long the device worker may take to make a problem's inputs and
+  // reference on the host (at least timeout_seconds): past it, or when the
+  // worker dies doing it, no config of the problem can be measured and the
+  // run stops with one line (kProblemSetupSeconds).
+  double setup_seconds = 600;
   // Timing: warm-up runs, then repetitions until the median is stable.
   int warmup = 2;
   int min_reps = 5;

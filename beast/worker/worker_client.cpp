@@ -102,6 +102,15 @@ std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, cons
     attempts = 2;
     reply = Request(encoded, limit, stop, "", check);
   }
+  if ((reply.kind == Reply::kTimeout || reply.kind == Reply::kCrashed) && reply.in_setup) {
+    throw ProblemSetupFailed(
+        request.problem_key +
+        ": the device worker could not make the problem's inputs and "
+        "reference: " +
+        reply.why +
+        " (no config ran: raise --setup-seconds, or leave the problem out; what was measured is "
+        "kept)");
+  }
   Outcome out;
   switch (reply.kind) {
     case Reply::kStopped:

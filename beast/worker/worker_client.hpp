@@ -26,6 +26,16 @@ namespace beast {
 // post-compile constraint it fails), or nullopt.
 using PostCompileCheck = std::function<std::optional<std::string>(const CompiledResources&)>;
 
+// The device worker could not make a problem's inputs and reference: it
+// ran past the setup limit or died doing it (twice), before any config ran.
+// No config is to blame and none of the problem's can be measured: the run
+// stops (what it measured is kept) rather than record each config a
+// failure at the cost of the whole limit.
+class ProblemSetupFailed : public Error {
+ public:
+  explicit ProblemSetupFailed(const std::string& why) : Error(ErrorCode::kEnvironment, why) {}
+};
+
 class WorkerClient : public DeviceCalls {
  public:
   // `executable` is the beast binary (run as `beast worker`); `device_name`
