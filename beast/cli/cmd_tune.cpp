@@ -58,8 +58,9 @@ const char kDetails[] =
     "--timeout-seconds per config (default 60, build included; the problem's inputs and\n"
     "reference, made once, are not), and once the problem has a best time b, 3 s + 5 x\n"
     "build time + 50 x b x (1 + 2 warm-ups + max reps) after the build. Making a problem's\n"
-    "inputs and reference may take --setup-seconds (default 600); past that, or when the\n"
-    "worker dies doing it twice, the run stops with one line (no config is to blame).\n"
+    "inputs and reference may take --setup-seconds (default 600, or --timeout-seconds if\n"
+    "longer); past that, or when the worker dies doing it, the run stops with one line and\n"
+    "exit code 4 (no config is to blame).\n"
     "--max-seconds S bounds the timed repetitions of a config (default 2).\n"
     "--baselines: the vendor library measured once per problem on the same device, inputs,\n"
     "validation and timing as the kernels (skipped when the database has it): clblast\n"
@@ -159,6 +160,7 @@ int TuneOnSeveralDevices(const TuneOptions& o, const std::vector<DeviceSelector>
       o, devices,
       // What each device process is given anew: a repeated option is refused.
       Without(argv, {"device", "baselines", "confirm-top", "progress-label"}, {"json", "quiet"}));
+  if (run.setup_failed) return 4;  // the device's process said why
   return PrintGroups(run.groups, run.interrupted, json);
 }
 

@@ -1,5 +1,6 @@
 // beast: the command-line tool. Dispatches to a verb; a beast::Error becomes
-// one line on stderr and exit code 1 (2 for a usage error).
+// one line on stderr and exit code 1 (2 for a usage error, 4 when a
+// problem's inputs and reference could not be made).
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   } catch (const beast::Error& e) {
     std::cout.flush();
     std::fprintf(stderr, "beast %s: %s\n", verb.c_str(), e.what());
+    if (e.code() == beast::ErrorCode::kProblemSetup) return 4;
     return e.code() == beast::ErrorCode::kBadArgument ? 2 : 1;
   } catch (const std::exception& e) {
     std::cout.flush();

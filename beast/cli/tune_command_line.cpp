@@ -79,7 +79,8 @@ void DeclareOptions(CLI::App& app, TuneArgs* a) {
   AddSeconds(app, "--max-seconds", &a->max_seconds, "timed repetitions of a config at most");
   AddSeconds(app, "--timeout-seconds", &a->timeout_seconds, "per config, build included");
   AddSeconds(app, "--setup-seconds", &a->setup_seconds,
-             "a problem's inputs and reference, made once (default 600)");
+             "a problem's inputs and reference, made once (default 600, or "
+             "--timeout-seconds if longer)");
   app.add_option("--baselines", a->baselines, "auto, clblast, nvidia or none");
   app.add_option("--cache-dir", a->cache_dir, "the program cache");
   app.add_flag("--no-cache", a->no_cache, "build every program afresh");

@@ -67,6 +67,7 @@ std::unique_ptr<Serving> Open(const TuneOptions& o, const DeviceSelector& select
       o.worker_executable.empty() ? "/proc/self/exe" : o.worker_executable;
   s->worker = std::make_unique<WorkerClient>(executable, s->device.backend, s->device.index,
                                              s->device.name, o.cache_dir);
+  s->worker->SetSetupSeconds(std::max(o.setup_seconds, o.timeout_seconds));
   if (!s->worker->Start(stop)) return nullptr;
   std::optional<harness::PeakFlopsResult> peak =
       s->worker->MeasurePeak(PeakRequestOf(o, s->pairs), kPeakTimeoutSeconds, stop);
@@ -133,10 +134,9 @@ class Server {
       case ClusterMessage::kMeasure: {
         const MeasureTask task = DecodeMeasureTask(request);
         const PlannedPair& pair = PairOf(task.pair);
-        std::optional<Outcome> outcome =
-            MeasureConfig({*s_.supply, *s_.worker, BenchmarkPlanOf(o_), o_.timeout_seconds,
-                           s_.summary, o_.setup_seconds},
-                          pair, Config::ParseKey(task.config_key), task.best_ms, stop_);
+        std::optional<Outcome> outcome = MeasureConfig(
+            {*s_.supply, *s_.worker, BenchmarkPlanOf(o_), o_.timeout_seconds, s_.summary}, pair,
+            Config::ParseKey(task.config_key), task.best_ms, stop_);
         if (!outcome) return std::nullopt;
         return EncodeMeasuredTask({task.pair, task.config_key, std::move(*outcome)});
       }
@@ -172,13 +172,15 @@ class Server {
 // The device this rank serves (cluster_rank.hpp).
 DeviceSelector ChosenDevice(const std::vector<DeviceSelector>& given, int local_index) {
   DeviceSelector selector;
+  int place = local_index;  // among the node's ranks dealt this selector
   if (!given.empty()) {
     selector = given[static_cast<size_t>(local_index) % given.size()];
+    place = local_index / static_cast<int>(given.size());
   } else {
     selector = BestDevice();
     selector.local = selector.backend == Backend::kCuda;
   }
-  return LocalDevice(selector, local_index);
+  return LocalDevice(selector, place);
 }
 
 // After a failure told to the coordinator: waits for its kDone (it tells

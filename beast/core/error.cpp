@@ -25,6 +25,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "environment error";
     case ErrorCode::kInternal:
       return "internal error";
+    case ErrorCode::kProblemSetup:
+      return "problem setup failed";
   }
   return "unknown error";
 }

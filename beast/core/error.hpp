@@ -18,6 +18,9 @@ enum class ErrorCode {
   kDamaged,      // a database file with damaged pages: never written into
   kEnvironment,  // missing driver, compiler, interpreter
   kInternal,     // a failure of a tool beast drives (e.g. renderer crashed)
+  // The device worker could not make a problem's inputs and reference
+  // (beast tune exits 4: a run on several devices must not redo it).
+  kProblemSetup,
 };
 
 const char* ErrorCodeName(ErrorCode code);

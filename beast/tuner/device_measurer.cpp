@@ -48,9 +48,8 @@ std::optional<Outcome> DeviceMeasurer::Measure(const PlannedPair& pair, const Co
   auto it = best_ms_by_problem_.find(pair.problem->Key());
   if (it != best_ms_by_problem_.end()) best = it->second;
   std::optional<Outcome> outcome =
-      MeasureConfig({c_.supply, c_.worker, c_.plan, c_.options.timeout_seconds, c_.summary,
-                     c_.options.setup_seconds},
-                    pair, config, best, stop);
+      MeasureConfig({c_.supply, c_.worker, c_.plan, c_.options.timeout_seconds, c_.summary}, pair,
+                    config, best, stop);
   if (outcome && outcome->status == Status::kOk) {
     auto [it2, fresh] = best_ms_by_problem_.emplace(pair.problem->Key(), *outcome->median_ms);
     if (!fresh) it2->second = std::min(it2->second, *outcome->median_ms);

@@ -94,6 +94,10 @@ Child Spawn(const std::string& device, const std::string& executable,
   return child;
 }
 
+// The exit code of a device's process that could not make a problem's
+// inputs and reference (main.cpp: ErrorCode::kProblemSetup).
+constexpr int kProblemSetupExit = 4;
+
 // Whether a device's process ended its tuning: exit code 0, or 3 (tuned,
 // with some spaces empty, which the summary lists).
 bool Tuned(int wait_status) {
@@ -238,6 +242,11 @@ MultiDeviceSummary TuneOnDevices(const TuneOptions& options,
       out.interrupted = true;
   }
   if (out.interrupted) return out;
+  for (const Child& c : children) {
+    const int status = c.process->wait_status();
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kProblemSetupExit) out.setup_failed = true;
+  }
+  if (out.setup_failed) return out;
   // Each group's first device: what a failed process left, the baselines,
   // the confirmations and the summary.
   for (const auto& group : groups) {

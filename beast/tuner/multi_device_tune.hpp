@@ -24,6 +24,9 @@ struct MultiDeviceSummary {
   // named; empty when the run was interrupted before the final runs.
   std::vector<TuneSummary> groups;
   bool interrupted = false;
+  // A device's process could not make a problem's inputs and reference
+  // (exit 4; it printed why): no final run redoes it, and there is no summary.
+  bool setup_failed = false;
 };
 
 // `options` names no device (options.device is ignored); `devices` are the

@@ -31,7 +31,6 @@ std::optional<Outcome> MeasureJob(const SuppliedMeasure& c, const PlannedPair& p
     request.plan = c.plan;
     TimeLimit limit;
     limit.timeout_seconds = c.timeout_seconds;
-    limit.setup_seconds = c.setup_seconds;
     if (best_ms) {
       limit.best_ms = *best_ms;
       request.plan.best_ms = *best_ms;  // clear losers stop early

@@ -24,7 +24,6 @@ struct SuppliedMeasure {
   harness::BenchmarkPlan plan;
   double timeout_seconds;  // per config, build included
   TuneSummary& summary;    // what measuring costs is added here
-  double setup_seconds;    // a problem's inputs and reference (TuneOptions::setup_seconds)
 };
 
 // The outcome of `config` of `pair`; `best_ms`: the problem's best ok median

@@ -55,6 +55,7 @@ TuneSummary TuneOnDevice(const TuneOptions& o, const std::vector<SpaceSpec>& spe
   const std::string executable =
       o.worker_executable.empty() ? "/proc/self/exe" : o.worker_executable;
   WorkerClient worker(executable, device.backend, device.index, device.name, o.cache_dir);
+  worker.SetSetupSeconds(std::max(o.setup_seconds, o.timeout_seconds));
   if (!worker.Start(stop)) {
     summary.interrupted = true;
     return summary;

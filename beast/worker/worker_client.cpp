@@ -79,6 +79,22 @@ bool WorkerClient::Start(const std::atomic<bool>& stop) {
   return true;
 }
 
+TimeLimit WorkerClient::WithSetup(TimeLimit limit) const {
+  if (limit.setup_seconds) limit.setup_seconds = setup_seconds_;
+  return limit;
+}
+
+void WorkerClient::ThrowIfSetupFailed(const Reply& reply, const std::string& problem_key) const {
+  if (!reply.in_setup || (reply.kind != Reply::kTimeout && reply.kind != Reply::kCrashed)) return;
+  throw ProblemSetupFailed(
+      problem_key +
+      ": the device worker could not make the problem's inputs and reference: " + reply.why +
+      (reply.kind == Reply::kTimeout ? " (no config ran: raise --setup-seconds, or leave the "
+                                       "problem out; what was measured is kept)"
+                                     : " (no config ran: leave the problem out, or give the "
+                                       "host more memory; what was measured is kept)"));
+}
+
 void WorkerClient::Stop() {
   if (process_) process_->Kill();
   process_.reset();
@@ -90,7 +106,8 @@ std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, cons
   MeasureRequest sent = request;
   sent.await_verdict = check != nullptr;
   const std::string encoded = EncodeMeasure(sent);
-  Reply reply = Request(encoded, limit, stop, "", check);
+  const TimeLimit with_setup = WithSetup(limit);
+  Reply reply = Request(encoded, with_setup, stop, "", check);
   int attempts = 1;
   std::string first_death;
   if (reply.kind == Reply::kCrashed) {
@@ -100,17 +117,9 @@ std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, cons
     // recorded as the config's.
     first_death = reply.why;
     attempts = 2;
-    reply = Request(encoded, limit, stop, "", check);
+    reply = Request(encoded, with_setup, stop, "", check);
   }
-  if ((reply.kind == Reply::kTimeout || reply.kind == Reply::kCrashed) && reply.in_setup) {
-    throw ProblemSetupFailed(
-        request.problem_key +
-        ": the device worker could not make the problem's inputs and "
-        "reference: " +
-        reply.why +
-        " (no config ran: raise --setup-seconds, or leave the problem out; what was measured is "
-        "kept)");
-  }
+  ThrowIfSetupFailed(reply, request.problem_key);
   Outcome out;
   switch (reply.kind) {
     case Reply::kStopped:
@@ -140,13 +149,15 @@ std::optional<harness::BaselineResult> WorkerClient::MeasureBaseline(
     const std::atomic<bool>& stop) {
   TimeLimit limit;
   limit.timeout_seconds = timeout_seconds;
-  Reply reply = Request(EncodeBaseline(request), limit, stop, "while running " + request.library);
+  Reply reply =
+      Request(EncodeBaseline(request), WithSetup(limit), stop, "while running " + request.library);
   if (reply.kind == Reply::kStopped) return std::nullopt;
+  ThrowIfSetupFailed(reply, request.problem_key);
   if (reply.kind != Reply::kPayload) {
     harness::BaselineResult out;
     out.routine = routine;
     out.status = reply.kind == Reply::kTimeout ? Status::kTimeout : Status::kCrashed;
-    out.error_text = reply.kind == Reply::kTimeout && !reply.in_setup
+    out.error_text = reply.kind == Reply::kTimeout
                          ? "killed after " + std::to_string(static_cast<int>(timeout_seconds)) +
                                " s: past the limit of a baseline"
                          : reply.why;
@@ -185,12 +196,14 @@ std::optional<std::vector<ConfirmResult>> WorkerClient::Confirm(const ConfirmReq
                                                                 const std::atomic<bool>& stop) {
   TimeLimit limit;
   limit.timeout_seconds = timeout_seconds;
-  Reply reply = Request(EncodeConfirm(request), limit, stop, "while re-measuring the top configs");
+  Reply reply =
+      Request(EncodeConfirm(request), WithSetup(limit), stop, "while re-measuring the top configs");
   if (reply.kind == Reply::kStopped) return std::nullopt;
+  ThrowIfSetupFailed(reply, request.problem_key);
   if (reply.kind != Reply::kPayload) {
     ConfirmResult failed;
     failed.status = reply.kind == Reply::kTimeout ? Status::kTimeout : Status::kCrashed;
-    failed.error_text = reply.kind == Reply::kTimeout && !reply.in_setup
+    failed.error_text = reply.kind == Reply::kTimeout
                             ? "the re-measurement ran past " +
                                   std::to_string(static_cast<int>(timeout_seconds)) + " s"
                             : reply.why;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "beast/core/error.hpp"
 #include "beast/problem/device.hpp"
 #include "beast/worker/confirm_protocol.hpp"
 #include "beast/worker/device_calls.hpp"
@@ -27,13 +28,13 @@ namespace beast {
 using PostCompileCheck = std::function<std::optional<std::string>(const CompiledResources&)>;
 
 // The device worker could not make a problem's inputs and reference: it
-// ran past the setup limit or died doing it (twice), before any config ran.
-// No config is to blame and none of the problem's can be measured: the run
-// stops (what it measured is kept) rather than record each config a
-// failure at the cost of the whole limit.
+// ran past the setup limit or died doing it, for a config (twice), a
+// baseline or a confirmation. No config is to blame and none of the
+// problem's can be measured: the run stops (what it measured is kept)
+// rather than record each config a failure at the cost of the whole limit.
 class ProblemSetupFailed : public Error {
  public:
-  explicit ProblemSetupFailed(const std::string& why) : Error(ErrorCode::kEnvironment, why) {}
+  explicit ProblemSetupFailed(const std::string& why) : Error(ErrorCode::kProblemSetup, why) {}
 };
 
 class WorkerClient : public DeviceCalls {
@@ -50,6 +51,13 @@ class WorkerClient : public DeviceCalls {
   // when the worker cannot start or open the device (the message says why),
   // Error(kInternal) when it is not the worker of this beast or device.
   bool Start(const std::atomic<bool>& stop);
+
+  // The limit of making a problem's inputs and reference, for every request
+  // that has a problem (the tuner's: --setup-seconds or --timeout-seconds,
+  // whichever is longer; a baseline's own longer limit does not stretch it).
+  // Past it, or when the worker dies doing it, Measure, MeasureBaseline and
+  // Confirm throw ProblemSetupFailed.
+  void SetSetupSeconds(double seconds) { setup_seconds_ = seconds; }
 
   // Measures one instance. nullopt when `stop` turned true before the
   // outcome: the worker is killed and the config stays unmeasured. Throws
@@ -116,6 +124,11 @@ class WorkerClient : public DeviceCalls {
   std::string CrashText(const std::string& context);
   // Lets go of a worker that announced it leaves.
   void Retire();
+  // `limit` with this client's setup limit (when the request has a problem).
+  TimeLimit WithSetup(TimeLimit limit) const;
+  // Throws ProblemSetupFailed when `reply` ended while `problem_key` was
+  // being made.
+  void ThrowIfSetupFailed(const Reply& reply, const std::string& problem_key) const;
 
   std::string executable_;
   Backend backend_;
@@ -125,6 +138,7 @@ class WorkerClient : public DeviceCalls {
   std::unique_ptr<WorkerProcess> process_;
   bool started_once_ = false;
   int restarts_ = 0;
+  double setup_seconds_ = kProblemSetupSeconds;
 };
 
 }  // namespace beast

@@ -29,9 +29,7 @@ std::string TimeLimit::DescribeSetup(double elapsed_seconds) const {
   return text;
 }
 
-double TimeLimit::SetupSeconds() const {
-  return setup_seconds ? std::max(*setup_seconds, timeout_seconds) : timeout_seconds;
-}
+double TimeLimit::SetupSeconds() const { return setup_seconds ? *setup_seconds : timeout_seconds; }
 
 std::string TimeLimit::DescribeRun(double compile_ms, double run_seconds) const {
   char text[384];

@@ -40,8 +40,10 @@ struct TimeLimit {
   double timeout_seconds = 60;    // absolute, from the request
   std::optional<double> best_ms;  // best ok median of the problem so far
   int launches = 1;               // 1 (validation) + warm-up + max repetitions
-  // The problem's setup, when the request has a problem (at least
-  // timeout_seconds); nullopt: the absolute limit counts from the request.
+  // The problem's setup, when the request has a problem (the tuner's is
+  // --setup-seconds or --timeout-seconds, whichever is longer, for a config,
+  // a baseline and a confirmation alike); nullopt: the absolute limit counts
+  // from the request.
   std::optional<double> setup_seconds = kProblemSetupSeconds;
 
   // Seconds the kernel may run after a build of `compile_ms`; nullopt when
@@ -50,8 +52,8 @@ struct TimeLimit {
   // Why a config was killed, for its error_text: which limit, and its terms.
   std::string DescribeAbsolute(double elapsed_seconds) const;
   std::string DescribeSetup(double elapsed_seconds) const;
-  // The limit until the problem is ready: setup_seconds, or timeout_seconds
-  // if longer (or when there is no setup).
+  // The limit until the problem is ready: setup_seconds, or
+  // timeout_seconds when there is no setup.
   double SetupSeconds() const;
   std::string DescribeRun(double compile_ms, double run_seconds) const;
 };

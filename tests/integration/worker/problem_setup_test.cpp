@@ -1,6 +1,8 @@
 // A problem whose inputs and reference the device worker cannot make within
 // --setup-seconds: no config is to blame, so none is recorded; the run stops
-// with one line naming the problem (exit 1) and is marked interrupted. (Before,
+// with one line naming the problem (exit 4) and is marked interrupted. The
+// first request of the problem here is CLBlast's baseline (the default
+// --baselines auto), which makes the problem as a config would. (Before,
 // every config of the problem was recorded `timeout` after the whole limit,
 // ten minutes each.)
 #include <gtest/gtest.h>
@@ -21,30 +23,31 @@ using testing::RunCommand;
 using testing::SqlCount;
 using testing::SqlRows;
 
-// The reference of a 2048^3 GEMM takes several seconds on this machine's
-// CPU (1536^3 took 2.5 s: worker_test.cpp), past a limit of 2 s.
+// The reference of a 3072^3 GEMM takes far longer than 1 s on any host
+// (1536^3, an eighth of it, took 2.5 s here: worker_test.cpp).
 TEST(ProblemSetup, PastItsLimitStopsTheRunWithOneLineAndBlamesNoConfig) {
   const fs::path dir = testing::FreshTestDir("problem_setup");
   const std::string db = (dir / "beast.db").string();
-  const std::string problem = "gemm:M=2048,N=2048,K=2048,transA=0,transB=0,dtype=f32";
+  const std::string problem = "gemm:M=3072,N=3072,K=3072,transA=0,transB=0,dtype=f32";
   testing::CommandResult run =
       RunCommand(BeastBinary() + " tune --template gemm/tiled --problem " + problem +
-                 " --device opencl:0 --max-configs 3 --setup-seconds 2 --timeout-seconds 2 "
-                 "--baselines none --confirm-top 0 --compile-jobs 0 --quiet --db " +
+                 " --device opencl:0 --max-configs 3 --setup-seconds 1 --timeout-seconds 1 "
+                 "--confirm-top 0 --compile-jobs 0 --quiet --db " +
                  db);
-  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_EQ(run.exit_code, 4) << run.output;
   EXPECT_EQ(run.output.rfind("beast tune: " + problem +
                                  ": the device worker could not make the problem's inputs and "
                                  "reference: killed after ",
                              0),
             0u)
       << run.output;
-  EXPECT_NE(run.output.find(" past the limit of 2 s for that (no config ran: raise "
+  EXPECT_NE(run.output.find(" past the limit of 1 s for that (no config ran: raise "
                             "--setup-seconds, or leave the problem out; what was measured is "
                             "kept)\n"),
             std::string::npos)
       << run.output;
   EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM measurements"), 0);
+  EXPECT_EQ(SqlCount(db, "SELECT count(*) FROM baselines"), 0);
   EXPECT_EQ(SqlRows(db, "SELECT status FROM runs"), std::vector<std::string>{"interrupted"});
   fs::remove_all(dir);
 }
