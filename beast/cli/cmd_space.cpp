@@ -41,10 +41,13 @@ void PrintJson(const BoundSpace& space, const SpaceReport& report, const std::st
                                 {"problem", problem_key},
                                 {"device", device_text},
                                 {"raw", report.raw},
+                                {"computable", report.computable},
                                 {"valid", report.valid},
                                 {"constraints", nlohmann::ordered_json::array()},
                                 {"configs", nlohmann::ordered_json::array()}};
-  uint64_t before = report.raw;
+  // A constraint is charged with what it removes of the configs whose
+  // derived values compute (raw - computable is no constraint's doing).
+  uint64_t before = report.computable;
   for (const auto& r : report.constraints) {
     const uint64_t cut = before - r.remaining;
     before = r.remaining;
@@ -73,11 +76,15 @@ void PrintTable(const BoundSpace& space, const SpaceReport& report, const std::s
                 problem_key.c_str());
   }
   if (!device_text.empty()) std::printf("device   %s\n", device_text.c_str());
-  std::printf("raw space: %llu points over %zu parameters\n", (unsigned long long)report.raw,
+  std::printf("raw space: %llu points over %zu parameters", (unsigned long long)report.raw,
               spec.params.size());
+  if (report.computable < report.raw)
+    std::printf("; %llu of them with a derived value that cannot be computed",
+                (unsigned long long)(report.raw - report.computable));
+  std::printf("\n");
   std::printf("%3s  %-4s  %-11s  %-14s  %10s  %10s  %10s  %s\n", "#", "kind", "class", "checked at",
               "removed", "cut", "remaining", "constraint");
-  uint64_t before = report.raw;
+  uint64_t before = report.computable;
   for (size_t i = 0; i < report.constraints.size(); ++i) {
     const auto& r = report.constraints[i];
     const uint64_t cut = before - r.remaining;

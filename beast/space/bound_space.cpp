@@ -398,11 +398,14 @@ SpaceReport BoundSpace::Explain() const {
     report.constraints.push_back(r);
   }
   // Whether --ignore-soft would leave configs: only then is it worth saying.
-  if (report.valid == 0 && report.computable > 0) {
+  // It drops the template's soft constraints (the first ones; the user's
+  // follow), and nothing when it is in force already.
+  const size_t first_users = n - m.options.extra.size();
+  if (report.valid == 0 && report.computable > 0 && !m.options.ignore_soft) {
     std::vector<char> hard(n, 0);
     bool soft_active = false;
     for (size_t c = 0; c < n; ++c) {
-      hard[c] = all[c] && m.constraints[c].kind != ConstraintKind::kSoft;
+      hard[c] = all[c] && (c >= first_users || m.constraints[c].kind != ConstraintKind::kSoft);
       soft_active = soft_active || (all[c] && !hard[c]);
     }
     report.hard_only =

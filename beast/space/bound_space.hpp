@@ -59,8 +59,9 @@ struct SpaceReport {
   // division by zero or an overflow removes the others before any check).
   uint64_t computable = 0;
   uint64_t valid = 0;
-  // When nothing is valid: the configs the hard constraints alone would
-  // leave (0 when no soft constraint is active, or something is valid).
+  // When nothing is valid: the configs --ignore-soft would leave, the
+  // template's soft constraints dropped (0 when it has none active, when
+  // --ignore-soft is in force already, or when something is valid).
   uint64_t hard_only = 0;
   // The first parameter whose value set is empty for this problem and
   // device: "NAME (FILE:LINE)"; empty when none is.

@@ -119,7 +119,7 @@ class ExprEvaluator {
 // Brute force: every point of the Cartesian product (value sets evaluated
 // with the earlier parameters bound), kept when the first `active`
 // constraints (all when -1) hold; a derived value that cannot be computed
-// drops the point when any constraint is active. Returns the keys of the
+// drops the point unless `active` is 0 (the raw size counts every point). Returns the keys of the
 // points kept, in declared-order lexicographic order, or, given `order`
 // (parameter names, e.g. BoundSpace::WalkOrder()), lexicographic over that
 // order (by position in each value set).
@@ -157,9 +157,7 @@ inline std::vector<std::string> BruteForceFixed(const SpaceSpec& spec,
     }
   };
   size_t n = active < 0 ? spec.constraints.size() : static_cast<size_t>(active);
-  bool any_active = false;
-  for (size_t c = 0; c < n; ++c)
-    any_active = any_active || spec.constraints[c].stage == ConstraintStage::kBeforeCompile;
+  const bool raw = active == 0;
   std::vector<std::pair<std::vector<size_t>, std::string>> points;
   std::vector<size_t> position(spec.params.size());
   std::function<void(size_t)> walk = [&](size_t i) {
@@ -175,7 +173,7 @@ inline std::vector<std::string> BruteForceFixed(const SpaceSpec& spec,
         try {
           lookup(d.name, &v);
         } catch (const Error&) {
-          if (any_active) return;
+          if (!raw) return;
         }
       }
       for (size_t c = 0; c < n; ++c) {
