@@ -95,33 +95,53 @@ std::string RowsCte(size_t param_matches) {
 // version is found among every ok row of the pair, not only the matching
 // ones: a filter must not bring back a version an edit replaced (one asked
 // for by its hash, ?9, stays that version).
-const char kNewestOfTheseRows[] = R"SQL(FIRST_VALUE(template_id) OVER (
-             PARTITION BY device_id, problem_id, template_name
-             ORDER BY run_id DESC, measurement_id DESC))SQL";
-const char kNewestOfEveryRow[] = R"SQL((
-             SELECT nc.template_id FROM measurements nm
-             JOIN configs nc ON nc.id = nm.config_id JOIN templates nt ON nt.id = nc.template_id
-             WHERE nm.device_id = result_rows.device_id AND nm.problem_id = result_rows.problem_id
-               AND nt.name = result_rows.template_name AND nm.status = 'ok'
-               AND nm.median_ms IS NOT NULL AND (?9 IS NULL OR nt.hash = ?9)
-             ORDER BY nm.run_id DESC, nm.id DESC LIMIT 1))SQL";
+// The newest version among the rows themselves (they are every ok row of
+// the pair unless parameter matches narrowed them).
+const char kNewestOfTheseRows[] = R"SQL(,
+           FIRST_VALUE(template_id) OVER (PARTITION BY device_id, problem_id, template_name
+                                          ORDER BY run_id DESC, measurement_id DESC)
+             AS newest_template_id
+    FROM result_rows)SQL";
+// The newest version among every ok row of the pair that the other filters
+// keep, found once per pair.
+const char kNewestVersions[] = R"SQL(,
+newest_versions AS (
+  SELECT device_id, problem_id, template_name, template_id AS newest_template_id FROM (
+    SELECT m.device_id, m.problem_id, t.name AS template_name, c.template_id,
+           ROW_NUMBER() OVER (PARTITION BY m.device_id, m.problem_id, t.name
+                              ORDER BY m.run_id DESC, m.id DESC) AS recency
+    FROM measurements m
+    JOIN devices d ON d.id = m.device_id
+    JOIN problems p ON p.id = m.problem_id
+    JOIN configs c ON c.id = m.config_id
+    JOIN templates t ON t.id = c.template_id
+    WHERE m.status = 'ok' AND m.median_ms IS NOT NULL
+      AND (?1 IS NULL OR p.key = ?1) AND (?2 IS NULL OR p.op = ?2)
+      AND (?3 IS NULL OR t.name = ?3) AND (?4 IS NULL OR m.device_id = ?4)
+      AND (?7 IS NULL OR d.name = ?7) AND (?9 IS NULL OR t.hash = ?9))
+  WHERE recency = 1
+))SQL";
+const char kNewestOfEveryRow[] = R"SQL(,
+           nv.newest_template_id
+    FROM result_rows JOIN newest_versions nv
+      ON nv.device_id = result_rows.device_id AND nv.problem_id = result_rows.problem_id
+     AND nv.template_name = result_rows.template_name)SQL";
 
 std::string BestCte(bool plain, bool param_filtered = false) {
   const std::string order = plain ? "confirmed_ms IS NULL, confirmed_ms + COALESCE(prepare_ms, 0), "
                                     "median_ms + COALESCE(prepare_ms, 0)"
                                   : "confirmed_ms IS NULL, confirmed_ms, median_ms";
-  return R"SQL(,
+  return std::string(param_filtered ? kNewestVersions : "") + R"SQL(,
 best_rows AS (
   SELECT * FROM (
     SELECT result_rows.*,
-           ROW_NUMBER() OVER (PARTITION BY device_id, problem_id, template_id
+           ROW_NUMBER() OVER (PARTITION BY result_rows.device_id, result_rows.problem_id,
+                                           result_rows.template_id
                               ORDER BY )SQL" +
          order + R"SQL(,
-                                       measurement_id) AS rank_in_version,
-           )SQL" +
-         std::string(param_filtered ? kNewestOfEveryRow : kNewestOfTheseRows) + R"SQL(
-             AS newest_template_id
-    FROM result_rows WHERE status = 'ok' AND median_ms IS NOT NULL)
+                                       measurement_id) AS rank_in_version)SQL" +
+         (param_filtered ? kNewestOfEveryRow : kNewestOfTheseRows) + R"SQL(
+    WHERE status = 'ok' AND median_ms IS NOT NULL)
   WHERE rank_in_version <= ?8 AND template_id = newest_template_id
 ))SQL";
 }
