@@ -56,10 +56,12 @@ void CheckExportTarget(const fs::path& out_dir) {
 }
 
 void CheckOutsideExport(const fs::path& out_dir, const fs::path& input, const std::string& what) {
+  if (input.empty()) return;  // nothing read from there
   std::error_code dir_ec, input_ec;
   // Links resolved: a database reached through a link into the folder is in it.
   const fs::path dir = fs::weakly_canonical(Normalize(out_dir), dir_ec);
-  const fs::path file = fs::weakly_canonical(fs::absolute(input), input_ec);
+  const fs::path absolute = fs::absolute(input, input_ec);
+  const fs::path file = input_ec ? absolute : fs::weakly_canonical(absolute, input_ec);
   if (dir_ec || input_ec) return;  // what cannot be resolved is refused by whoever reads it
   const fs::path inside = file.lexically_relative(dir);
   if (inside.empty() || *inside.begin() == "..") return;

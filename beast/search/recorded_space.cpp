@@ -87,7 +87,8 @@ bool RecordedSpace::SameParameters(const std::vector<std::string>& order) const 
   std::vector<std::string> a = names, b = order;
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
-  return a == b;
+  // A name given twice is no reordering (Config::InOrder would refuse it).
+  return a == b && std::adjacent_find(a.begin(), a.end()) == a.end();
 }
 
 RecordedSpace RecordedSpace::InOrder(const std::vector<std::string>& order) const {
@@ -104,6 +105,9 @@ RecordedSpace ReadKernelTunerCache(const std::string& path) {
   space.source = path;
   for (const auto& name : json["tune_params_keys"]) {
     if (!name.is_string()) Bad(path, "\"tune_params_keys\" holds a name that is not a string");
+    if (std::find(space.names.begin(), space.names.end(), name.get<std::string>()) !=
+        space.names.end())
+      Bad(path, "\"tune_params_keys\" names " + name.get<std::string>() + " twice");
     space.names.push_back(name.get<std::string>());
   }
   bool costs_known = true;
