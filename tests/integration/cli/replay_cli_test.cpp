@@ -316,6 +316,10 @@ TEST_F(ReplayCli, BadInputIsOneLine) {
   std::ofstream(Path("listed.json"))
       << R"({"tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}, "cache": {)"
       << R"("1": {"x": 1, "time": 1.5}, "2": {"x": 2, "time": [1.0, 2.0]}}})";
+  // A parameter named twice.
+  std::ofstream(Path("named_twice.json"))
+      << R"({"tune_params_keys": ["x", "x"], "tune_params": {"x": [1]}, "cache": {)"
+      << R"("1,1": {"x": 1, "time": 1.5}}})";
   // A T1 space of other parameters than the cache's.
   std::ofstream(Path("other.t1.json"))
       << R"({"General": {"BenchmarkName": "other"}, "ConfigurationSpace": {"TuningParameters": )"
@@ -366,6 +370,9 @@ TEST_F(ReplayCli, BadInputIsOneLine) {
             "beast replay: --budgets takes at least one budget\n"},
            {"--kernel-tuner " + kCache + " --seed -1", 2,
             "beast replay: --seed must not be negative\n"},
+           {"--kernel-tuner " + Path("named_twice.json"), 1,
+            "beast replay: " + Path("named_twice.json") +
+                ": not a Kernel Tuner cache: \"tune_params_keys\" names x twice\n"},
            {"--kernel-tuner " + Path("listed.json"), 1,
             "beast replay: " + Path("listed.json") +
                 ": not a Kernel Tuner cache: entry \"2\" has time [1.0,2.0]: neither a positive "
