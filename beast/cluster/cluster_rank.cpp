@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "beast/cluster/cluster_plan.hpp"
@@ -171,14 +172,29 @@ class Server {
 
 // The device this rank serves (cluster_rank.hpp).
 DeviceSelector ChosenDevice(const std::vector<DeviceSelector>& given, int local_index) {
-  DeviceSelector selector;
-  int place = local_index;  // among the node's ranks dealt this selector
-  if (!given.empty()) {
-    selector = given[static_cast<size_t>(local_index) % given.size()];
-    place = local_index / static_cast<int>(given.size());
-  } else {
-    selector = BestDevice();
-    selector.local = selector.backend == Backend::kCuda;
+  if (given.empty()) {
+    DeviceSelector best = BestDevice();
+    best.local = best.backend == Backend::kCuda;
+    return LocalDevice(best, local_index);
+  }
+  const DeviceSelector& selector = given[static_cast<size_t>(local_index) % given.size()];
+  if (!selector.local) return selector;
+  // Among the node's ranks dealt a local selector of this backend, its
+  // place picks its device: no two of them share one, and none may share
+  // with a device of the backend named outright.
+  int place = 0;
+  for (int j = 0; j < local_index; ++j) {
+    const DeviceSelector& earlier = given[static_cast<size_t>(j) % given.size()];
+    place += earlier.local && earlier.backend == selector.backend;
+  }
+  for (const DeviceSelector& other : given) {
+    if (other.local || !other.arch.empty() || other.backend != selector.backend) continue;
+    const std::string backend = BackendName(selector.backend);
+    const std::string named = backend + ":" + std::to_string(other.index);
+    throw Error(ErrorCode::kBadArgument,
+                backend + ":local and " + named + " both given: a rank dealt " + backend +
+                    ":local could take " + named +
+                    " too (two ranks on one device disturb each other's times)");
   }
   return LocalDevice(selector, place);
 }

@@ -284,6 +284,24 @@ TEST_F(MpiTune, AFileOneRankCannotReadEndsTheJobWithOneLine) {
   }
 }
 
+// opencl:local beside opencl:0: a rank dealt the local one could take
+// device 0 too, and two ranks on one device disturb each other's times.
+TEST_F(MpiTune, ALocalDeviceBesideOneNamedOutrightIsOneLine) {
+  testing::CommandResult run = RunCommand(
+      "timeout 300 " + Mpi(3, TuneArgs(db_, 4, "--device opencl:local --device opencl:0")));
+  EXPECT_NE(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.exit_code, 124) << "a rank was left waiting\n" << run.output;
+  EXPECT_EQ(CountOccurrences(run.output,
+                             ": opencl:local and opencl:0 both given: a rank dealt opencl:local "
+                             "could take opencl:0 too (two ranks on one device disturb each "
+                             "other's times)\n"),
+            1u)
+      << run.output;
+  EXPECT_NE(run.output.find("beast tune: rank 1 on "), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(db_));
+  ExpectNothingLeft();
+}
+
 TEST_F(MpiTune, DevicesUnderMpirunListsEveryRanksDevicesWithItsHost) {
   testing::CommandResult run = RunCommand(Mpi(2, " devices --json"), false);
   ASSERT_EQ(run.exit_code, 0) << run.output;
