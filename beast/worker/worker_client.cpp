@@ -89,10 +89,10 @@ void WorkerClient::ThrowIfSetupFailed(const Reply& reply, const std::string& pro
   throw ProblemSetupFailed(
       problem_key +
       ": the device worker could not make the problem's inputs and reference: " + reply.why +
-      (reply.kind == Reply::kTimeout ? " (no config ran: raise --setup-seconds, or leave the "
-                                       "problem out; what was measured is kept)"
-                                     : " (no config ran: leave the problem out, or give the "
-                                       "host more memory; what was measured is kept)"));
+      (reply.kind == Reply::kTimeout ? " (raise --setup-seconds, or leave the problem out; what "
+                                       "was measured is kept)"
+                                     : " (leave the problem out, or give the host more memory; "
+                                       "what was measured is kept)"));
 }
 
 void WorkerClient::Stop() {
@@ -108,9 +108,13 @@ std::optional<Outcome> WorkerClient::Measure(const MeasureRequest& request, cons
   const std::string encoded = EncodeMeasure(sent);
   const TimeLimit with_setup = WithSetup(limit);
   Reply reply = Request(encoded, with_setup, stop, "", check);
+  // A death while the problem was being made is the problem's, not the
+  // config's: it makes the problem once more before the config is charged.
+  if (reply.kind == Reply::kCrashed && reply.in_setup)
+    reply = Request(encoded, with_setup, stop, "", check);
   int attempts = 1;
   std::string first_death;
-  if (reply.kind == Reply::kCrashed) {
+  if (reply.kind == Reply::kCrashed && !reply.in_setup) {
     // A worker also dies of what the kernel did not do (the OOM killer, an
     // operator's kill -9, a driver reset by another process): the config is
     // measured once more, alone, in a fresh worker; only a second death is
