@@ -257,7 +257,7 @@ std::string WhyEmpty(const SpaceReport& report) {
   if (!before.empty()) why += " (before it: " + before + ")";
   // Said only when dropping the soft constraints would leave configs.
   if (soft && report.hard_only > 0)
-    why += "; soft constraints removed configs: --ignore-soft applies the hard ones only";
+    why += "; soft constraints removed configs: --ignore-soft drops the template's";
   return why;
 }
 

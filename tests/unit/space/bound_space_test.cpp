@@ -119,8 +119,8 @@ launch: {global: [M], local: [T]}
   EXPECT_EQ(report.emptied_by, 1);
   EXPECT_EQ(WhyEmpty(report), "soft constraint \"T * 128 <= M\" (" + spec.space_path +
                                   ":8) removed the last configs (before it: hard \"T >= 4\" 2); "
-                                  "soft constraints removed configs: --ignore-soft applies the "
-                                  "hard ones only");
+                                  "soft constraints removed configs: --ignore-soft drops the "
+                                  "template's");
   BindOptions ignore_soft;
   ignore_soft.ignore_soft = true;
   BoundSpace relaxed(spec, Problem::Parse("gemm:M=256,N=1,K=1"), TestDevice(), ignore_soft);

@@ -161,7 +161,7 @@ launch: {global: [1], local: [1]}
             488u);  // (64 - 3 pairs with A + B <= 3) * 8 values of C
   EXPECT_EQ(WhyEmpty(report), "soft constraint \"C * A > 100\" (" + spec.space_path +
                                   ":10) removed the last configs; soft constraints removed "
-                                  "configs: --ignore-soft applies the hard ones only");
+                                  "configs: --ignore-soft drops the template's");
 }
 
 }  // namespace

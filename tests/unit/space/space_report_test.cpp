@@ -106,7 +106,7 @@ TEST(SpaceReport, IgnoreSoftIsSuggestedOnlyWhenTheHardOnesLeaveConfigs) {
   EXPECT_EQ(WhyEmpty(by_soft),
             "soft constraint \"A > 5\" (" + soft.space_path +
                 ":9) removed the last configs (before it: hard \"B > 1\" 1); soft constraints "
-                "removed configs: --ignore-soft applies the hard ones only");
+                "removed configs: --ignore-soft drops the template's");
 }
 
 // A value set empty for this problem names its parameter and line.
