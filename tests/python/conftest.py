@@ -18,6 +18,13 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
+# The problem keys the report and roofline tests record winners of.
+GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
+CONV = (
+    "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
+    "dilation_w=1,groups=1,layout=NCHW,dtype=f32"
+)
+
 
 @pytest.fixture(scope="module")
 def env():

@@ -18,18 +18,13 @@ sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
 from beast_analysis import importance, report
 from beast_analysis.kernel_tuner_import import import_cache
-from conftest import add, create_database, run_cli
+from conftest import GEMM, add, create_database, run_cli
 
 A100 = REPO_ROOT / "tests" / "data" / "kernel_tuner" / "convolution_A100.json.gz"
 # The default config of convolution_milo.json (the T1 description of the same space).
 A100_DEFAULT = (
     "block_size_x=16,block_size_y=16,tile_size_x=1,tile_size_y=1,read_only=0,"
     "use_padding=1,use_shmem=1,use_cmem=1,filter_height=15,filter_width=15"
-)
-GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
-CONV = (
-    "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
-    "dilation_w=1,groups=1,layout=NCHW,dtype=f32"
 )
 PLOTS = [
     "times.png",

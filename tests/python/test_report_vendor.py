@@ -16,13 +16,8 @@ sys.path.insert(0, str(REPO_ROOT / "analysis"))
 
 from beast_analysis import report
 from beast_analysis.roofline import device_peaks
-from conftest import add
+from conftest import CONV, GEMM, add
 
-GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
-CONV = (
-    "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
-    "dilation_w=1,groups=1,layout=NCHW,dtype=f32"
-)
 METHOD = "an OpenCL FMA microbenchmark, best chains=8 local=64"
 HEADER = (
     "<tr><th>device</th><th>problem</th><th>library</th><th>version</th><th>status</th>"

@@ -11,12 +11,7 @@ sys.path.insert(0, str(REPO_ROOT / "analysis"))
 from beast_analysis import roofline
 from beast_analysis.problem_bytes import min_bytes
 from beast_analysis.roofline import device_peaks, place, tensor_core_templates
-
-GEMM = "gemm:M=64,N=64,K=64,transA=0,transB=0,dtype=f32"
-CONV = (
-    "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride_h=1,stride_w=1,pad_h=1,pad_w=1,dilation_h=1,"
-    "dilation_w=1,groups=1,layout=NCHW,dtype=f32"
-)
+from conftest import CONV, GEMM
 
 
 def test_tensor_core_winners_are_crosses_named_in_the_caption(tmp_path):
